@@ -1,0 +1,47 @@
+// The artifact manifest of a profile folder and its verification (record-format §4 check, §7 verify).
+//
+// `build_manifest` lists every file the exporter wrote with its role (`model` for model.onnx,
+// `external-data` for a location some tensor references, `sidecar` otherwise), size and SHA-256; a symlink,
+// a non-regular entry or a referenced location that was not written throws StageFailure(checker-error).
+// `verify_artifacts` re-checks a record's files byte for byte before anything is loaded: every listed
+// file must exist as a regular file (never a symlink) with its size and SHA-256, and every file found must
+// be listed. All problems are returned together; a malformed record or root throws ConformanceError and
+// an unreadable file or folder throws ArtifactIoError.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace nnx {
+
+using json = nlohmann::json;
+
+inline constexpr const char* kModelFile = "model.onnx";
+
+struct ArtifactEntry {
+  std::string path;
+  std::string role;  // "model" | "external-data" | "sidecar"
+  std::uint64_t bytes = 0;
+  std::string sha256;
+  json to_json() const;
+};
+
+std::vector<ArtifactEntry> build_manifest(const std::filesystem::path& folder,
+                                          const std::vector<std::string>& external_locations);
+
+struct VerifyOutcome {
+  std::vector<std::string> problems;                       // "<path>: missing", "<path>: hash mismatch", ...
+  std::map<std::string, std::vector<std::byte>> contents;  // verified bytes, when asked to keep them
+  bool ok() const { return problems.empty(); }
+};
+
+// `record` is a record object (only its `artifacts` section is read).
+VerifyOutcome verify_artifacts(const json& record, const std::filesystem::path& root, bool keep_contents = false);
+
+}  // namespace nnx

@@ -1,0 +1,77 @@
+// Stages, failure classes, levels and exit codes of nnx.export-conformance/1 (record-format §1).
+//
+// This is the one place that maps a failure class to its stage and to the command line's exit code.
+// Errors thrown inside the engine carry their class: StageFailure for a stage outcome, ConformanceError
+// for a refused input (exit 1), UsageError for a bad command line (exit 2).
+#pragma once
+
+#include <array>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace nnx {
+
+using json = nlohmann::json;
+
+inline constexpr std::string_view kFormat = "nnx.export-conformance/1";
+
+enum class Stage { dependencies, export_model, check, load, parity };
+inline constexpr std::array<Stage, 5> kStages = {Stage::dependencies, Stage::export_model, Stage::check,
+                                                 Stage::load, Stage::parity};
+
+enum class FailureClass {
+  missing_dependency, export_error, state_changed, checker_error, hash_mismatch,
+  load_error, mismatch, input_contract, runtime_error,
+};
+inline constexpr std::array<FailureClass, 9> kFailureClasses = {
+    FailureClass::missing_dependency, FailureClass::export_error, FailureClass::state_changed,
+    FailureClass::checker_error,      FailureClass::hash_mismatch, FailureClass::load_error,
+    FailureClass::mismatch,           FailureClass::input_contract, FailureClass::runtime_error};
+
+enum class Level { executed, structural, none };
+
+inline constexpr int kExitPassed = 0;
+inline constexpr int kExitError = 1;
+inline constexpr int kExitUsage = 2;
+
+std::string_view stage_name(Stage stage);
+std::optional<Stage> parse_stage(std::string_view name);
+std::size_t stage_index(Stage stage);
+
+std::string_view failure_name(FailureClass failure);
+std::optional<FailureClass> parse_failure(std::string_view name);
+Stage failure_stage(FailureClass failure);
+int exit_code(FailureClass failure);
+
+std::string_view level_name(Level level);
+std::optional<Level> parse_level(std::string_view name);
+
+// A stage that did not pass: its class and the record's stage detail.
+class StageFailure : public std::runtime_error {
+ public:
+  StageFailure(FailureClass failure, json detail);
+  FailureClass failure() const { return failure_; }
+  const json& detail() const { return detail_; }
+
+ private:
+  FailureClass failure_;
+  json detail_;
+};
+
+// Input that is refused (a malformed record, an invalid profile, an unusable folder): exit 1.
+class ConformanceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A bad command line or a folder that needs --force: exit 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace nnx

@@ -1,0 +1,28 @@
+// The report file (record-format §8): {format, status, profiles}, status `passed` iff non-empty and every
+// record passed. Every record is validated before anything is written; the file is written atomically
+// (a temporary file in the same folder, flushed, fsynced and renamed), sorted keys, 2-space indent, one
+// newline at the end, so a reader sees either the old report or the new one, never a mix.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace nnx {
+
+using json = nlohmann::json;
+
+json make_report(const std::vector<json>& records);
+void save_report(const json& report, const std::filesystem::path& path);
+// Writes `text` to `path` atomically (parents created). Throws std::runtime_error naming the OS error.
+void write_file_atomically(const std::filesystem::path& path, const std::string& text);
+
+// `<profile>: <status>[ (<failure>)]; level=<level>; exporter=...; n/m input cases passed`
+std::vector<std::string> summary_lines(const std::vector<json>& records);
+// 0 when every record passed (and there is one); else the class code of the FIRST failing record;
+// 1 for no records or an unknown failure value.
+int exit_code_for(const std::vector<json>& records);
+
+}  // namespace nnx

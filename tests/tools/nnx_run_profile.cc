@@ -1,0 +1,32 @@
+// Test tool: runs ONE profile given as JSON (custom profiles cannot be chosen on the product's command
+// line, which runs tested profiles only) and prints the record. Exit code as `nnx-conformance run`.
+//   nnx_run_profile PROFILE_JSON ARTIFACT_ROOT
+#include <iostream>
+
+#include "failure.h"
+#include "json_python.h"
+#include "json_strict.h"
+#include "profile.h"
+#include "report.h"
+#include "run_profile.h"
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::cerr << "usage: nnx_run_profile PROFILE_JSON ARTIFACT_ROOT\n";
+    return nnx::kExitUsage;
+  }
+  try {
+    std::vector<std::string> problems;
+    const nnx::Profile profile = nnx::profile_from_json(nnx::parse_strict_json(argv[1]), problems);
+    if (!problems.empty()) throw nnx::ConformanceError(problems.front());
+    const nnx::json record = nnx::run_profile(profile, argv[2]);
+    std::cout << nnx::dumps_pretty(record) << "\n";
+    return nnx::exit_code_for({record});
+  } catch (const nnx::UsageError& e) {
+    std::cerr << "usage error: " << e.what() << "\n";
+    return nnx::kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return nnx::kExitError;
+  }
+}
