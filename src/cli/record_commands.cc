@@ -1,21 +1,130 @@
-// `nnx-conformance validate | verify | execute`: records that can be trusted later.
+// `nnx-conformance validate | verify | execute`: records that can be trusted later (record-format §6, §7).
+// FILE is one record or a report (every record in it). validate and verify exit 0 or 1 with the problems
+// on stderr; execute exits like run (the class code of the first failing record).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 
+#include "artifact_folder.h"
+#include "artifacts.h"
 #include "commands.h"
+#include "execute_record.h"
 #include "failure.h"
+#include "json_strict.h"
+#include "onnx_runtime.h"
+#include "report.h"
+#include "json_python.h"
+#include "validate_record.h"
 
 namespace nnx::cli {
 
 void add_record_commands(CLI::App& app, RecordArgs& args) {
-  (void)app;
-  (void)args;
+  auto* validate = app.add_subcommand("validate", "refuse a record or report that breaks any rule");
+  validate->add_option("FILE", args.file, "record or report")->required();
+  auto* verify = app.add_subcommand("verify", "re-check every artifact byte for byte");
+  verify->add_option("FILE", args.file, "record or report")->required();
+  verify->add_option("ROOT", args.root, "artifact root (holding one folder per profile)")->required();
+  auto* execute = app.add_subcommand("execute", "verify, then load and run parity again (no Python needed)");
+  execute->add_option("FILE", args.file, "record or report")->required();
+  execute->add_option("ROOT", args.root, "artifact root")->required();
+  execute->add_option("--output", args.output, "write the re-executed record or report here");
+  execute->add_option("--onnxruntime", args.onnxruntime, "path of libonnxruntime.so.1 to use");
 }
 
+namespace {
+
+std::vector<json> read_records(const std::string& file, json& document) {
+  try {
+    document = read_strict_json_file(file);
+  } catch (const JsonError& e) {
+    throw ConformanceError(file + ": " + e.what());
+  }
+  return records_of(document);
+}
+
+std::string label(const json& record, std::size_t index) {
+  if (record.is_object() && record.contains("profile") && record["profile"].is_string()) {
+    return record["profile"].get<std::string>();
+  }
+  return "record " + std::to_string(index);
+}
+
+int validate_command(const RecordArgs& args) {
+  json document;
+  const auto records = read_records(args.file, document);
+  bool ok = true;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    for (const auto& p : record_problems(records[i])) {
+      std::cerr << label(records[i], i) << ": " << p << "\n";
+      ok = false;
+    }
+  }
+  if (records.empty()) {
+    std::cerr << args.file << ": holds no records\n";
+    ok = false;
+  }
+  if (ok) std::cout << args.file << ": valid (" << records.size() << " record(s))\n";
+  return ok ? kExitPassed : kExitError;
+}
+
+int verify_command(const RecordArgs& args) {
+  json document;
+  const auto records = read_records(args.file, document);
+  bool ok = !records.empty();
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const auto problems = record_problems(records[i]);
+    if (!problems.empty()) {
+      for (const auto& p : problems) std::cerr << label(records[i], i) << ": invalid record: " << p << "\n";
+      ok = false;
+      continue;
+    }
+    try {
+      const auto out = verify_artifacts(records[i], args.root);
+      for (const auto& p : out.problems) std::cerr << label(records[i], i) << ": " << p << "\n";
+      if (out.ok()) std::cout << label(records[i], i) << ": every artifact verified\n";
+      ok = ok && out.ok();
+    } catch (const ArtifactIoError& e) {
+      std::cerr << label(records[i], i) << ": unreadable: " << e.what() << "\n";
+      ok = false;
+    }
+  }
+  return ok ? kExitPassed : kExitError;
+}
+
+int execute_command(const RecordArgs& args) {
+  json document;
+  const auto records = read_records(args.file, document);
+  ExecuteOptions options;
+  if (!args.onnxruntime.empty()) options.onnxruntime_library = args.onnxruntime;
+  std::vector<json> results;
+  try {
+    for (const auto& r : records) results.push_back(execute_record(r, args.root, options));
+  } catch (const RuntimeUnavailable& e) {
+    std::cerr << "nnx-conformance: " << e.what() << "\n";
+    return exit_code(FailureClass::missing_dependency);
+  }
+  if (!args.output.empty()) {
+    if (is_report(document)) {
+      save_report(make_report(results), args.output);
+    } else {
+      validate_record(results.front());
+      write_file_atomically(args.output, dumps_pretty(results.front()) + "\n");
+    }
+  }
+  for (const auto& line : summary_lines(results)) std::cout << line << "\n";
+  const int code = exit_code_for(results);
+  if (!args.output.empty()) std::cout << "output: " << args.output << "\n";
+  std::cout << "exit code: " << code << "\n";
+  return code;
+}
+
+}  // namespace
+
 int record_command(CLI::App& app, const RecordArgs& args) {
-  (void)args;
-  throw UsageError("unknown command " + app.get_subcommands().front()->get_name());
+  if (app.got_subcommand("validate")) return validate_command(args);
+  if (app.got_subcommand("verify")) return verify_command(args);
+  if (app.got_subcommand("execute")) return execute_command(args);
+  throw UsageError("unknown command");
 }
 
 }  // namespace nnx::cli

@@ -1,0 +1,30 @@
+// Re-executing a saved record (record-format §7), in C++ only: no Python, no PyTorch.
+//
+// `execute_record` validates the record, refuses one whose check did not pass, opens ONNX Runtime
+// (RuntimeUnavailable when it cannot: exit 10 on the command line), rebuilds the native model from
+// `config` and refuses when its digest differs from `weights_sha256`, refreshes versions and
+// runtime.version, resets the input cases and runs load (hashes verified first) and parity again. The
+// dependencies, export and check stages, and everything else, are kept. Refusals throw ConformanceError.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+namespace nnx {
+
+using json = nlohmann::json;
+
+struct ExecuteOptions {
+  std::optional<std::filesystem::path> onnxruntime_library;
+};
+
+json execute_record(const json& record, const std::filesystem::path& root, const ExecuteOptions& options = {});
+
+// True when `value` looks like a report ({format, status, profiles}) rather than one record.
+bool is_report(const json& value);
+// The records of a report, or the record itself; a malformed report throws ConformanceError.
+std::vector<json> records_of(const json& value);
+
+}  // namespace nnx
