@@ -1,0 +1,30 @@
+// validate_record (record-format §6): every rule a record of nnx.export-conformance/1 must satisfy.
+//
+// `record_problems` returns every problem found, each naming what is wrong and where (e.g.
+// "stages.check: ran after export did not pass"); it is empty exactly when the record is valid. It never
+// throws. `validate_record` throws ConformanceError listing all problems in one message.
+//
+// Checked: the 17 top-level keys; strict JSON (no NaN/±Infinity, binary or discarded values, and the value
+// survives a canonical write/read round trip unchanged — an in-memory object cannot hold duplicate keys);
+// the format; the five stages, their statuses, failure classes and order; status/failure/level against the
+// stages; every input case against the case table of §5 and the parity stage; model_state against the
+// export stage; artifacts (keys, paths, duplicates, hashes, roles, sizes, the model entry and opset of a
+// checked record); tolerances; config.weights_sha256; the shapes of source, exporter, opset, versions and
+// runtime; the session options; exporter name vs options; opset.requested; artifacts.model; and the
+// settings rule of profile_rebuild.h. Not validated: contents of source, versions and stage details.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace nnx {
+
+using json = nlohmann::json;
+
+std::vector<std::string> record_problems(const json& record);
+
+void validate_record(const json& record);
+
+}  // namespace nnx
