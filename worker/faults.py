@@ -1,0 +1,153 @@
+"""Fault injection for nnx_worker.py -- FOR TESTS ONLY.
+
+A fault is selected with the environment variable NNX_TEST_FAULT (unset or empty: no fault). It lets
+the test suite produce, with a real worker and a real exporter, failures that nothing else can cause on
+demand. Production runs never set it; the export response names the active fault in "fault" so a record
+made under a fault can never pass for a clean one.
+
+Faults (an unknown name is refused with ValueError):
+  exporter-raises    the exporter call raises RuntimeError
+  mutate-parameter   the exporter call adds +1.0 to one parameter value and does not restore it
+  checker-refuses    after a successful export, model.onnx gets a node whose input names a value that
+                     does not exist (onnx.checker refuses it)
+  shift-outputs      model.onnx is rewritten so logits = original + 1e-3 (an Add with a constant)
+  nonfinite-outputs  model.onnx is rewritten so logits = original + NaN
+  runtime-fails      model.onnx is rewritten so the feature dim is a dim_param (every input width is
+                     accepted) and a Reshape of the input to an impossible fixed shape [0, 5]
+                     (allowzero=1) gates every layer, so every run fails inside the graph
+  crash              the worker kills itself with SIGKILL on the export request
+  hang               the worker sleeps forever on the export request
+  garbage            the export request is answered with non-JSON text on the response channel
+  flood              64 MiB are written to stdout while the export request is handled
+Every rewriting fault but checker-refuses leaves a model that onnx.checker (full_check) accepts.
+Only the standard library is imported at module level.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+ENV = "NNX_TEST_FAULT"
+FAULTS = ("exporter-raises", "mutate-parameter", "checker-refuses", "shift-outputs", "nonfinite-outputs",
+          "runtime-fails", "crash", "hang", "garbage", "flood")
+GARBAGE = b"<html>this is not JSON (nnx test fault 'garbage')\n"
+FLOOD_BYTES = 64 << 20
+SHIFT = 1e-3
+
+
+def active_fault() -> str | None:
+    name = os.environ.get(ENV, "")
+    if not name:
+        return None
+    if name not in FAULTS:
+        raise ValueError(f"{ENV}={name!r} is not a fault (known: {', '.join(FAULTS)})")
+    return name
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def on_export_request(fault: str | None, response_fd: int) -> bool:
+    """crash / hang / garbage / flood. Returns True when the request has been answered already."""
+    if fault == "crash":
+        os.kill(os.getpid(), signal.SIGKILL)
+    if fault == "hang":
+        while True:
+            time.sleep(3600)
+    if fault == "garbage":
+        _write_all(response_fd, GARBAGE)
+        return True
+    if fault == "flood":
+        chunk = b"nnx test fault 'flood': " + b"x" * 999 + b"\n"
+        written = 0
+        while written < FLOOD_BYTES:
+            _write_all(1, chunk)
+            written += len(chunk)
+    return False
+
+
+def before_exporter_call(fault: str | None) -> None:
+    if fault == "exporter-raises":
+        raise RuntimeError("nnx test fault 'exporter-raises': the exporter failed on purpose")
+
+
+def after_exporter_call(fault: str | None, model) -> None:
+    if fault == "mutate-parameter":
+        import torch
+
+        with torch.no_grad():
+            next(model.parameters()).view(-1)[0] += 1.0
+
+
+def rewrite_model(fault: str | None, path: str, options: dict) -> None:
+    """Rewrites an exported model.onnx in place for the graph faults (external data is left as is)."""
+    rewrite = {"checker-refuses": _checker_refuses, "shift-outputs": _shift_outputs,
+               "nonfinite-outputs": _nonfinite_outputs, "runtime-fails": _runtime_fails}.get(fault)
+    if rewrite is None:
+        return
+    import onnx
+
+    model = onnx.load(path, load_external_data=False)
+    rewrite(model, options)
+    onnx.save(model, path)
+
+
+def _checker_refuses(model, options) -> None:
+    from onnx import helper
+
+    model.graph.node.append(helper.make_node("Identity", ["nnx_fault_no_such_value"], ["nnx_fault_dangling"],
+                                             name="nnx_fault_checker_refuses"))
+
+
+def _add_to_output(model, value: float, tag: str) -> None:
+    from onnx import TensorProto, helper
+
+    graph = model.graph
+    output = graph.output[0].name
+    raw = f"{output}_before_{tag}"
+    for node in graph.node:
+        node.output[:] = [raw if name == output else name for name in node.output]
+        node.input[:] = [raw if name == output else name for name in node.input]
+    const = f"nnx_fault_{tag}_value"
+    graph.node.extend([
+        helper.make_node("Constant", [], [const], name=f"nnx_fault_{tag}_const",
+                         value=helper.make_tensor(const, TensorProto.FLOAT, [], [value])),
+        helper.make_node("Add", [raw, const], [output], name=f"nnx_fault_{tag}_add"),
+    ])
+
+
+def _shift_outputs(model, options) -> None:
+    _add_to_output(model, SHIFT, "shift")
+
+
+def _nonfinite_outputs(model, options) -> None:
+    _add_to_output(model, float("nan"), "nan")
+
+
+def _runtime_fails(model, options) -> None:
+    from onnx import TensorProto, helper
+
+    graph = model.graph
+    features = graph.input[0]
+    dim = features.type.tensor_type.shape.dim[1]
+    dim.Clear()
+    dim.dim_param = "nnx_fault_width"
+    gated = f"{features.name}_nnx_fault_gated"
+    for node in graph.node:
+        node.input[:] = [gated if name == features.name else name for name in node.input]
+    gate = [
+        helper.make_node("Constant", [], ["nnx_fault_shape"], name="nnx_fault_shape_const",
+                         value=helper.make_tensor("nnx_fault_shape", TensorProto.INT64, [2], [0, 5])),
+        helper.make_node("Reshape", [features.name, "nnx_fault_shape"], ["nnx_fault_reshaped"],
+                         name="nnx_fault_impossible_reshape", allowzero=1),
+        helper.make_node("ReduceSum", ["nnx_fault_reshaped"], ["nnx_fault_zero"], name="nnx_fault_sum",
+                         keepdims=0),
+        helper.make_node("Add", [features.name, "nnx_fault_zero"], [gated], name="nnx_fault_gate"),
+    ]
+    for node in reversed(gate):
+        graph.node.insert(0, node)
