@@ -40,7 +40,7 @@ struct Run {
   std::filesystem::path folder() const { return root / profile.name; }
 
   json ask(const json& request) {
-    return worker->request(request, options.worker_timeout);
+    return worker->request(request, options.worker_timeout ? *options.worker_timeout : default_worker_timeout());
   }
 
   bool dependencies() {

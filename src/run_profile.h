@@ -31,7 +31,8 @@ struct RunOptions {
   std::optional<std::filesystem::path> onnxruntime_library;  // see onnx_runtime.h for the search order
   std::optional<WorkerCommand> worker;                      // default: default_worker_command()
   std::optional<std::string> source_revision;               // given; an empty string means null
-  std::chrono::milliseconds worker_timeout{std::chrono::minutes(10)};
+  // Per worker request; default: default_worker_timeout() (NNX_WORKER_TIMEOUT_SECONDS, else 600 s).
+  std::optional<std::chrono::milliseconds> worker_timeout;
 };
 
 json run_profile(const Profile& profile, const std::filesystem::path& root, const RunOptions& options = {});
