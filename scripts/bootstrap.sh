@@ -8,7 +8,7 @@
 #                     are never changed and no trixie package is installed)
 #   .venv/            torch 2.13.0, onnx, onnxscript, numpy, pytest
 #
-# Downloads are cached in $NNX_CACHE (default ~/.cache/nnx-conformance, pip's own cache for wheels),
+# Downloads are cached in $NNX_CACHE (default ~/.cache/nnx-conformance; Python wheels in its wheels/),
 # outside the checkout, so a fresh clone reuses them. A second run downloads nothing.
 set -euo pipefail
 
@@ -91,8 +91,16 @@ STAMP="$VENV/.nnx-requirements"
 REQS="$ROOT/requirements.txt"
 if [[ ! -f "$STAMP" ]] || ! cmp -s "$STAMP" "$REQS"; then
   [[ -x "$VENV/bin/python" ]] || python3 -m venv "$VENV"
-  log "installing Python requirements into .venv (wheels cached by pip outside the checkout)"
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --cache-dir "$CACHE/pip" -r "$REQS"
+  # Wheels live in $CACHE/wheels: installed offline from there; only what is missing is downloaded.
+  WHEELS="$CACHE/wheels"
+  mkdir -p "$WHEELS"
+  pip_offline=("$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-index --find-links "$WHEELS")
+  if ! "${pip_offline[@]}" -r "$REQS" 2>/dev/null; then
+    log "downloading Python wheels into $WHEELS (outside the checkout)"
+    "$VENV/bin/python" -m pip download -q --disable-pip-version-check -d "$WHEELS" -r "$REQS"
+    log "installing Python requirements into .venv from $WHEELS"
+    "${pip_offline[@]}" -r "$REQS"
+  fi
   cp "$REQS" "$STAMP"
 fi
 log "ready: ONNX Runtime $ORT_VERSION in .deps/onnxruntime, Python in .venv"
