@@ -193,4 +193,16 @@ std::string dumps_pretty(const json& value) {
   return writer.take();
 }
 
+std::string display_json(const json& value) {
+  if (value.is_number_float() && !std::isfinite(value.get<double>())) {
+    const double d = value.get<double>();
+    return std::isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
+  }
+  try {
+    return dumps_canonical(value);
+  } catch (const std::exception&) {
+    return value.dump(-1, ' ', true, json::error_handler_t::replace);
+  }
+}
+
 }  // namespace nnx

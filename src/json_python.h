@@ -23,4 +23,8 @@ std::string dumps_canonical(const json& value);
 // containers written [] and {}; no trailing newline.
 std::string dumps_pretty(const json& value);
 
+// Canonical text of a value for messages; never throws (NaN/Infinity and values the writer refuses are
+// shown as nlohmann writes them, invalid UTF-8 replaced).
+std::string display_json(const json& value);
+
 }  // namespace nnx

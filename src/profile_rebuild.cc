@@ -25,19 +25,7 @@ json as_float(const json& value) {
   return value;
 }
 
-// Canonical text for comparison and messages; never throws (a value the writer refuses is shown as
-// nlohmann writes it).
-std::string text_of(const json& value) {
-  if (value.is_number_float() && !std::isfinite(value.get<double>())) {
-    const double d = value.get<double>();
-    return std::isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
-  }
-  try {
-    return dumps_canonical(value);
-  } catch (const std::exception&) {
-    return value.dump(-1, ' ', true, json::error_handler_t::replace);
-  }
-}
+std::string text_of(const json& value) { return display_json(value); }
 
 std::string shortened(std::string text) {
   constexpr std::size_t kMax = 160;

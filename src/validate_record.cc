@@ -37,17 +37,7 @@ const json& member(const json& object, const char* key) {
   return it == object.end() ? kNull : *it;
 }
 
-std::string text_of(const json& value) {
-  if (value.is_number_float() && !std::isfinite(value.get<double>())) {
-    const double d = value.get<double>();
-    return std::isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
-  }
-  try {
-    return dumps_canonical(value);
-  } catch (const std::exception&) {
-    return value.dump(-1, ' ', true, json::error_handler_t::replace);
-  }
-}
+std::string text_of(const json& value) { return display_json(value); }
 
 std::string quote(const std::string& s) { return text_of(json(s)); }
 
