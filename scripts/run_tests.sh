@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Runs every test: the GoogleTest suite through ctest, then pytest (real ONNX Runtime, real PyTorch
-# exporters). Both print their summaries; the script fails when either fails or when pytest collects
-# nothing (its exit code 5 is a failure here, never a pass).
+# Runs every test: the GoogleTest suite through ctest, the fuzzers (scripts/run_fuzzers.sh), then the
+# brief's CI evidence lane
+# (scripts/ci_evidence_lane.sh: the wheel, the core-only environment and its exit 10, both profiles into
+# conformance/, and the one pytest run — real ONNX Runtime, real PyTorch exporters — with its JUnit report
+# in conformance/pytest.xml and zero skips). ctest and pytest both print their summaries; the script fails
+# when either fails, when pytest collects nothing (its exit code 5 is a failure here, never a pass) or
+# when any step of the lane fails.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -11,12 +15,9 @@ status=0
 echo "== ctest"
 ctest --test-dir build --output-on-failure -j 2 || status=1
 
-echo "== pytest"
-NNX_BUILD_DIR="$ROOT/build" NNX_REQUIRE_ONNX_RUNTIME=1 .venv/bin/python -m pytest tests -q -rs \
-  --junitxml=conformance/pytest.xml
-rc=$?
-if [[ $rc -ne 0 ]]; then
-  [[ $rc -eq 5 ]] && echo "pytest collected no tests: that is a failure" >&2
-  status=1
-fi
+echo "== fuzzers (libFuzzer under ASan and UBSan, bounded by NNX_FUZZ_SECONDS, default 30 s each)"
+NNX_FUZZ_BUILD_DIR="$ROOT/build/fuzz" scripts/run_fuzzers.sh || status=1
+
+echo "== evidence lane (pytest included)"
+NNX_BUILD_DIR="$ROOT/build" scripts/ci_evidence_lane.sh || status=1
 exit $status

@@ -2,12 +2,15 @@
 
 #include <openssl/evp.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 
 #include "artifacts.h"
 #include "feedfwd.h"
 #include "onnx_runtime.h"
+#include "run_safety.h"
 #include "stage_load.h"
 
 namespace nnx {
@@ -27,6 +30,14 @@ json tensor_json(const std::vector<std::int64_t>& shape, const std::vector<float
 
 std::string worker_problem(const WorkerError& e) { return std::string("exporter worker: ") + e.what(); }
 
+// NNX_TIMING=1 prints one line of wall times per profile on stderr (for bench/; nothing enters the record).
+using Clock = std::chrono::steady_clock;
+struct AddTime {
+  double& sum;
+  Clock::time_point start = Clock::now();
+  ~AddTime() { sum += std::chrono::duration<double>(Clock::now() - start).count(); }
+};
+
 // Everything the stages share while one profile runs.
 struct Run {
   const Profile& profile;
@@ -36,10 +47,14 @@ struct Run {
   FeedFwdNN native;
   std::shared_ptr<OrtLibrary> library;
   std::unique_ptr<WorkerProcess> worker;
+  double worker_seconds = 0.0;  // NNX_TIMING: starting, asking and stopping the exporter worker
+  double load_seconds = 0.0;    // NNX_TIMING: the load stage (verify, then the runtime's session creation)
+  double runtime_open_seconds = 0.0;  // NNX_TIMING: opening ONNX Runtime (dlopen, its environment)
 
   std::filesystem::path folder() const { return root / profile.name; }
 
   json ask(const json& request) {
+    AddTime timed{worker_seconds};
     return worker->request(request, options.worker_timeout ? *options.worker_timeout : default_worker_timeout());
   }
 
@@ -48,7 +63,10 @@ struct Run {
     json versions = json::object();
     json& record_versions = record["versions"];
     try {
-      library = OrtLibrary::open(options.onnxruntime_library);
+      {
+        AddTime timed{runtime_open_seconds};
+        library = OrtLibrary::open(options.onnxruntime_library);
+      }
       versions["onnxruntime"] = library->version();
       record["runtime"]["version"] = library->version();
       record_versions["onnxruntime"] = library->version();
@@ -62,7 +80,10 @@ struct Run {
       if (m != "onnxruntime") modules.push_back(m);
     }
     try {
-      worker = std::make_unique<WorkerProcess>(options.worker ? *options.worker : default_worker_command());
+      worker = [&] {
+        AddTime timed{worker_seconds};
+        return std::make_unique<WorkerProcess>(options.worker ? *options.worker : default_worker_command());
+      }();
       const json reply = ask(json{{"op", "dependencies"}, {"modules", modules}});
       if (!reply.value("ok", false)) throw WorkerError(WorkerError::Kind::malformed, reply.dump());
       for (const auto& [k, v] : reply.at("environment").items()) record_versions[k] = v;
@@ -70,6 +91,8 @@ struct Run {
         if (reply.at("versions").contains(m)) versions[m] = reply["versions"][m];
       }
       for (const auto& p : reply.at("problems")) problems.push_back(p.get<std::string>());
+    } catch (const Interrupted&) {
+      throw;  // SIGINT/SIGTERM: no record, the run unwinds (run_safety.h)
     } catch (const std::exception& e) {
       worker.reset();
       std::string modules_text;
@@ -225,7 +248,8 @@ SourceInfo detect_source(const std::optional<std::string>& given_revision) {
   };
   std::string head, status;
   const std::string quoted = "'" + dir + "'";
-  if (std::filesystem::exists(std::filesystem::path(dir) / ".git") &&
+  // An installed copy is built with an empty NNX_SOURCE_DIR: it belongs to no checkout (origin unknown).
+  if (!dir.empty() && std::filesystem::exists(std::filesystem::path(dir) / ".git") &&
       capture("git -C " + quoted + " rev-parse HEAD 2>/dev/null", head) && head.size() >= 40 &&
       capture("git -C " + quoted + " status --porcelain --untracked-files=no 2>/dev/null", status)) {
     s.origin = "git";
@@ -238,15 +262,30 @@ SourceInfo detect_source(const std::optional<std::string>& given_revision) {
 json run_profile(const Profile& profile, const std::filesystem::path& root, const RunOptions& options) {
   require_valid(profile);
   require_free_profile_folder(root, profile.name);
+  const Clock::time_point started = Clock::now();
   Run run{profile, root, options, json(), FeedFwdNN(profile.model), nullptr, nullptr};
   run.record = blank_record(profile, detect_source(options.source_revision), run.native.weights_sha256());
-  if (run.dependencies() && run.export_model() && run.check()) {
-    if (auto session = run_load(run.record, root, run.library)) {
-      run_parity(run.record, *session, run.native);
+  // After SIGINT/SIGTERM (run_safety.h) no further stage starts: Interrupted unwinds the run.
+  const auto go_on = [](bool passed) { throw_if_interrupted(); return passed; };
+  if (go_on(run.dependencies()) && go_on(run.export_model()) && go_on(run.check())) {
+    std::unique_ptr<InferenceSession> session;
+    {
+      AddTime timed{run.load_seconds};
+      session = run_load(run.record, root, run.library);
     }
+    throw_if_interrupted();
+    if (session) run_parity(run.record, *session, run.native);
   }
-  run.worker.reset();
+  {
+    AddTime timed{run.worker_seconds};
+    run.worker.reset();
+  }
   finalize_record(run.record);
+  if (const char* timing = std::getenv("NNX_TIMING"); timing && *timing && std::string(timing) != "0") {
+    std::fprintf(stderr, "nnx-timing: profile=%s total_s=%.6f worker_s=%.6f load_s=%.6f runtime_open_s=%.6f\n",
+                 profile.name.c_str(), std::chrono::duration<double>(Clock::now() - started).count(),
+                 run.worker_seconds, run.load_seconds, run.runtime_open_seconds);
+  }
   return run.record;
 }
 

@@ -1,14 +1,53 @@
 #include "stage_load.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <thread>
 
 #include "artifact_folder.h"
 #include "artifacts.h"
 #include "failure.h"
 #include "record.h"
+#include "run_safety.h"
 
 namespace nnx {
+namespace {
+
+// ---- TEST HOOK: for tests only (tests/test_hostile_swap.py, tests/test_hostile_signals_and_lock.py) ----
+// NNX_TEST_PAUSE_AFTER_VERIFY=<path>: after the artifacts are verified and their bytes kept, and BEFORE
+// the session is created from those bytes, the engine writes the line "<profile> verified" to <path>
+// (a temporary file renamed into place, so it appears complete), says so on stderr, and waits until <path>
+// is removed (at most 600 s; SIGINT/SIGTERM end the wait). A test swaps an artifact in that window to
+// prove that the bytes hashed are the bytes executed. Production never sets it; the load stage's detail
+// names the hook whenever it was active, so a record made under it says so.
+std::optional<std::string> test_hook_pause_after_verify(const json& record) {
+  const char* value = std::getenv("NNX_TEST_PAUSE_AFTER_VERIFY");
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  const std::filesystem::path path = value;
+  const std::filesystem::path part = path.string() + ".part";
+  {
+    std::ofstream out(part, std::ios::trunc);
+    out << record.value("profile", std::string("?")) << " verified\n";
+  }
+  std::error_code ec;
+  std::filesystem::rename(part, path, ec);
+  std::cerr << "nnx-conformance: TEST HOOK NNX_TEST_PAUSE_AFTER_VERIFY: paused after verifying the artifacts; "
+            << (ec ? "cannot write " + path.string() + ": " + ec.message() : "remove " + path.string() + " to go on")
+            << std::endl;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(600);
+  while (!ec && std::filesystem::exists(path, ec) && std::chrono::steady_clock::now() < deadline &&
+         interrupt_signal() == 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return "NNX_TEST_PAUSE_AFTER_VERIFY paused the load stage after verification (" + path.string() + ")";
+}
+
+}  // namespace
 
 std::unique_ptr<InferenceSession> run_load(json& record, const std::filesystem::path& root,
                                            const std::shared_ptr<OrtLibrary>& library) {
@@ -34,6 +73,7 @@ std::unique_ptr<InferenceSession> run_load(json& record, const std::filesystem::
     }
   }
   const std::string provider = record["runtime"]["provider"].get<std::string>();
+  const std::optional<std::string> test_hook = test_hook_pause_after_verify(record);  // tests only
   try {
     SessionSettings settings;
     settings.provider = provider;
@@ -44,7 +84,9 @@ std::unique_ptr<InferenceSession> run_load(json& record, const std::filesystem::
                             {"providers", session->providers()}});
       return nullptr;
     }
-    set_stage_passed(record, Stage::load, json{{"providers", session->providers()}});
+    json detail{{"providers", session->providers()}};
+    if (test_hook) detail["test_hook"] = *test_hook;
+    set_stage_passed(record, Stage::load, detail);
     return session;
   } catch (const RuntimeFailure& e) {
     set_stage_failed(record, Stage::load, FailureClass::load_error,

@@ -16,6 +16,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "run_safety.h"
+
 #ifndef NNX_SOURCE_DIR
 #error "NNX_SOURCE_DIR must be defined (the CMake build defines it)"
 #endif
@@ -260,7 +262,8 @@ WorkerProcess::WorkerProcess(const WorkerCommand& given, std::size_t max_log_byt
 WorkerProcess::~WorkerProcess() {
   close_fd(stdin_fd_);
   if (running()) {
-    const auto deadline = Clock::now() + kGracePeriod;
+    // After SIGINT/SIGTERM (run_safety.h) the worker gets no grace period: its group is killed at once.
+    const auto deadline = interrupt_signal() ? Clock::now() : Clock::now() + kGracePeriod;
     while (!has_exited() && Clock::now() < deadline) {
       std::vector<pollfd> fds;
       if (log_fd_ >= 0) fds.push_back({log_fd_, POLLIN, 0});
@@ -376,6 +379,9 @@ json WorkerProcess::request(const json& req, std::chrono::milliseconds timeout) 
   if (!running()) throw WorkerError(WorkerError::Kind::died, exit_description() + "; it takes no more requests");
   const std::string what = op_name(req);
   const std::string payload = req.dump() + "\n";
+  // stdout+stderr written while answering this request, against NNX_WORKER_MAX_OUTPUT_BYTES (run_safety.h).
+  const std::uint64_t output_bound = max_worker_output_bytes();
+  const std::uint64_t output_at_start = log_dropped_ + log_.size();
   std::size_t written = 0;
   bool response_eof = false;
   const auto deadline = Clock::now() + timeout;
@@ -401,6 +407,16 @@ json WorkerProcess::request(const json& req, std::chrono::milliseconds timeout) 
       }
     }
     if (response_.size() > max_response_bytes_) break;
+    if (const std::uint64_t output = log_dropped_ + log_.size() - output_at_start; output > output_bound) {
+      fail(WorkerError::Kind::output_limit,
+           "worker wrote " + std::to_string(output) + " bytes on stdout/stderr while answering " + what +
+               ", more than the bound of " + std::to_string(output_bound) +
+               " bytes (NNX_WORKER_MAX_OUTPUT_BYTES); its process group was killed");
+    }
+    if (const int sig = interrupt_signal()) {  // SIGINT/SIGTERM: stop the worker's group, then unwind
+      kill_and_reap();
+      throw Interrupted(sig);
+    }
     if (has_exited()) {
       if (log_fd_ >= 0) drain_log();
       if (response_fd_ >= 0 && drain_response() == Drain::eof) close_fd(response_fd_);
@@ -452,7 +468,7 @@ json WorkerProcess::request(const json& req, std::chrono::milliseconds timeout) 
     if (response_eof && response_.find('\n') == std::string::npos) {
       // fd 3 closed without a full answer: the worker is exiting. Wait for it (bounded by the deadline).
       close_fd(response_fd_);
-      while (!has_exited() && Clock::now() < deadline) {
+      while (!has_exited() && Clock::now() < deadline && !interrupt_signal()) {
         if (log_fd_ >= 0) {
           pollfd p{log_fd_, POLLIN, 0};
           ::poll(&p, 1, static_cast<int>(kPollSlice.count()));
@@ -460,6 +476,10 @@ json WorkerProcess::request(const json& req, std::chrono::milliseconds timeout) 
         } else {
           ::poll(nullptr, 0, static_cast<int>(kPollSlice.count()));
         }
+      }
+      if (const int sig = interrupt_signal(); sig && !has_exited()) {
+        kill_and_reap();
+        throw Interrupted(sig);
       }
       if (!has_exited())
         fail(WorkerError::Kind::timed_out, "worker closed its response channel without answering " + what +

@@ -13,6 +13,7 @@
 #include "json_strict.h"
 #include "onnx_runtime.h"
 #include "report.h"
+#include "run_safety.h"
 #include "json_python.h"
 #include "validate_record.h"
 
@@ -37,7 +38,7 @@ std::vector<json> read_records(const std::string& file, json& document) {
   try {
     document = read_strict_json_file(file);
   } catch (const JsonError& e) {
-    throw ConformanceError(file + ": " + e.what());
+    throw ConformanceError(e.what());  // read_strict_json_file's messages name the file already
   }
   return records_of(document);
 }
@@ -92,6 +93,7 @@ int verify_command(const RecordArgs& args) {
 }
 
 int execute_command(const RecordArgs& args) {
+  if (!args.output.empty()) require_writable_report_path(args.output);  // refused before executing anything
   json document;
   const auto records = read_records(args.file, document);
   ExecuteOptions options;

@@ -8,6 +8,9 @@
 #include "profile.h"
 #include "report.h"
 #include "run_profile.h"
+#include "run_profiles.h"
+#include "run_safety.h"
+#include "worker_process.h"
 
 namespace nnx::cli {
 
@@ -21,63 +24,40 @@ void add_run_command(CLI::App& app, RunArgs& args) {
   run->add_option("--onnxruntime", args.onnxruntime, "path of libonnxruntime.so.1 to use");
 }
 
-namespace {
-
-std::vector<Profile> chosen_profiles(const std::vector<std::string>& names) {
-  std::vector<Profile> chosen;
-  if (names.empty()) return tested_profiles();
-  for (const auto& name : names) {
-    auto p = tested_profile(name);
-    if (!p) {
-      std::string known;
-      for (const auto& t : tested_profiles()) known += (known.empty() ? "" : ", ") + t.name;
-      throw UsageError("unknown profile \"" + name + "\" (tested profiles: " + known + ")");
-    }
-    bool seen = false;
-    for (const auto& c : chosen) seen = seen || c.name == name;
-    if (!seen) chosen.push_back(*p);
-  }
-  return chosen;
-}
-
-void clear_profile_folder(const std::filesystem::path& root, const std::string& name) {
-  std::error_code ec;
-  const auto st = std::filesystem::symlink_status(root, ec);
-  if (!ec && st.type() == std::filesystem::file_type::symlink) {
-    throw UsageError("--force refuses a symlinked artifacts folder " + root.string());
-  }
-  const auto folder = root / name;
-  const auto fst = std::filesystem::symlink_status(folder, ec);
-  if (ec || fst.type() == std::filesystem::file_type::not_found) return;
-  if (fst.type() == std::filesystem::file_type::symlink) {
-    throw UsageError("--force refuses a symlinked profile folder " + folder.string());
-  }
-  std::filesystem::remove_all(folder, ec);
-  if (ec) throw std::runtime_error("cannot clear " + folder.string() + ": " + ec.message());
-}
-
-}  // namespace
-
 int run_command(const RunArgs& args) {
+  // SIGINT/SIGTERM from here on stop the worker's process group and end the run without writing the
+  // report (main() exits 128 + signal); see run_safety.h.
+  install_interrupt_handlers();
   const std::filesystem::path output = args.output;
   if (output.filename().empty()) throw UsageError("--output must name a file, not " + args.output);
   std::filesystem::path artifacts = args.artifacts;
   if (artifacts.empty()) {
     artifacts = output.parent_path() / (output.stem().string() + "-artifacts");
   }
-  const auto profiles = chosen_profiles(args.profiles);
-  for (const auto& p : profiles) {
-    if (args.force) {
-      clear_profile_folder(artifacts, p.name);
-    } else {
-      require_free_profile_folder(artifacts, p.name);
-    }
-  }
+  const auto profiles = tested_profiles_named(args.profiles);
   RunOptions options;
   if (!args.onnxruntime.empty()) options.onnxruntime_library = args.onnxruntime;
   options.source_revision = args.source_revision;
-  std::vector<json> records;
-  for (const auto& p : profiles) records.push_back(run_profile(p, artifacts, options));
+  try {
+    options.worker_timeout = default_worker_timeout();  // NNX_WORKER_TIMEOUT_SECONDS, else 600 s
+    max_worker_output_bytes();                          // NNX_WORKER_MAX_OUTPUT_BYTES, else 1 GiB
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  // Refused before anything runs: a report path that is a folder or cannot be written, an artifacts path
+  // that is not a folder, a symlinked root with --force, a root another run holds.
+  require_writable_report_path(output);
+  std::error_code ec;
+  const auto root_status = std::filesystem::symlink_status(artifacts, ec);
+  if (!ec && root_status.type() == std::filesystem::file_type::symlink && args.force) {
+    throw UsageError("--force refuses a symlinked artifacts folder " + artifacts.string());
+  }
+  if (std::filesystem::exists(artifacts, ec) && !std::filesystem::is_directory(artifacts, ec)) {
+    throw UsageError("--artifacts " + artifacts.string() + " exists and is not a folder");
+  }
+  const ArtifactRootLock lock(artifacts);  // held until the report is written
+  const auto records = run_profiles(profiles, artifacts, options, args.force);
+  throw_if_interrupted();  // a signal during the run: the previous report stays as it was
   save_report(make_report(records), output);
   for (const auto& line : summary_lines(records)) std::cout << line << "\n";
   const int code = exit_code_for(records);
