@@ -1,35 +1,91 @@
 #!/usr/bin/env python3
-"""Runs the export-conformance profiles and writes the report (the brief's script).
+"""Runs the tested export-conformance profiles and writes the report (the brief's script).
 
     python scripts/check_export_conformance.py --output conformance.json
       --artifacts DIR        exported files (default: <output stem>-artifacts next to the JSON)
-      --profile NAME         one tested profile (repeatable)
-      --source-revision SHA  default: the git checkout this software is built from
+      --profile NAME         one tested profile (repeatable; repeats run once; default: both)
+      --source-revision SHA  recorded with origin "given" (default: the git checkout nnx is built from)
       --force                clear the chosen profiles' earlier artifacts (else a non-empty folder is refused)
 
-The work is done by the C++ core (`nnx-conformance run`); this script only finds and starts it, so the
-exit codes are the core's: 0 passed, 10..18 the first failing profile's class, 1 error, 2 usage error.
-The binary is $NNX_CONFORMANCE_BIN, else build/nnx-conformance of this checkout.
+Everything is done by nnx.export_conformance (the C++ core behind it). Exit codes: 0 every profile passed;
+10..18 the failure class of the first failing profile; 1 an error; 2 a usage error (a bad flag, an unknown
+profile, a folder holding files without --force). It prints one summary line per profile, then where the
+report and the artifacts are, and the exit code.
+
+`nnx` is imported from the environment (`pip install .`). When it is not installed there, the package this
+checkout's build staged is used: $NNX_BUILD_DIR/python, else build/python of this checkout (`make build`).
 """
+from __future__ import annotations
+
+import argparse
 import os
 import sys
 from pathlib import Path
 
+PROG = "check_export_conformance"
 
-def conformance_binary() -> Path:
-    explicit = os.environ.get("NNX_CONFORMANCE_BIN")
-    if explicit:
-        return Path(explicit)
-    return Path(__file__).resolve().parent.parent / "build" / "nnx-conformance"
+
+def import_conformance():
+    try:
+        import nnx.export_conformance as conformance
+    except ImportError:
+        build = Path(os.environ.get("NNX_BUILD_DIR") or Path(__file__).resolve().parent.parent / "build")
+        staged = build / "python"
+        if not (staged / "nnx").is_dir():
+            raise
+        sys.path.insert(0, str(staged))
+        for name in [m for m in sys.modules if m == "nnx" or m.startswith("nnx.")]:
+            del sys.modules[name]
+        import nnx.export_conformance as conformance
+    return conformance
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2
+        self.exit(2, f"{PROG}: usage error: {message} (see --help)\n")
+
+
+def parse_args(argv: list[str], tested: list[str]) -> argparse.Namespace:
+    parser = Parser(prog=PROG, description="Run the tested export-conformance profiles and write the report.")
+    parser.add_argument("--output", required=True, type=Path, help="report path (parents are created)")
+    parser.add_argument("--artifacts", type=Path,
+                        help="exported files (default: <output stem>-artifacts next to the report)")
+    parser.add_argument("--profile", action="append", choices=tested, metavar="NAME",
+                        help=f"a tested profile, repeatable ({', '.join(tested)}; default: both)")
+    parser.add_argument("--source-revision", metavar="SHA", help="the revision to record (origin given)")
+    parser.add_argument("--force", action="store_true", help="clear the chosen profiles' earlier artifacts")
+    args = parser.parse_args(argv)
+    if not args.output.name or args.output.is_dir():
+        parser.error(f"--output must name a file, not {args.output}")
+    return args
 
 
 def main(argv: list[str]) -> int:
-    binary = conformance_binary()
-    if not os.access(binary, os.X_OK):
-        print(f"check_export_conformance: {binary} is missing; build it with `make build`", file=sys.stderr)
+    try:
+        conformance = import_conformance()
+    except ImportError as error:
+        print(f"{PROG}: error: the nnx package is not importable ({error}); `pip install .` or `make build`",
+              file=sys.stderr)
         return 1
-    os.execv(binary, [str(binary), "run", *argv])
-    return 1  # not reached
+    args = parse_args(argv, list(conformance.PROFILES))
+    artifacts = args.artifacts if args.artifacts is not None else args.output.parent / f"{args.output.stem}-artifacts"
+    try:
+        records = conformance.run_profiles(args.profile, artifacts, source_revision=args.source_revision,
+                                           force=args.force)
+        conformance.save_report(records, args.output)
+    except conformance.UsageError as error:
+        print(f"{PROG}: usage error: {error}", file=sys.stderr)
+        return 2
+    except (conformance.ConformanceError, OSError, RuntimeError) as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 1
+    for line in conformance.summary_lines(records):
+        print(line)
+    code = conformance.exit_code(records)
+    print(f"report: {args.output}")
+    print(f"artifacts: {artifacts}")
+    print(f"exit code: {code}")
+    return code
 
 
 if __name__ == "__main__":

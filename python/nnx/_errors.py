@@ -1,0 +1,33 @@
+"""The exceptions of nnx.export_conformance (raised by the C++ core through nnx._core)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+__all__ = ["ArtifactIOError", "ConformanceError", "FolderInUse", "RuntimeUnavailable", "UsageError"]
+
+
+class ConformanceError(ValueError):
+    """A refused record, report, profile or folder. ``problems`` lists what the core found, one by one
+    (a single refusal is its own message)."""
+
+    def __init__(self, message: str, problems: Iterable[str] = ()) -> None:
+        super().__init__(message)
+        self.problems: tuple[str, ...] = tuple(problems) or (message,)
+
+
+class UsageError(ConformanceError):
+    """A choice the caller must change (the command line's exit 2): an unknown tested name in
+    ``run_profiles``, or ``force`` refusing a symlinked folder."""
+
+
+class FolderInUse(UsageError):
+    """A profile folder ``root/<name>`` that exists as a file or already holds files (without ``force``)."""
+
+
+class RuntimeUnavailable(ConformanceError):
+    """``execute`` cannot open an ONNX Runtime library offering C API 21 (the command line's exit 10)."""
+
+
+class ArtifactIOError(ConformanceError):
+    """An artifact file or folder that could not be read; the message names the OS error."""

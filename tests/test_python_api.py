@@ -1,0 +1,298 @@
+"""The Python API nnx.export_conformance on both tested profiles (issue: the Python package).
+
+Everything is real: the package this build staged (<build>/python/nnx: the extension nnx._core and the
+packaged worker), the C++ core behind it, PyTorch's exporters in the worker, onnx.checker and ONNX Runtime.
+"""
+import json
+import math
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import BUILD, BUNDLED_ORT, REPO, require_runtime
+
+sys.path.insert(0, str(BUILD / "python"))
+
+import nnx  # noqa: E402
+import nnx.export_conformance as ec  # noqa: E402
+
+TORCHSCRIPT, DYNAMO = "feedfwd-fp32-torchscript", "feedfwd-fp32-dynamo"
+
+
+def test_the_package_is_the_one_this_build_staged():
+    assert Path(nnx.__file__).resolve().parent == (BUILD / "python" / "nnx").resolve()
+    assert (Path(ec.__file__).parent / "_worker" / "nnx_worker.py").is_file()
+    assert (Path(ec.__file__).parent / "_worker" / "faults.py").is_file()
+    assert nnx.__version__ == "0.1.0"
+
+
+def test_vocabulary_comes_from_the_core():
+    assert ec.FORMAT == "nnx.export-conformance/1"
+    assert ec.STAGES == ("dependencies", "export", "check", "load", "parity")
+    assert ec.LEVELS == ("executed", "structural", "none")
+    assert dict(ec.EXIT_CODES) == {
+        "missing-dependency": 10, "export-error": 11, "state-changed": 12, "checker-error": 13,
+        "hash-mismatch": 14, "load-error": 15, "mismatch": 16, "input-contract": 17, "runtime-error": 18,
+    }
+    assert ec.FAILURES == tuple(ec.EXIT_CODES)
+    assert ec.FAILURE_STAGES["hash-mismatch"] == "load" and ec.FAILURE_STAGES["input-contract"] == "parity"
+    assert ec.MODEL == {
+        "net": "feed_fwd", "input_dim": 4, "hidden_dims": [8], "output_dim": 2, "activation": "relu",
+        "dropout": 0.0, "weights": {"generator": "torch.Generator", "seed": 0, "distribution": "normal", "std": 0.5},
+    }
+    assert list(ec.PROFILES) == [TORCHSCRIPT, DYNAMO]
+    assert ec.PROFILES[DYNAMO] == ec.Profile(DYNAMO, exporter="dynamo")
+    assert ec.PROFILES[TORCHSCRIPT].batches == (1, 2, 3, 7)
+
+
+def test_profile_defaults_and_refusals_come_from_the_core():
+    p = ec.Profile("small", model={"hidden_dims": [3]})
+    assert (p.exporter, p.opset_version, p.export_batch, p.dynamic_batch) == ("torchscript", 17, 2, True)
+    assert (p.rtol, p.atol, p.runtime, p.provider, p.dtype) == (1e-4, 1e-5, "onnxruntime", "CPUExecutionProvider", "float32")
+    assert p.model == {**ec.MODEL, "hidden_dims": [3]}  # a partial model takes the defaults
+    with pytest.raises(AttributeError):
+        p.name = "other"  # frozen
+    assert hash(p) == hash(ec.Profile("small", model={"hidden_dims": [3]}))
+    with pytest.raises(ec.ConformanceError, match="reuses a tested profile's name"):
+        ec.Profile(TORCHSCRIPT, batches=(1, 2))
+    with pytest.raises(ec.ConformanceError) as refused:
+        ec.Profile("../escape", exporter="tflite", rtol=-1.0, dtype="float16")
+    assert len(refused.value.problems) == 4
+    with pytest.raises(ec.ConformanceError, match="opset_version"):
+        ec.Profile("x", opset_version=17.0)  # a float is not an integer
+    with pytest.raises(ec.ConformanceError, match="not strict JSON"):
+        ec.Profile("x", rtol=math.nan)
+    assert issubclass(ec.ConformanceError, ValueError)
+    assert issubclass(ec.FolderInUse, ec.UsageError) and issubclass(ec.UsageError, ec.ConformanceError)
+    assert issubclass(ec.RuntimeUnavailable, ec.ConformanceError)
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory):
+    """Both tested profiles through run_profiles: (records, artifact root)."""
+    require_runtime()
+    root = tmp_path_factory.mktemp("api") / "artifacts"
+    records = ec.run_profiles(None, root)
+    return records, root
+
+
+def test_both_profiles_pass_through_the_api(both):
+    records, root = both
+    assert [r["profile"] for r in records] == [TORCHSCRIPT, DYNAMO]
+    for record in records:
+        assert record["status"] == "passed" and record["level"] == "executed" and record["failure"] is None
+        assert [record["stages"][s]["status"] for s in ec.STAGES] == ["passed"] * 5
+        assert type(record) is dict and type(record["input_cases"]) is list  # plain dicts and lists
+        assert all(c["max_abs_error"] < 1e-5 for c in record["input_cases"] if c["expect"] == "match")
+        assert record["versions"]["onnxruntime_library"] == str(BUNDLED_ORT)
+        assert record["source"]["origin"] == ("git" if (REPO / ".git").exists() else "unknown")
+        assert (root / record["artifacts"]["directory"] / "model.onnx").is_file()
+        ec.validate_record(record)
+        assert ec.verify_artifacts(record, root) is None
+    assert ec.exit_code(records) == 0
+    lines = ec.summary_lines(records)
+    assert lines[0].startswith(f"{TORCHSCRIPT}: passed; level=executed; exporter=torchscript; onnxruntime=")
+    assert lines[1].endswith("5/5 input cases passed")
+
+
+def test_the_worker_runs_in_this_interpreter_from_the_package(both, tmp_path, monkeypatch):
+    records, _ = both
+    assert records[0]["versions"]["python"] == ".".join(map(str, sys.version_info[:3]))
+    python, script = ec._worker()
+    assert python == sys.executable
+    assert Path(script) == Path(ec.__file__).resolve().parent / "_worker" / "nnx_worker.py"
+    monkeypatch.setenv("NNX_WORKER_SCRIPT", str(tmp_path / "no_worker.py"))  # the override reaches the core
+    record = ec.run_profile(TORCHSCRIPT, tmp_path / "out")
+    assert record["failure"] == "missing-dependency"
+    assert "no_worker.py" in record["stages"]["dependencies"]["detail"]
+
+
+def test_execute_reruns_load_and_parity(both):
+    records, root = both
+    for record in records:
+        again = ec.execute(record, root)
+        assert again["status"] == "passed" and again["level"] == "executed"
+        assert again["stages"]["export"] == record["stages"]["export"]
+        assert again["artifacts"] == record["artifacts"] and again["config"] == record["config"]
+        ec.validate_record(again)
+
+
+def test_verify_and_execute_refuse_changed_artifacts(both, tmp_path):
+    records, root = both
+    record = records[1]
+    copy = tmp_path / "copy"
+    shutil.copytree(root / DYNAMO, copy / DYNAMO)
+    folder = copy / DYNAMO
+    data = bytearray((folder / "model.onnx").read_bytes())
+    data[-1] ^= 1  # same size, other bytes
+    (folder / "model.onnx").write_bytes(bytes(data))
+    (folder / "extra.bin").write_bytes(b"x")
+    with pytest.raises(ec.ConformanceError) as refused:
+        ec.verify_artifacts(record, copy)
+    assert sorted(refused.value.problems) == ["extra.bin: not in the record", "model.onnx: hash mismatch"]
+    assert "model.onnx: hash mismatch" in str(refused.value)
+    again = ec.execute(record, copy)
+    assert again["failure"] == "hash-mismatch" and again["level"] == "structural"
+    assert again["stages"]["parity"]["status"] == "not_run"
+    assert ec.exit_code([again]) == 14 and ec.exit_code([records[0], again]) == 14
+    (folder / "model.onnx").unlink()
+    with pytest.raises(ec.ConformanceError, match="model.onnx: missing"):
+        ec.verify_artifacts(record, copy)
+
+
+def test_validate_record_names_every_problem(both, tmp_path):
+    records, _ = both
+    record = json.loads(json.dumps(records[0]))
+    record["level"] = "none"
+    record["stages"]["check"]["failure"] = "mismatch"
+    record["input_cases"][0]["seed"] = -1
+    with pytest.raises(ec.ConformanceError) as refused:
+        ec.validate_record(record)
+    assert len(refused.value.problems) >= 3
+    assert all(p in str(refused.value) for p in refused.value.problems)
+    with pytest.raises(ec.ConformanceError, match="not strict JSON"):
+        ec.validate_record({**records[0], "versions": {"x": math.inf}})
+    with pytest.raises(ec.ConformanceError, match="not strict JSON"):
+        ec.validate_record({**records[0], "versions": {1: "a non-string key"}})
+    with pytest.raises(ec.ConformanceError):
+        ec.validate_record([records[0]])
+    unchecked = ec.run_profile(TORCHSCRIPT, tmp_path, onnxruntime=tmp_path / "absent.so")
+    ec.validate_record(unchecked)
+    with pytest.raises(ec.ConformanceError, match="check"):
+        ec.execute(unchecked, tmp_path)
+
+
+def test_run_profile_by_name_and_by_profile(tmp_path):
+    require_runtime()
+    record = ec.run_profile(TORCHSCRIPT, tmp_path, source_revision="0123abc")
+    assert record["status"] == "passed" and record["source"]["origin"] == "given"
+    assert record["source"]["revision"] == "0123abc"
+    custom = ec.Profile("feedfwd-3-wide", model={"hidden_dims": [3, 5], "activation": "tanh"}, batches=(1, 4))
+    mine = ec.run_profile(custom, tmp_path, source_revision="")
+    assert mine["status"] == "passed" and mine["source"] == {**mine["source"], "origin": "given", "revision": None}
+    assert [c["name"] for c in mine["input_cases"]] == ["batch-1", "batch-4", "width-5"]
+    assert mine["config"]["hidden_dims"] == [3, 5]
+    ec.validate_record(mine)
+    ec.verify_artifacts(mine, tmp_path)
+
+
+def test_run_profile_refuses_before_writing(tmp_path):
+    (tmp_path / TORCHSCRIPT).mkdir()
+    (tmp_path / TORCHSCRIPT / "old.txt").write_text("kept")
+    with pytest.raises(ec.FolderInUse, match="--force"):
+        ec.run_profile(TORCHSCRIPT, tmp_path)
+    assert [p.name for p in (tmp_path / TORCHSCRIPT).iterdir()] == ["old.txt"]
+    with pytest.raises(ec.ConformanceError, match="unknown profile"):
+        ec.run_profile("feedfwd-fp64", tmp_path)
+    with pytest.raises(ec.ConformanceError, match="reuses a tested profile's name"):
+        ec.run_profile({"name": DYNAMO, "exporter": "torchscript"}, tmp_path)
+    assert not (tmp_path / DYNAMO).exists()
+
+
+def test_a_missing_runtime_is_a_record_with_exit_10(tmp_path):
+    record = ec.run_profile(TORCHSCRIPT, tmp_path, onnxruntime=tmp_path / "absent.so")
+    assert record["failure"] == "missing-dependency" and record["level"] == "none"
+    assert "absent.so" in record["stages"]["dependencies"]["detail"]
+    assert ec.exit_code([record]) == 10
+    ec.validate_record(record)
+    with pytest.raises(ec.RuntimeUnavailable):
+        ec.execute(_passed_record_for_execute(tmp_path), tmp_path, onnxruntime=tmp_path / "absent.so")
+
+
+def _passed_record_for_execute(tmp_path):
+    require_runtime()
+    root = tmp_path / "passed"
+    return ec.run_profile(TORCHSCRIPT, root)
+
+
+def test_run_profiles_runs_repeats_once_and_force_clears_only_chosen_folders(tmp_path):
+    require_runtime()
+    (tmp_path / TORCHSCRIPT).mkdir()
+    (tmp_path / TORCHSCRIPT / "stale.onnx").write_text("old")
+    (tmp_path / DYNAMO).mkdir()
+    (tmp_path / DYNAMO / "keep.txt").write_text("other profile")
+    (tmp_path / "unrelated").mkdir()
+    (tmp_path / "unrelated" / "keep.txt").write_text("not a profile")
+    with pytest.raises(ec.FolderInUse):
+        ec.run_profiles([TORCHSCRIPT], tmp_path)
+    with pytest.raises(ec.UsageError, match="unknown profile"):
+        ec.run_profiles([TORCHSCRIPT, "nope"], tmp_path, force=True)
+    assert (tmp_path / TORCHSCRIPT / "stale.onnx").exists()  # nothing cleared before every name was known
+    records = ec.run_profiles([TORCHSCRIPT, TORCHSCRIPT, ec.PROFILES[TORCHSCRIPT]], tmp_path, force=True)
+    assert [r["profile"] for r in records] == [TORCHSCRIPT]
+    assert not (tmp_path / TORCHSCRIPT / "stale.onnx").exists()
+    assert (tmp_path / DYNAMO / "keep.txt").read_text() == "other profile"
+    assert (tmp_path / "unrelated" / "keep.txt").exists()
+    with pytest.raises(ec.ConformanceError, match="different settings"):
+        ec.run_profiles([ec.Profile("twin"), ec.Profile("twin", batches=(1,))], tmp_path / "twins")
+    assert not (tmp_path / "twins" / "twin").exists()  # at most the root's lock file was made
+
+
+def test_a_root_another_run_holds_is_a_usage_error(tmp_path):
+    import fcntl
+
+    tmp_path.joinpath(".nnx-conformance.lock").touch()
+    with open(tmp_path / ".nnx-conformance.lock", "r+") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(ec.UsageError):
+            ec.run_profiles([TORCHSCRIPT], tmp_path)
+    assert not (tmp_path / TORCHSCRIPT).exists()
+
+
+def test_the_onnxruntime_wheel_is_found_without_importing_it(tmp_path, monkeypatch):
+    """An installed onnxruntime wheel's capi/libonnxruntime.so* is used when nothing earlier names one."""
+    require_runtime()
+    package = tmp_path / "site" / "onnxruntime"
+    (package / "capi").mkdir(parents=True)
+    (package / "__init__.py").write_text("raise RuntimeError('onnxruntime must not be imported')\n")
+    wheel_lib = package / "capi" / "libonnxruntime.so.1.30.0"
+    wheel_lib.symlink_to(BUNDLED_ORT)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.delenv("NNX_ONNXRUNTIME_LIBRARY", raising=False)
+    assert ec._onnxruntime_wheel_library() == str(wheel_lib)
+    assert ec._onnxruntime_library(None) is None  # this checkout build's bundled copy comes first
+    monkeypatch.setattr(ec._core, "bundled_onnxruntime", lambda: "")  # as in a wheel
+    assert ec._onnxruntime_library(None) == str(wheel_lib)
+    # A fresh process (this one has the bundled copy loaded already): the core opens the wheel's library.
+    program = (
+        "import json, sys\n"
+        f"sys.path[:0] = [{str(BUILD / 'python')!r}, {str(tmp_path / 'site')!r}]\n"
+        "import nnx.export_conformance as ec\n"
+        "ec._core.bundled_onnxruntime = lambda: ''\n"
+        f"record = ec.run_profile('{TORCHSCRIPT}', {str(tmp_path / 'out')!r})\n"
+        "print(json.dumps([record['status'], record['versions']['onnxruntime_library'], 'onnxruntime' in sys.modules]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == ["passed", str(wheel_lib), False]
+    monkeypatch.setenv("NNX_ONNXRUNTIME_LIBRARY", str(BUNDLED_ORT))
+    assert ec._onnxruntime_library(None) is None  # the environment variable comes before the wheel
+    assert ec._onnxruntime_library("/explicit.so") == "/explicit.so"
+
+
+def test_save_report_layout_and_validation_before_writing(both, tmp_path):
+    records, _ = both
+    path = tmp_path / "deep" / "report.json"
+    ec.save_report(records, path)
+    text = path.read_text()
+    report = json.loads(text)
+    assert list(report) == ["format", "profiles", "status"]
+    assert report["format"] == ec.FORMAT and report["status"] == "passed" and report["profiles"] == records
+    assert text == json.dumps(report, sort_keys=True, indent=2) + "\n"
+    ec.save_report(report, tmp_path / "again.json")  # a report is accepted too
+    assert (tmp_path / "again.json").read_text() == text
+    assert ec.exit_code(report) == 0 and ec.summary_lines(report) == ec.summary_lines(records)
+    bad = json.loads(json.dumps(records[1]))
+    bad["status"] = "failed"
+    with pytest.raises(ec.ConformanceError, match="profiles\\[1\\]"):
+        ec.save_report([records[0], bad], path)
+    assert path.read_text() == text  # the earlier report is untouched
+    with pytest.raises(ec.ConformanceError, match="contradicts"):
+        ec.save_report({**report, "status": "failed"}, tmp_path / "never.json")
+    assert not (tmp_path / "never.json").exists()
+    ec.save_report([], tmp_path / "empty.json")
+    assert json.loads((tmp_path / "empty.json").read_text())["status"] == "failed"
+    assert ec.exit_code([]) == 1
