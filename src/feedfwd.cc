@@ -1,9 +1,13 @@
 #include "feedfwd.h"
 
+#include <cblas.h>
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <stdexcept>
+#include <type_traits>
 
 #include "activation.h"
 #include "sha256.h"
@@ -50,6 +54,79 @@ std::string FeedFwdNN::weights_sha256() const {
   return h.hex_digest();
 }
 
+namespace {
+
+// OpenBLAS, opened once per process (see feedfwd.h). Only the declarations of cblas.h are used (through
+// decltype), so nothing links against the library and processes that never run a forward never load it.
+struct Blas {
+  decltype(&cblas_sgemm) sgemm = nullptr;
+  decltype(&openblas_set_num_threads) set_num_threads = nullptr;
+  decltype(&openblas_get_num_threads) get_num_threads = nullptr;
+  decltype(&openblas_get_config) get_config = nullptr;
+  decltype(&openblas_get_corename) get_corename = nullptr;
+  std::string library;
+};
+
+const Blas& blas() {
+  static const Blas loaded = [] {
+    Blas b;
+    std::string errors;
+    void* handle = nullptr;
+    for (const char* name : {"libopenblas.so.0", "libopenblas.so"}) {
+      handle = ::dlopen(name, RTLD_NOW | RTLD_LOCAL);
+      if (handle) {
+        b.library = name;
+        break;
+      }
+      const char* why = ::dlerror();
+      errors += std::string("\n  ") + name + ": " + (why ? why : "not found");
+    }
+    if (!handle) {
+      throw std::runtime_error("the native forward needs OpenBLAS (Debian: apt-get install libopenblas0), "
+                               "which cannot be loaded:" + errors);
+    }
+    auto symbol = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(handle, name));
+      if (!fn) throw std::runtime_error(b.library + " has no symbol " + name + ": not an OpenBLAS library");
+    };
+    symbol(b.sgemm, "cblas_sgemm");
+    symbol(b.set_num_threads, "openblas_set_num_threads");
+    symbol(b.get_num_threads, "openblas_get_num_threads");
+    symbol(b.get_config, "openblas_get_config");
+    symbol(b.get_corename, "openblas_get_corename");
+    // One thread, like the runtime's session. Set once here, before any GEMM of this process.
+    b.set_num_threads(1);
+    // The pthread variant started its worker threads when it was loaded; with one thread they are never
+    // used, but they spin (sched_yield) for a while and are joined at exit, which cost this process ~70 ms
+    // of wall time per run on the benchmark machine. Stop them now (a GEMM on one thread runs in the caller;
+    // OpenBLAS would start them again by itself if more threads were ever asked for).
+    if (auto shutdown = reinterpret_cast<int (*)()>(::dlsym(handle, "blas_thread_shutdown_"))) shutdown();
+    return b;
+  }();
+  return loaded;
+}
+
+const Blas& single_threaded_blas() {
+  const Blas& b = blas();
+  // Someone in the process (a host program) may have raised it since: pin it again.
+  if (b.get_num_threads() != 1) b.set_num_threads(1);
+  return b;
+}
+
+}  // namespace
+
+ForwardBlasInfo forward_blas_info() {
+  const Blas& b = single_threaded_blas();
+  ForwardBlasInfo info;
+  info.library = b.library;
+  const char* config = b.get_config();
+  const char* core = b.get_corename();
+  info.config = config ? config : "";
+  info.core = core ? core : "";
+  info.threads = b.get_num_threads();
+  return info;
+}
+
 std::vector<float> FeedFwdNN::forward_eval(std::span<const float> input, std::int64_t batch) const {
   const auto widths = config_.widths();
   if (batch < 0 || static_cast<std::int64_t>(input.size()) != batch * widths.front()) {
@@ -57,29 +134,42 @@ std::vector<float> FeedFwdNN::forward_eval(std::span<const float> input, std::in
                                 " values, not batch x input_dim");
   }
   const Activation activation = parse_activation(config_.activation);
-  std::vector<float> x(input.begin(), input.end());
-  std::vector<float> y;
   const std::size_t layers = widths.size() - 1;
-  for (std::size_t l = 0; l < layers; ++l) {
-    const auto in = static_cast<std::size_t>(widths[l]);
-    const auto out = static_cast<std::size_t>(widths[l + 1]);
-    const float* w = parameters_[2 * l].values.data();
-    const float* b = parameters_[2 * l + 1].values.data();
-    y.assign(static_cast<std::size_t>(batch) * out, 0.0f);
-    for (std::size_t r = 0; r < static_cast<std::size_t>(batch); ++r) {
-      const float* xr = x.data() + r * in;
-      float* yr = y.data() + r * out;
-      for (std::size_t o = 0; o < out; ++o) {
-        const float* wo = w + o * in;
-        float acc = 0.0f;
-        for (std::size_t k = 0; k < in; ++k) acc += xr[k] * wo[k];
-        yr[o] = acc + b[o];
+  const auto output_dim = static_cast<std::size_t>(widths.back());
+  std::vector<float> output(static_cast<std::size_t>(batch) * output_dim);
+  if (batch == 0) return output;
+  const Blas& b = single_threaded_blas();
+
+  // Two ping-pong blocks for the hidden layers (none when there is no hidden layer).
+  std::int64_t widest_hidden = 0;
+  for (std::size_t l = 1; l < layers; ++l) widest_hidden = std::max(widest_hidden, widths[l]);
+  const std::int64_t block_rows = std::min<std::int64_t>(batch, kForwardRowBlock);
+  std::vector<float> ping(static_cast<std::size_t>(block_rows * widest_hidden));
+  std::vector<float> pong(layers > 2 ? ping.size() : 0);
+
+  for (std::int64_t row0 = 0; row0 < batch; row0 += block_rows) {
+    const std::int64_t rows = std::min(block_rows, batch - row0);
+    const float* x = input.data() + row0 * widths.front();
+    for (std::size_t l = 0; l < layers; ++l) {
+      const std::int64_t in = widths[l];
+      const std::int64_t out = widths[l + 1];
+      const bool last = l + 1 == layers;
+      float* y = last ? output.data() + row0 * out : (l % 2 == 0 ? ping.data() : pong.data());
+      const float* bias = parameters_[2 * l + 1].values.data();
+      for (std::int64_t r = 0; r < rows; ++r) std::copy(bias, bias + out, y + r * out);
+      // y[rows, out] = 1 * x[rows, in] . W[out, in]^T + 1 * y   (W row-major, as PyTorch stores it)
+      b.sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(rows), static_cast<blasint>(out),
+              static_cast<blasint>(in), 1.0f, x, static_cast<blasint>(in), parameters_[2 * l].values.data(),
+              static_cast<blasint>(in), 1.0f, y, static_cast<blasint>(out));
+      if (!last) {
+        for (std::int64_t r = 0; r < rows; ++r) {
+          apply_activation(activation, std::span<float>(y + r * out, static_cast<std::size_t>(out)));
+        }
       }
-      if (l + 1 < layers) apply_activation(activation, std::span<float>(yr, out));
+      x = y;
     }
-    x.swap(y);
   }
-  return x;
+  return output;
 }
 
 std::vector<float> draw_input(const std::vector<std::int64_t>& shape, std::uint64_t seed) {
