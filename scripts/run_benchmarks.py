@@ -119,9 +119,15 @@ def bench_python(build):
                               capture_output=True, text=True).stdout.strip()
     with open(os.path.join(own_site, "nnx_project_venv.pth"), "w") as f:
         f.write(site + "\n")
-    cache = os.path.join(os.environ.get("NNX_CACHE", os.path.expanduser("~/.cache/nnx-conformance")), "pip")
-    subprocess.run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--cache-dir", cache,
-                    f"onnxruntime=={ORT_VERSION}"], check=True)
+    # Wheels come from the bootstrap's cache outside the checkout; only a missing one is downloaded.
+    wheels = os.path.join(os.environ.get("NNX_CACHE", os.path.expanduser("~/.cache/nnx-conformance")), "wheels")
+    os.makedirs(wheels, exist_ok=True)
+    offline = [py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-index", "--find-links",
+               wheels, f"onnxruntime=={ORT_VERSION}"]
+    if subprocess.run(offline, capture_output=True).returncode != 0:
+        subprocess.run([py, "-m", "pip", "download", "-q", "--disable-pip-version-check", "-d", wheels,
+                        f"onnxruntime=={ORT_VERSION}"], check=True)
+        subprocess.run(offline, check=True)
     if subprocess.run(check).returncode != 0:
         sys.exit("the baseline venv cannot import onnxruntime, torch, onnx and numpy")
     return py
