@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/temp_dir.h"
+
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -30,22 +32,7 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "nnx-worker-test-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using TempDir = nnx::test_support::TempDir;
 
 // A Python script: `body` runs once per request line `req` (a dict); `answer(obj)` writes to fd 3.
 fs::path write_script(const TempDir& dir, const std::string& name, const std::string& body) {
