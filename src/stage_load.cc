@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "artifact_folder.h"
+#include "artifact_path.h"
 #include "artifacts.h"
 #include "failure.h"
 #include "record.h"
@@ -68,8 +69,9 @@ std::unique_ptr<InferenceSession> run_load(json& record, const std::filesystem::
   std::vector<ExternalFile> external;
   for (const auto& f : record["artifacts"]["files"]) {
     if (f["role"] == "external-data") {
-      const auto& bytes = verified.contents.at(f["path"].get<std::string>());
-      external.push_back({f["path"].get<std::string>(), bytes});
+      // Verified bytes are kept under the normalised path (artifact_path.h), the one the record means.
+      const std::string path = *normalize_artifact_path(f["path"].get<std::string>());
+      external.push_back({path, verified.contents.at(path)});
     }
   }
   const std::string provider = record["runtime"]["provider"].get<std::string>();

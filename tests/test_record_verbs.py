@@ -197,6 +197,14 @@ def test_a_changed_byte_in_real_external_data_is_hash_mismatch_and_nothing_loads
     done = run_cli("execute", path, tmp_path / "art", env=env)
     assert done.returncode == 0, done.stdout + done.stderr   # untouched: executes from verified bytes
     assert log.read_text().splitlines() == ["CreateSessionFromArray"]
+    # The path rule normalises "./model.onnx.data": a record written that way is valid and executes alike.
+    dotted = json.loads(json.dumps(record))
+    for f in dotted["artifacts"]["files"]:
+        f["path"] = "./" + f["path"]
+    dotted_path = write_record(tmp_path, dotted, "dotted.json")
+    assert run_cli("validate", dotted_path).returncode == 0
+    done = run_cli("execute", dotted_path, tmp_path / "art")
+    assert done.returncode == 0, done.stdout + done.stderr
     data_file = tmp_path / "art" / "external-data" / "model.onnx.data"
     data = bytearray(data_file.read_bytes())
     data[100] ^= 0x40
