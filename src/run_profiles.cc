@@ -24,6 +24,17 @@ std::vector<Profile> tested_profiles_named(const std::vector<std::string>& names
   return chosen;
 }
 
+void check_artifact_root(const std::filesystem::path& root, bool force) {
+  std::error_code ec;
+  const auto st = std::filesystem::symlink_status(root, ec);
+  if (!ec && st.type() == std::filesystem::file_type::symlink && force) {
+    throw UsageError("--force refuses a symlinked artifacts folder " + root.string());
+  }
+  if (std::filesystem::exists(root, ec) && !std::filesystem::is_directory(root, ec)) {
+    throw UsageError("--artifacts " + root.string() + " exists and is not a folder");
+  }
+}
+
 void clear_profile_folder(const std::filesystem::path& root, const std::string& name) {
   std::error_code ec;
   const auto st = std::filesystem::symlink_status(root, ec);

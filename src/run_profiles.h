@@ -25,6 +25,10 @@ using json = nlohmann::json;
 
 std::vector<Profile> tested_profiles_named(const std::vector<std::string>& names);
 
+// Refuses an artifacts root that exists but is not a folder and, with `force`, a symlinked root
+// (UsageError). Callers check it before they take the root's lock (run_safety.h), which creates a file in it.
+void check_artifact_root(const std::filesystem::path& root, bool force);
+
 // Removes root/<name> (a missing folder is fine); refuses a symlinked root or profile folder (UsageError).
 void clear_profile_folder(const std::filesystem::path& root, const std::string& name);
 

@@ -242,6 +242,18 @@ def test_a_root_another_run_holds_is_a_usage_error(tmp_path):
     assert not (tmp_path / TORCHSCRIPT).exists()
 
 
+def test_force_on_a_symlinked_root_is_refused_before_anything_is_created(tmp_path):
+    target = tmp_path / "target"
+    target.mkdir()
+    (tmp_path / "root").symlink_to(target)
+    with pytest.raises(ec.UsageError, match="symlinked artifacts folder"):
+        ec.run_profiles([TORCHSCRIPT], tmp_path / "root", force=True)
+    assert list(target.iterdir()) == []  # not even the lock file
+    (tmp_path / "file-root").write_text("x")
+    with pytest.raises(ec.UsageError, match="not a folder"):
+        ec.run_profiles([TORCHSCRIPT], tmp_path / "file-root")
+
+
 def test_the_onnxruntime_wheel_is_found_without_importing_it(tmp_path, monkeypatch):
     """An installed onnxruntime wheel's capi/libonnxruntime.so* is used when nothing earlier names one."""
     require_runtime()

@@ -47,14 +47,7 @@ int run_command(const RunArgs& args) {
   // Refused before anything runs: a report path that is a folder or cannot be written, an artifacts path
   // that is not a folder, a symlinked root with --force, a root another run holds.
   require_writable_report_path(output);
-  std::error_code ec;
-  const auto root_status = std::filesystem::symlink_status(artifacts, ec);
-  if (!ec && root_status.type() == std::filesystem::file_type::symlink && args.force) {
-    throw UsageError("--force refuses a symlinked artifacts folder " + artifacts.string());
-  }
-  if (std::filesystem::exists(artifacts, ec) && !std::filesystem::is_directory(artifacts, ec)) {
-    throw UsageError("--artifacts " + artifacts.string() + " exists and is not a folder");
-  }
+  check_artifact_root(artifacts, args.force);
   const ArtifactRootLock lock(artifacts);  // held until the report is written
   const auto records = run_profiles(profiles, artifacts, options, args.force);
   throw_if_interrupted();  // a signal during the run: the previous report stays as it was

@@ -220,6 +220,7 @@ PYBIND11_MODULE(_core, m) {
         {
           py::gil_scoped_release release;
           std::lock_guard<std::mutex> lock(g_run_mutex);
+          nnx::check_artifact_root(root, force);        // before the lock creates its file in the root
           const nnx::ArtifactRootLock root_lock(root);  // as the command line: one run per artifacts root
           records = nnx::run_profiles(profiles, root, options, force);
         }
