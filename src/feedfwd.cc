@@ -17,6 +17,16 @@ static_assert(std::endian::native == std::endian::little, "weights are hashed as
 
 namespace nnx {
 
+namespace {
+
+std::size_t value_count(const std::vector<std::int64_t>& shape) {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return static_cast<std::size_t>(n);
+}
+
+}  // namespace
+
 std::string shape_text(const std::vector<std::int64_t>& shape) {
   std::string s = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) {
@@ -35,9 +45,7 @@ FeedFwdNN::FeedFwdNN(const ModelConfig& config) : config_(config) {
     Parameter weight{prefix + ".weight", {widths[i + 1], widths[i]}, {}};
     Parameter bias{prefix + ".bias", {widths[i + 1]}, {}};
     for (Parameter* p : {&weight, &bias}) {
-      std::int64_t n = 1;
-      for (auto d : p->shape) n *= d;
-      p->values.resize(static_cast<std::size_t>(n));
+      p->values.resize(value_count(p->shape));
       generator.randn(p->values);
       for (float& v : p->values) v = v * std_value;
       parameters_.push_back(std::move(*p));
@@ -173,9 +181,7 @@ std::vector<float> FeedFwdNN::forward_eval(std::span<const float> input, std::in
 }
 
 std::vector<float> draw_input(const std::vector<std::int64_t>& shape, std::uint64_t seed) {
-  std::int64_t n = 1;
-  for (auto d : shape) n *= d;
-  std::vector<float> values(static_cast<std::size_t>(n));
+  std::vector<float> values(value_count(shape));
   TorchGenerator generator(seed);
   generator.randn(values);
   return values;
