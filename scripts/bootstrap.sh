@@ -32,7 +32,7 @@ if ((${#missing[@]})); then
   log "installing Debian packages: ${missing[*]}"
   SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 # --- ONNX Runtime shared library (npm package, file only) -------------------------------------

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "runtime_telemetry.h"
+
 #define ORT_API_MANUAL_INIT
 #include <onnxruntime_cxx_api.h>
 #undef ORT_API_MANUAL_INIT
@@ -82,6 +84,11 @@ std::shared_ptr<OrtLibrary> OrtLibrary::open(const std::optional<std::filesystem
     candidates.push_back("libonnxruntime.so.1");
   }
   std::string tried;
+  {
+    // Before the library's first environment exists (runtime_telemetry.h).
+    std::lock_guard<std::mutex> lock(g_api_mutex);
+    turn_off_runtime_telemetry();
+  }
   for (const auto& candidate : candidates) {
     dlerror();
     void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -113,6 +120,7 @@ std::shared_ptr<OrtLibrary> OrtLibrary::open(const std::optional<std::filesystem
       Ort::InitApi(api);
       try {
         lib->impl_->env = std::make_unique<Ort::Env>(ORT_LOGGING_LEVEL_ERROR, "nnx-conformance");
+        lib->impl_->env->DisableTelemetryEvents();
       } catch (const Ort::Exception& e) {
         throw RuntimeUnavailable(std::string("ONNX Runtime at ") + lib->location_ +
                                  " cannot create its environment: " + e.what());

@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "run_safety.h"
+#include "runtime_telemetry.h"
 
 #ifndef NNX_SOURCE_DIR
 #error "NNX_SOURCE_DIR must be defined (the CMake build defines it)"
@@ -135,7 +136,12 @@ std::string quote_bytes(std::string_view bytes, std::size_t limit) {
   return out;
 }
 
-std::vector<std::string> child_environment(const std::vector<std::pair<std::string, std::string>>& extra) {
+std::vector<std::string> child_environment(std::vector<std::pair<std::string, std::string>> extra) {
+  // The worker may import a Python onnxruntime (an exporter's optional helper): its telemetry stays off too.
+  for (auto& kv : runtime_telemetry_off_variables()) {
+    std::erase_if(extra, [&](const auto& given) { return given.first == kv.first; });
+    extra.push_back(std::move(kv));
+  }
   std::vector<std::string> env;
   for (char** entry = environ; entry && *entry; ++entry) {
     std::string_view text(*entry);

@@ -6,12 +6,10 @@ whose outputs are shifted or non-finite, and one that fails at run time. Everyth
 injected fault — checker, ONNX Runtime, parity, the record — is real.
 """
 import json
-import shutil
-import subprocess
 
 import pytest
 
-from conftest import CLI, run_cli, run_custom_profile
+from conftest import run_cli, run_custom_profile
 
 TORCHSCRIPT = "feedfwd-fp32-torchscript"
 
@@ -108,16 +106,3 @@ def test_static_batch_is_an_input_contract_failure(tmp_path):
     outcomes = {c["name"]: c["outcome"] for c in record["input_cases"]}
     assert outcomes == {"batch-1": "rejected", "batch-2": "match", "batch-3": "rejected",
                         "batch-7": "rejected", "width-5": "rejected"}
-
-
-def test_a_run_opens_no_network_connection(tmp_path):
-    if shutil.which("strace") is None:
-        pytest.fail("strace is needed to watch the run's system calls (make bootstrap installs it)")
-    trace = tmp_path / "trace.txt"
-    done = subprocess.run(["strace", "-f", "-qq", "-e", "trace=connect", "-o", str(trace), str(CLI), "run",
-                           "--output", str(tmp_path / "r.json"), "--profile", TORCHSCRIPT],
-                          capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stdout + done.stderr
-    calls = [line for line in trace.read_text().splitlines() if "connect(" in line]
-    inet = [line for line in calls if "AF_INET" in line]
-    assert inet == [], inet
