@@ -19,15 +19,15 @@
 #include <string>
 #include <vector>
 
-#include "artifact_folder.h"
-#include "artifacts.h"
-#include "execute_record.h"
-#include "feedfwd.h"
-#include "json_strict.h"
-#include "onnx_runtime.h"
-#include "sha256.h"
-#include "stage_load.h"
-#include "validate_record.h"
+#include "artifacts/artifact_folder.h"
+#include "artifacts/artifacts.h"
+#include "app/execute_record.h"
+#include "model/feedfwd.h"
+#include "base/json_strict.h"
+#include "runtime/onnx_runtime.h"
+#include "base/sha256.h"
+#include "stages/stage_load.h"
+#include "record/validate_record.h"
 
 namespace {
 

@@ -17,12 +17,12 @@
 #include <string>
 #include <vector>
 
-#include "execute_record.h"
-#include "feedfwd.h"
-#include "json_strict.h"
-#include "model_config.h"
-#include "onnx_runtime.h"
-#include "stage_load.h"
+#include "app/execute_record.h"
+#include "model/feedfwd.h"
+#include "base/json_strict.h"
+#include "model/model_config.h"
+#include "runtime/onnx_runtime.h"
+#include "stages/stage_load.h"
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "artifact_path.h"
+#include "artifacts/artifact_path.h"
 
 namespace {
 

@@ -15,10 +15,10 @@
 #include <string>
 #include <string_view>
 
-#include "failure.h"
-#include "json_python.h"
-#include "json_strict.h"
-#include "validate_record.h"
+#include "base/failure.h"
+#include "base/json_python.h"
+#include "base/json_strict.h"
+#include "record/validate_record.h"
 
 namespace {
 

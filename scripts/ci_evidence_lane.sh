@@ -133,7 +133,7 @@ ok "(c) both profiles passed in $(($(seconds) - t0)) s"
 # --- (d) pytest, zero skips -----------------------------------------------------------------------------------
 step "(d) pytest with NNX_REQUIRE_ONNX_RUNTIME=1 → conformance/pytest.xml"
 rm -f "$OUT/pytest.xml"
-NNX_BUILD_DIR="$BUILD" NNX_REQUIRE_ONNX_RUNTIME=1 "$VENV_PY" -m pytest tests -q -rs --junitxml="$OUT/pytest.xml"
+NNX_BUILD_DIR="$BUILD" NNX_REQUIRE_ONNX_RUNTIME=1 "$VENV_PY" -m pytest tests/e2e -q -rs --junitxml="$OUT/pytest.xml"
 rc=$?
 if [[ $rc -ne 0 ]]; then
   [[ $rc -eq 5 ]] && fail "(d) pytest collected no tests"

@@ -30,11 +30,12 @@ command -v "$CXX" >/dev/null || { log "$CXX not found (scripts/bootstrap.sh inst
 command -v ninja >/dev/null || { log "ninja not found (scripts/bootstrap.sh installs ninja-build)"; exit 1; }
 
 # The core sources each target needs (nothing that needs ONNX Runtime, BLAS or the worker).
-JSON_SOURCES=(json_strict json_python validate_record artifact_path artifacts artifact_folder sha256 failure
-              json_fields profile_rebuild profile model_config record)
+JSON_SOURCES=(base/json_strict base/json_python record/validate_record artifacts/artifact_path artifacts/artifacts
+              artifacts/artifact_folder base/sha256 base/failure base/json_fields record/profile_rebuild
+              profile/profile model/model_config record/record)
 declare -A TARGET_SOURCES=(
   [json_record_fuzzer]="${JSON_SOURCES[*]}"
-  [artifact_path_fuzzer]="artifact_path"
+  [artifact_path_fuzzer]="artifacts/artifact_path"
 )
 
 targets=("$@")

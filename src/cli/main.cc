@@ -7,8 +7,8 @@
 #include <iostream>
 
 #include "commands.h"
-#include "failure.h"
-#include "run_safety.h"
+#include "base/failure.h"
+#include "base/run_safety.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"nnx-conformance: executes exported networks in ONNX Runtime and records what they compute",

@@ -5,17 +5,17 @@
 
 #include <iostream>
 
-#include "artifact_folder.h"
-#include "artifacts.h"
+#include "artifacts/artifact_folder.h"
+#include "artifacts/artifacts.h"
 #include "commands.h"
-#include "execute_record.h"
-#include "failure.h"
-#include "json_strict.h"
-#include "onnx_runtime.h"
-#include "report.h"
-#include "run_safety.h"
-#include "json_python.h"
-#include "validate_record.h"
+#include "app/execute_record.h"
+#include "base/failure.h"
+#include "base/json_strict.h"
+#include "runtime/onnx_runtime.h"
+#include "record/report.h"
+#include "base/run_safety.h"
+#include "base/json_python.h"
+#include "record/validate_record.h"
 
 namespace nnx::cli {
 

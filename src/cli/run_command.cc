@@ -4,13 +4,13 @@
 #include <iostream>
 
 #include "commands.h"
-#include "failure.h"
-#include "profile.h"
-#include "report.h"
-#include "run_profile.h"
-#include "run_profiles.h"
-#include "run_safety.h"
-#include "worker_process.h"
+#include "base/failure.h"
+#include "profile/profile.h"
+#include "record/report.h"
+#include "app/run_profile.h"
+#include "app/run_profiles.h"
+#include "base/run_safety.h"
+#include "worker/worker_process.h"
 
 namespace nnx::cli {
 

@@ -20,20 +20,20 @@
 #include <utility>
 #include <vector>
 
-#include "artifact_folder.h"
-#include "artifacts.h"
-#include "execute_record.h"
-#include "failure.h"
-#include "json_python.h"
-#include "json_strict.h"
-#include "onnx_runtime.h"
-#include "profile.h"
-#include "report.h"
-#include "run_profile.h"
-#include "run_profiles.h"
-#include "run_safety.h"
-#include "validate_record.h"
-#include "worker_process.h"
+#include "artifacts/artifact_folder.h"
+#include "artifacts/artifacts.h"
+#include "app/execute_record.h"
+#include "base/failure.h"
+#include "base/json_python.h"
+#include "base/json_strict.h"
+#include "runtime/onnx_runtime.h"
+#include "profile/profile.h"
+#include "record/report.h"
+#include "app/run_profile.h"
+#include "app/run_profiles.h"
+#include "base/run_safety.h"
+#include "record/validate_record.h"
+#include "worker/worker_process.h"
 
 namespace py = pybind11;
 using nnx::json;

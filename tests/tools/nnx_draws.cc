@@ -3,7 +3,7 @@
 // Creates ONE nnx::TorchGenerator(SEED) and, for each Ni in order, draws randn of Ni float32 values from it,
 // printing one line per tensor: each value's bits as 8 lowercase hex digits, space-separated (an empty line
 // for Ni = 0). The kernel follows ATEN_CPU_CAPABILITY and the CPU, as torch does; the chosen kernel is
-// printed to stderr. Used by tests/test_draws_match_pytorch.py to compare with real torch.
+// printed to stderr. Used by tests/e2e/test_draws_match_pytorch.py to compare with real torch.
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -12,7 +12,7 @@
 #include <system_error>
 #include <vector>
 
-#include "torch_random.h"
+#include "model/torch_random.h"
 
 namespace {
 

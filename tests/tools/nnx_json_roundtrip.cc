@@ -1,13 +1,13 @@
 // nnx_json_roundtrip canonical|pretty FILE
 // Reads FILE as strict JSON and prints dumps_canonical (or dumps_pretty) of it followed by one newline.
 // Exit 0 on success, 1 when the file is refused (message on stderr), 2 on a usage error.
-// Used by tests/test_json_writer_matches_python.py to compare the writer with Python's json.dumps.
+// Used by tests/e2e/test_json_writer_matches_python.py to compare the writer with Python's json.dumps.
 #include <cstdio>
 #include <iostream>
 #include <string>
 
-#include "json_python.h"
-#include "json_strict.h"
+#include "base/json_python.h"
+#include "base/json_strict.h"
 
 int main(int argc, char** argv) {
   const std::string mode = argc == 3 ? argv[1] : "";

@@ -3,12 +3,12 @@
 //   nnx_run_profile PROFILE_JSON ARTIFACT_ROOT
 #include <iostream>
 
-#include "failure.h"
-#include "json_python.h"
-#include "json_strict.h"
-#include "profile.h"
-#include "report.h"
-#include "run_profile.h"
+#include "base/failure.h"
+#include "base/json_python.h"
+#include "base/json_strict.h"
+#include "profile/profile.h"
+#include "record/report.h"
+#include "app/run_profile.h"
 
 int main(int argc, char** argv) {
   if (argc != 3) {

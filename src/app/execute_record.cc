@@ -1,0 +1,82 @@
+#include "app/execute_record.h"
+
+#include <sys/utsname.h>
+
+#include "base/failure.h"
+#include "model/feedfwd.h"
+#include "model/model_config.h"
+#include "runtime/onnx_runtime.h"
+#include "record/record.h"
+#include "stages/stage_load.h"
+#include "record/validate_record.h"
+
+namespace nnx {
+namespace {
+
+std::string platform_text() {
+  struct utsname u {};
+  if (::uname(&u) != 0) return "unknown";
+  return std::string(u.sysname) + "-" + u.release + "-" + u.machine;
+}
+
+}  // namespace
+
+bool is_report(const json& value) { return value.is_object() && value.contains("profiles"); }
+
+std::vector<json> records_of(const json& value) {
+  if (!is_report(value)) return {value};
+  std::vector<std::string> problems;
+  for (const auto& [key, _] : value.items()) {
+    if (key != "format" && key != "status" && key != "profiles") problems.push_back("report: unknown key " + key);
+  }
+  if (!value.contains("format") || value["format"] != kFormat) problems.push_back("report: format is not nnx.export-conformance/1");
+  if (!value["profiles"].is_array()) problems.push_back("report: profiles must be a list");
+  if (!value.contains("status") || !value["status"].is_string()) problems.push_back("report: status must be a string");
+  if (problems.empty()) {
+    bool passed = !value["profiles"].empty();
+    for (const auto& r : value["profiles"]) passed = passed && r.is_object() && r.value("status", "") == "passed";
+    if (value["status"] != (passed ? "passed" : "failed")) {
+      problems.push_back("report: status \"" + value["status"].get<std::string>() + "\" contradicts its profiles");
+    }
+  }
+  if (!problems.empty()) {
+    std::string message = "malformed report:";
+    for (const auto& p : problems) message += "\n  " + p;
+    throw ConformanceError(message);
+  }
+  return value["profiles"].get<std::vector<json>>();
+}
+
+json execute_record(const json& input, const std::filesystem::path& root, const ExecuteOptions& options) {
+  validate_record(input);
+  if (input["stages"]["check"]["status"] != "passed") {
+    throw ConformanceError("record of \"" + input["profile"].get<std::string>() +
+                           "\" cannot be executed: its check stage did not pass, so no artifacts were recorded");
+  }
+  auto library = OrtLibrary::open(options.onnxruntime_library);
+  std::vector<std::string> problems;
+  const ModelConfig config = model_config_from_json(input["config"], problems);
+  if (!problems.empty()) throw ConformanceError("record config cannot be rebuilt: " + problems.front());
+  const FeedFwdNN native(config);
+  const std::string digest = native.weights_sha256();
+  if (digest != input["config"]["weights_sha256"]) {
+    throw ConformanceError("rebuilt weights have SHA-256 " + digest + ", the record says " +
+                           input["config"]["weights_sha256"].get<std::string>());
+  }
+  json record = input;
+  record["versions"]["nnx"] = NNX_VERSION;
+  record["versions"]["onnxruntime"] = library->version();
+  record["versions"]["onnxruntime_library"] = library->location();
+  record["versions"]["platform"] = platform_text();
+  record["versions"]["executed_by"] = "nnx-conformance execute (C++ only)";
+  record["runtime"]["version"] = library->version();
+  reset_input_cases(record);
+  for (Stage s : {Stage::load, Stage::parity}) {
+    record["stages"][std::string(stage_name(s))] = {{"status", "not_run"}, {"failure", nullptr}, {"detail", nullptr}};
+  }
+  if (auto session = run_load(record, root, library)) run_parity(record, *session, native);
+  finalize_record(record);
+  return record;
+}
+
+}  // namespace nnx

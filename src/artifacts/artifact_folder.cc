@@ -1,0 +1,174 @@
+#include "artifacts/artifact_folder.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "base/sha256.h"
+
+namespace nnx {
+namespace {
+
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  ~Fd() { if (fd_ >= 0) ::close(fd_); }
+  Fd(Fd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  Fd& operator=(Fd&& o) noexcept { std::swap(fd_, o.fd_); return *this; }
+  Fd(const Fd&) = delete;
+  int get() const { return fd_; }
+  int release() { int f = fd_; fd_ = -1; return f; }
+
+ private:
+  int fd_;
+};
+
+std::string os_error(const std::string& what, int err) { return what + ": " + std::strerror(err); }
+
+Fd open_root(const std::filesystem::path& folder) {
+  int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    struct stat st {};
+    if (err == ELOOP || err == ENOTDIR) {
+      if (::lstat(folder.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+        throw ArtifactIoError(folder.string() + ": a symlink (artifact folders are never followed)");
+      }
+      if (err == ENOTDIR) throw ArtifactIoError(folder.string() + ": not a folder");
+    }
+    throw ArtifactIoError(os_error(folder.string(), err));
+  }
+  return Fd(fd);
+}
+
+void walk(int dir_fd, const std::string& prefix, const std::filesystem::path& shown,
+          std::vector<FolderEntry>& out) {
+  int dup_fd = ::dup(dir_fd);
+  if (dup_fd < 0) throw ArtifactIoError(os_error(shown.string(), errno));
+  DIR* dir = ::fdopendir(dup_fd);
+  if (!dir) {
+    const int err = errno;
+    ::close(dup_fd);
+    throw ArtifactIoError(os_error(shown.string(), err));
+  }
+  std::vector<std::string> names;
+  errno = 0;
+  while (dirent* e = ::readdir(dir)) {
+    std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  const int read_err = errno;
+  ::closedir(dir);
+  if (read_err) throw ArtifactIoError(os_error(shown.string(), read_err));
+  std::sort(names.begin(), names.end());
+  for (const auto& name : names) {
+    const std::string rel = prefix.empty() ? name : prefix + "/" + name;
+    struct stat st {};
+    if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      throw ArtifactIoError(os_error((shown / name).string(), errno));
+    }
+    if (S_ISLNK(st.st_mode)) {
+      out.push_back({rel, EntryKind::symlink});
+    } else if (S_ISDIR(st.st_mode)) {
+      out.push_back({rel, EntryKind::directory});
+      Fd child(::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (child.get() < 0) throw ArtifactIoError(os_error((shown / name).string(), errno));
+      walk(child.get(), rel, shown / name, out);
+    } else if (S_ISREG(st.st_mode)) {
+      out.push_back({rel, EntryKind::regular});
+    } else {
+      out.push_back({rel, EntryKind::other});
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<FolderEntry> list_folder(const std::filesystem::path& folder) {
+  Fd root = open_root(folder);
+  std::vector<FolderEntry> out;
+  walk(root.get(), "", folder, out);
+  std::sort(out.begin(), out.end(), [](const FolderEntry& a, const FolderEntry& b) { return a.path < b.path; });
+  return out;
+}
+
+FileDigest hash_file(const std::filesystem::path& folder, const std::string& relative, bool keep_contents,
+                     std::optional<std::uint64_t> max_bytes) {
+  FileDigest result;
+  Fd dir = open_root(folder);
+  // Walk the intermediate folders one component at a time, never following a link.
+  std::size_t start = 0;
+  std::string leaf;
+  while (true) {
+    const std::size_t slash = relative.find('/', start);
+    if (slash == std::string::npos) {
+      leaf = relative.substr(start);
+      break;
+    }
+    const std::string part = relative.substr(start, slash - start);
+    struct stat st {};
+    if (::fstatat(dir.get(), part.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno == ENOENT || errno == ENOTDIR) { result.status = FileDigest::Status::missing; return result; }
+      throw ArtifactIoError(os_error((folder / relative).string(), errno));
+    }
+    if (S_ISLNK(st.st_mode)) { result.status = FileDigest::Status::symlink; return result; }
+    if (!S_ISDIR(st.st_mode)) { result.status = FileDigest::Status::missing; return result; }
+    Fd next(::openat(dir.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (next.get() < 0) throw ArtifactIoError(os_error((folder / relative).string(), errno));
+    dir = std::move(next);
+    start = slash + 1;
+  }
+  struct stat st {};
+  if (::fstatat(dir.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) { result.status = FileDigest::Status::missing; return result; }
+    throw ArtifactIoError(os_error((folder / relative).string(), errno));
+  }
+  if (S_ISLNK(st.st_mode)) { result.status = FileDigest::Status::symlink; return result; }
+  if (!S_ISREG(st.st_mode)) { result.status = FileDigest::Status::not_regular; return result; }
+  // O_NONBLOCK: should the entry be swapped for a FIFO after the check, opening it does not block.
+  Fd file(::openat(dir.get(), leaf.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (file.get() < 0) {
+    if (errno == ELOOP) { result.status = FileDigest::Status::symlink; return result; }
+    if (errno == ENOENT) { result.status = FileDigest::Status::missing; return result; }
+    throw ArtifactIoError(os_error((folder / relative).string(), errno));
+  }
+  if (::fstat(file.get(), &st) != 0) throw ArtifactIoError(os_error((folder / relative).string(), errno));
+  if (!S_ISREG(st.st_mode)) { result.status = FileDigest::Status::not_regular; return result; }
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (max_bytes && size > *max_bytes) {
+    result.status = FileDigest::Status::too_large;
+    result.bytes = size;
+    return result;
+  }
+  Sha256 hash;
+  std::vector<std::byte> buffer(1 << 20);
+  if (keep_contents) result.contents.reserve(size);
+  std::uint64_t total = 0;
+  while (true) {
+    const ssize_t n = ::read(file.get(), buffer.data(), buffer.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw ArtifactIoError(os_error((folder / relative).string(), errno));
+    }
+    if (n == 0) break;
+    total += static_cast<std::uint64_t>(n);
+    if (max_bytes && total > *max_bytes) {  // grew while being read
+      result.status = FileDigest::Status::too_large;
+      result.bytes = total;
+      result.contents.clear();
+      return result;
+    }
+    hash.update(buffer.data(), static_cast<std::size_t>(n));
+    if (keep_contents) result.contents.insert(result.contents.end(), buffer.begin(), buffer.begin() + n);
+  }
+  result.bytes = total;
+  result.sha256 = hash.hex_digest();
+  return result;
+}
+
+}  // namespace nnx

@@ -1,0 +1,160 @@
+#include "artifacts/artifacts.h"
+
+#include <set>
+
+#include "artifacts/artifact_folder.h"
+#include "artifacts/artifact_path.h"
+#include "base/failure.h"
+#include "profile/profile.h"
+#include "base/sha256.h"
+
+namespace nnx {
+
+json ArtifactEntry::to_json() const {
+  return json{{"path", path}, {"role", role}, {"bytes", bytes}, {"sha256", sha256}};
+}
+
+std::vector<ArtifactEntry> build_manifest(const std::filesystem::path& folder,
+                                          const std::vector<std::string>& external_locations) {
+  std::vector<FolderEntry> entries;
+  try {
+    entries = list_folder(folder);
+  } catch (const ArtifactIoError& e) {
+    throw StageFailure(FailureClass::checker_error, json(std::string("artifact folder: ") + e.what()));
+  }
+  std::set<std::string> external;
+  std::vector<std::string> problems;
+  for (const auto& location : external_locations) {
+    std::string why;
+    auto normal = normalize_artifact_path(location, &why);
+    if (!normal) {
+      problems.push_back("external data location \"" + location + "\" is not a valid artifact path (" + why + ")");
+    } else {
+      external.insert(*normal);
+    }
+  }
+  std::set<std::string> written;
+  std::vector<ArtifactEntry> manifest;
+  for (const auto& e : entries) {
+    if (e.kind == EntryKind::directory) continue;
+    if (e.kind == EntryKind::symlink) {
+      problems.push_back(e.path + ": a symlink");
+      continue;
+    }
+    if (e.kind == EntryKind::other) {
+      problems.push_back(e.path + ": not a regular file");
+      continue;
+    }
+    FileDigest d = hash_file(folder, e.path, false);
+    if (d.status != FileDigest::Status::ok) {
+      problems.push_back(e.path + ": changed while it was listed");
+      continue;
+    }
+    written.insert(e.path);
+    const std::string role = e.path == kModelFile ? "model" : external.count(e.path) ? "external-data" : "sidecar";
+    manifest.push_back({e.path, role, d.bytes, d.sha256});
+  }
+  if (!written.count(kModelFile)) problems.push_back(std::string(kModelFile) + ": not written");
+  for (const auto& location : external) {
+    if (!written.count(location)) problems.push_back(location + ": referenced as external data but not written");
+  }
+  if (!problems.empty()) {
+    std::string message = "the artifact folder cannot be listed as written:";
+    for (const auto& p : problems) message += "\n  " + p;
+    throw StageFailure(FailureClass::checker_error, json(message));
+  }
+  return manifest;
+}
+
+VerifyOutcome verify_artifacts(const json& record, const std::filesystem::path& root, bool keep_contents) {
+  if (!record.is_object() || !record.contains("artifacts") || !record["artifacts"].is_object()) {
+    throw ConformanceError("malformed record: no artifacts object");
+  }
+  const json& artifacts = record["artifacts"];
+  if (!artifacts.contains("directory") || !artifacts["directory"].is_string()) {
+    throw ConformanceError("malformed record: artifacts.directory must be a string");
+  }
+  const std::string directory = artifacts["directory"].get<std::string>();
+  if (!is_plain_name(directory)) {
+    throw ConformanceError("malformed record: artifacts.directory \"" + directory +
+                           "\" is not a plain name ([A-Za-z0-9._-]+, not . or ..)");
+  }
+  if (!artifacts.contains("files") || !artifacts["files"].is_array()) {
+    throw ConformanceError("malformed record: artifacts.files must be a list");
+  }
+  struct Listed { std::string path; std::uint64_t bytes; std::string sha256; };
+  std::vector<Listed> listed;
+  std::set<std::string> listed_paths;
+  for (const auto& f : artifacts["files"]) {
+    if (!f.is_object() || !f.contains("path") || !f["path"].is_string() || !f.contains("bytes") ||
+        !f["bytes"].is_number_unsigned() || !f.contains("sha256") || !f["sha256"].is_string() ||
+        !is_sha256_hex(f["sha256"].get<std::string>())) {
+      throw ConformanceError("malformed record: every artifacts.files entry needs a path, bytes and a sha256");
+    }
+    std::string why;
+    auto normal = normalize_artifact_path(f["path"].get<std::string>(), &why);
+    if (!normal) {
+      throw ConformanceError("malformed record: artifact path \"" + f["path"].get<std::string>() + "\": " + why);
+    }
+    if (!listed_paths.insert(*normal).second) {
+      throw ConformanceError("malformed record: artifact path \"" + *normal + "\" is listed twice");
+    }
+    listed.push_back({*normal, f["bytes"].get<std::uint64_t>(), f["sha256"].get<std::string>()});
+  }
+  if (!std::filesystem::is_directory(root)) {
+    throw ConformanceError("artifact root \"" + root.string() + "\" is not a folder");
+  }
+  const std::filesystem::path folder = root / directory;
+  VerifyOutcome out;
+  std::vector<FolderEntry> entries;
+  try {
+    entries = list_folder(folder);
+  } catch (const ArtifactIoError& e) {
+    std::error_code ec;
+    auto st = std::filesystem::symlink_status(folder, ec);
+    if (!ec && st.type() == std::filesystem::file_type::symlink) {
+      out.problems.push_back(directory + ": a symlink");
+      return out;
+    }
+    if (!ec && st.type() == std::filesystem::file_type::not_found) {
+      for (const auto& l : listed) out.problems.push_back(l.path + ": missing");
+      if (listed.empty()) out.problems.push_back(directory + ": missing");
+      return out;
+    }
+    throw;
+  }
+  for (const auto& l : listed) {
+    FileDigest d = hash_file(folder, l.path, keep_contents, l.bytes);
+    switch (d.status) {
+      case FileDigest::Status::missing: out.problems.push_back(l.path + ": missing"); break;
+      case FileDigest::Status::symlink: out.problems.push_back(l.path + ": a symlink"); break;
+      case FileDigest::Status::not_regular: out.problems.push_back(l.path + ": not a regular file"); break;
+      case FileDigest::Status::too_large:
+        out.problems.push_back(l.path + ": hash mismatch (larger than the recorded " + std::to_string(l.bytes) +
+                               " bytes)");
+        break;
+      case FileDigest::Status::ok:
+        if (d.bytes != l.bytes) {
+          out.problems.push_back(l.path + ": hash mismatch (" + std::to_string(d.bytes) + " bytes, recorded " +
+                                 std::to_string(l.bytes) + ")");
+        } else if (d.sha256 != l.sha256) {
+          out.problems.push_back(l.path + ": hash mismatch");
+        } else if (keep_contents) {
+          out.contents[l.path] = std::move(d.contents);
+        }
+        break;
+    }
+  }
+  for (const auto& e : entries) {
+    if (e.kind == EntryKind::directory || listed_paths.count(e.path)) continue;
+    if (e.kind == EntryKind::symlink) {
+      out.problems.push_back(e.path + ": a symlink");
+    } else {
+      out.problems.push_back(e.path + ": not in the record");
+    }
+  }
+  if (!out.ok()) out.contents.clear();
+  return out;
+}
+
+}  // namespace nnx

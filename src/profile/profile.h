@@ -1,0 +1,76 @@
+// A conformance profile: everything a parity claim depends on (record-format §3).
+//
+// A Profile is plain data with the spec's defaults. `problems()` names every violation of the limits,
+// including a Profile that reuses a tested name with other settings; nothing may run unless it is empty.
+// The tested profiles are `feedfwd-fp32-torchscript` and `feedfwd-fp32-dynamo`; a tested name stands
+// for its exact canonical settings text.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/model_config.h"
+
+namespace nnx {
+
+using json = nlohmann::json;
+
+struct InputCase {
+  std::string name;
+  std::vector<std::int64_t> shape;  // [batch, width]
+  std::uint64_t seed = 0;
+  std::string expect;               // "match" or "rejected"
+};
+
+struct Profile {
+  std::string name;
+  std::string exporter = "torchscript";  // "torchscript" | "dynamo"
+  std::int64_t opset_version = 17;
+  std::int64_t export_batch = 2;
+  bool dynamic_batch = true;
+  std::vector<std::int64_t> batches = {1, 2, 3, 7};
+  double rtol = 1e-4;
+  double atol = 1e-5;
+  std::string runtime = "onnxruntime";
+  std::string provider = "CPUExecutionProvider";
+  std::string dtype = "float32";
+  ModelConfig model;
+
+  bool dynamo() const { return exporter == "dynamo"; }
+  // The record's exporter options: exactly 7 keys.
+  json exporter_options() const;
+  // Python modules the worker must import, plus "onnxruntime" (the runtime library, checked by the core).
+  std::vector<std::string> requirements() const;
+  // One `batch-<b>` case per batch (seed 1000+b, expect match), then `width-<input_dim+1>` (seed 2000).
+  std::vector<InputCase> input_cases() const;
+  // The settings compared as canonical text (record-format §3).
+  json settings() const;
+  std::string canonical_settings_text() const;
+
+  // Every problem with this profile; empty when it may run.
+  std::vector<std::string> problems() const;
+};
+
+inline constexpr const char* kTorchscriptProfile = "feedfwd-fp32-torchscript";
+inline constexpr const char* kDynamoProfile = "feedfwd-fp32-dynamo";
+
+// The tested profiles in run order (torchscript, then dynamo).
+const std::vector<Profile>& tested_profiles();
+std::optional<Profile> tested_profile(const std::string& name);
+bool is_tested_name(const std::string& name);
+
+// A plain name matches [A-Za-z0-9._-]+ and is neither "." nor "..".
+bool is_plain_name(const std::string& name);
+
+// Builds a Profile from a JSON object with the field names above (missing fields take their defaults;
+// `model` may be partial). Type errors and unknown keys are appended to `problems`.
+Profile profile_from_json(const json& value, std::vector<std::string>& problems);
+
+// Throws ConformanceError naming every problem when the profile may not run.
+void require_valid(const Profile& profile);
+
+}  // namespace nnx

@@ -1,0 +1,53 @@
+"""Shared fixtures for the end-to-end tests: the built binaries and a way to run them.
+
+Every test here uses the real components: the C++ core, the real PyTorch exporters in the worker, the
+real ONNX checker and the real ONNX Runtime library. With NNX_REQUIRE_ONNX_RUNTIME=1 (as `make test`
+sets it) a missing runtime fails the tests instead of skipping them.
+"""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("NNX_BUILD_DIR", REPO / "build"))
+CLI = BUILD / "nnx-conformance"
+RUN_PROFILE_TOOL = BUILD / "nnx_run_profile"
+BUNDLED_ORT = REPO / ".deps" / "onnxruntime" / "lib" / "libonnxruntime.so.1"
+
+
+def require_runtime():
+    if not BUNDLED_ORT.exists() and not os.environ.get("NNX_ONNXRUNTIME_LIBRARY"):
+        if os.environ.get("NNX_REQUIRE_ONNX_RUNTIME") == "1":
+            pytest.fail("ONNX Runtime library is missing and NNX_REQUIRE_ONNX_RUNTIME=1")
+        pytest.skip("ONNX Runtime library is missing")
+
+
+def run_cli(*args, env=None, timeout=900):
+    require_runtime()
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    return subprocess.run([str(CLI), *map(str, args)], capture_output=True, text=True, env=full_env,
+                          timeout=timeout)
+
+
+def run_custom_profile(profile: dict, root: Path, env=None):
+    """Runs one custom profile through the core (test tool) and returns (exit code, record)."""
+    require_runtime()
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    done = subprocess.run([str(RUN_PROFILE_TOOL), json.dumps(profile), str(root)], capture_output=True,
+                          text=True, env=full_env, timeout=900)
+    assert done.stdout, done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+@pytest.fixture(scope="session")
+def both_profiles(tmp_path_factory):
+    """One real run of both tested profiles: (completed process, report, artifacts folder)."""
+    out = tmp_path_factory.mktemp("both")
+    done = run_cli("run", "--output", out / "report.json")
+    report = json.loads((out / "report.json").read_text()) if (out / "report.json").exists() else None
+    return done, report, out / "report-artifacts"

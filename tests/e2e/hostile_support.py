@@ -1,0 +1,218 @@
+"""Helpers shared by the tests/e2e/test_hostile_*.py files (this module holds no tests).
+
+Everything here works on real processes: a marker in the environment that every descendant of a run
+inherits (so a test can prove, from /proc, that no process of the run is left), a real CLI started with
+Popen (so a test can signal it), and a hostile worker script that stands in for the Python exporter worker
+(NNX_WORKER_SCRIPT) where a misbehaviour cannot be produced by the real worker's test faults.
+"""
+import json
+import os
+import shutil
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from conftest import BUILD, BUNDLED_ORT, CLI, require_runtime
+
+TORCHSCRIPT = "feedfwd-fp32-torchscript"
+DYNAMO = "feedfwd-fp32-dynamo"
+SPY = BUILD / "libnnx_ort_spy.so"
+MARK = "NNX_HOSTILE_TEST_MARK"
+
+
+def marked_env(extra=None):
+    """(environment for a child, marker): every descendant inherits MARK=marker."""
+    marker = uuid.uuid4().hex
+    env = dict(os.environ)
+    env.pop("NNX_TEST_FAULT", None)
+    env.pop("NNX_TEST_PAUSE_AFTER_VERIFY", None)
+    env[MARK] = marker
+    env.update({k: str(v) for k, v in (extra or {}).items()})
+    return env, marker
+
+
+def processes_with(marker):
+    """Live (not zombie) processes whose environment holds MARK=marker: [(pid, command line)]."""
+    needle = f"{MARK}={marker}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            if stat[stat.rindex(")") + 2] == "Z":
+                continue
+            if needle in Path(f"/proc/{entry}/environ").read_bytes().split(b"\0"):
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                found.append((int(entry), cmdline.strip()))
+        except (FileNotFoundError, ProcessLookupError, PermissionError, ValueError, IndexError):
+            continue
+    return found
+
+
+def assert_no_process_left(marker, grace=5.0):
+    deadline = time.monotonic() + grace
+    while True:
+        left = processes_with(marker)
+        if not left:
+            return
+        if time.monotonic() > deadline:
+            pytest.fail(f"processes of the run are left behind: {left}")
+        time.sleep(0.05)
+
+
+def wait_for(predicate, timeout, what):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.02)
+
+
+def start_cli(*args, env):
+    """The real CLI as a child process (stdout and stderr captured), for tests that signal it."""
+    require_runtime()
+    return subprocess.Popen([str(CLI), *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+
+
+def finish(proc, timeout=600):
+    """(exit code, stdout, stderr) of a started CLI; kills it (and fails) when it does not end in time."""
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"the CLI did not end within {timeout} s; stdout={out!r} stderr={err!r}")
+    return proc.returncode, out, err
+
+
+def cli(*args, env, timeout=900):
+    require_runtime()
+    return subprocess.run([str(CLI), *map(str, args)], capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def only_record(report_path):
+    report = json.loads(Path(report_path).read_text())
+    (record,) = report["profiles"]
+    return record
+
+
+def assert_valid_report(report_path, env=None):
+    done = cli("validate", report_path, env=env or dict(os.environ))
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def stage_statuses(record):
+    return [record["stages"][s]["status"] for s in ("dependencies", "export", "check", "load", "parity")]
+
+
+def spy_env(tmp_path):
+    """Environment entries that make the spy library (tests/fakes/ort_spy.cc) stand in for ONNX Runtime: it
+    forwards every call to the real library and logs each session creation to the returned file."""
+    log = tmp_path / "spy.log"
+    return {"NNX_ONNXRUNTIME_LIBRARY": str(SPY), "NNX_SPY_REAL_ORT": str(BUNDLED_ORT), "NNX_SPY_LOG": str(log)}, log
+
+
+def copy_report(both_profiles, tmp_path):
+    """A private copy of the session's both-profiles report and artifacts: (report path, artifact root)."""
+    done, report, artifacts = both_profiles
+    assert done.returncode == 0, done.stdout + done.stderr
+    root = tmp_path / "artifacts"
+    shutil.copytree(artifacts, root, symlinks=True)
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(report, sort_keys=True, indent=2) + "\n")
+    return path, root
+
+
+def tree_digest(folder):
+    """{relative path: (kind, bytes or link target)} of everything under folder, links never followed."""
+    out = {}
+    folder = Path(folder)
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        for name in dirnames + filenames:
+            p = Path(dirpath) / name
+            rel = str(p.relative_to(folder))
+            if p.is_symlink():
+                out[rel] = ("link", os.readlink(p))
+            elif p.is_dir():
+                out[rel] = ("dir", None)
+            else:
+                out[rel] = ("file", p.read_bytes())
+    return out
+
+
+# A stand-in for worker/nnx_worker.py that misbehaves as NNX_HOSTILE_MODE says (protocol: worker/PROTOCOL.md).
+HOSTILE_WORKER = r'''
+import json, os, shutil, signal, subprocess, sys, time
+
+MODE = os.environ["NNX_HOSTILE_MODE"]
+response = os.fdopen(3, "wb", buffering=0)
+
+
+def answer(obj):
+    response.write((json.dumps(obj) + "\n").encode())
+
+
+def signature(name, width):
+    return [{"name": name, "dtype": "float", "shape": ["batch", width]}]
+
+
+for line in sys.stdin:
+    request = json.loads(line)
+    op = request.get("op")
+    if op == "dependencies":
+        answer({"ok": True, "versions": {m: "0+hostile" for m in request["modules"]}, "problems": [],
+                "environment": {"python": sys.version.split()[0], "platform": "hostile test worker"}})
+    elif op == "export":
+        out = request["output_dir"]
+        os.makedirs(out, exist_ok=True)
+        if MODE == "response-flood":          # an answer line longer than the core's response bound
+            chunk = b"y" * (1 << 20)
+            response.write(b'{"ok": true, "pad": "')
+            while True:
+                response.write(chunk)
+        if MODE == "stdout-forever":          # output without end on stdout, never an answer
+            chunk = b"z" * 65535 + b"\n"
+            while True:
+                os.write(1, chunk)
+        if MODE == "grandchild-then-segv":    # leaves a child in its process group, then crashes
+            child = subprocess.Popen(["sleep", "600"])
+            with open(os.environ["NNX_HOSTILE_PIDFILE"], "w") as f:
+                f.write(f"{os.getpid()} {child.pid}\n")
+            os.kill(os.getpid(), signal.SIGSEGV)
+        model = os.path.join(out, "model.onnx")
+        if MODE == "symlinked-model":         # model.onnx is a link to a real model elsewhere
+            os.symlink(os.environ["NNX_HOSTILE_MODEL"], model)
+        else:
+            shutil.copyfile(os.environ["NNX_HOSTILE_MODEL"], model)
+        if MODE == "fifo-artifact":           # a FIFO nobody writes, next to a real model
+            os.mkfifo(os.path.join(out, "model.onnx.data"))
+        if MODE == "socket-artifact":         # a socket, next to a real model
+            import socket
+            here = os.getcwd()
+            os.chdir(out)
+            socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).bind("listener.sock")
+            os.chdir(here)
+        answer({"ok": True, "exception": None, "log": "", "warnings": [], "changed": [],
+                "model_state": {"parameters": True, "gradients": True, "modes": True}, "wrote_model": True,
+                "files": sorted(os.listdir(out)), "fault": None})
+    elif op == "check":
+        answer({"ok": True, "error": None, "opset": {"ai.onnx": 17}, "ir_version": 8, "producer": "hostile",
+                "inputs": signature("features", 4), "outputs": signature("logits", 2), "external_data": []})
+    else:
+        answer({"ok": False, "error": "unknown op"})
+'''
+
+
+def hostile_worker(tmp_path, mode, model=None):
+    """Environment entries that replace the exporter worker by the hostile script in `mode`."""
+    script = tmp_path / "hostile_worker.py"
+    script.write_text(HOSTILE_WORKER)
+    env = {"NNX_WORKER_SCRIPT": str(script), "NNX_HOSTILE_MODE": mode}
+    if model is not None:
+        env["NNX_HOSTILE_MODEL"] = str(model)
+    return env

@@ -1,0 +1,137 @@
+// Artifact manifests and verification against real files in a temporary folder (record-format §4, §7).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "artifacts/artifact_path.h"
+#include "artifacts/artifacts.h"
+#include "base/failure.h"
+
+namespace nnx {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ArtifactFolder : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("nnx-artifacts-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "p" / "data");
+    write("p/model.onnx", "model bytes");
+    write("p/data/weights.bin", "0123456789");
+    write("p/notes.txt", "a sidecar");
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  void write(const std::string& rel, const std::string& text) {
+    std::ofstream(root_ / rel, std::ios::binary) << text;
+  }
+  json record() {
+    json files = json::array();
+    for (const auto& e : build_manifest(root_ / "p", {"data/weights.bin"})) files.push_back(e.to_json());
+    return json{{"artifacts", {{"directory", "p"}, {"model", "model.onnx"}, {"files", files}}}};
+  }
+
+  fs::path root_;
+};
+
+TEST(ArtifactPath, NormalisesAndRefusesEscapes) {
+  EXPECT_EQ(*normalize_artifact_path("a/./b//c"), "a/b/c");
+  EXPECT_EQ(*normalize_artifact_path("a/../model.onnx"), "model.onnx");
+  for (const char* bad : {"", "/etc/passwd", "../x", "a/../../x", ".", "a/..", "a\\b", "c:x"}) {
+    std::string why;
+    EXPECT_FALSE(normalize_artifact_path(bad, &why)) << bad;
+    EXPECT_FALSE(why.empty());
+  }
+}
+
+TEST_F(ArtifactFolder, ManifestGivesEachFileItsRoleSizeAndHash) {
+  const auto manifest = build_manifest(root_ / "p", {"data/weights.bin"});
+  ASSERT_EQ(manifest.size(), 3u);
+  EXPECT_EQ(manifest[0].path, "data/weights.bin");
+  EXPECT_EQ(manifest[0].role, "external-data");
+  EXPECT_EQ(manifest[0].bytes, 10u);
+  EXPECT_EQ(manifest[0].sha256, "84d89877f0d4041efb6bf91a16f0248f2fd573e6af05c19f96bedb9f882f7882");
+  EXPECT_EQ(manifest[1].path, "model.onnx");
+  EXPECT_EQ(manifest[1].role, "model");
+  EXPECT_EQ(manifest[2].role, "sidecar");
+}
+
+TEST_F(ArtifactFolder, ManifestRefusesAMissingExternalLocationAndSymlinks) {
+  try {
+    build_manifest(root_ / "p", {"absent.bin"});
+    FAIL() << "no error";
+  } catch (const StageFailure& f) {
+    EXPECT_EQ(f.failure(), FailureClass::checker_error);
+    EXPECT_NE(f.detail().get<std::string>().find("absent.bin"), std::string::npos);
+  }
+  fs::create_symlink("/etc/hostname", root_ / "p" / "link");
+  EXPECT_THROW(build_manifest(root_ / "p", {}), StageFailure);
+}
+
+TEST_F(ArtifactFolder, UntouchedFolderVerifies) {
+  const auto out = verify_artifacts(record(), root_, true);
+  EXPECT_TRUE(out.ok());
+  EXPECT_EQ(out.contents.at("data/weights.bin").size(), 10u);
+}
+
+TEST_F(ArtifactFolder, EveryProblemIsNamedTogether) {
+  const json r = record();
+  write("p/model.onnx", "model bytez");            // same size, other bytes
+  fs::remove(root_ / "p" / "notes.txt");           // missing
+  write("p/extra.bin", "x");                       // unlisted
+  write("p/data/weights.bin", "01234567890");      // larger than recorded
+  const auto out = verify_artifacts(r, root_);
+  const std::vector<std::string> expected = {"model.onnx: hash mismatch", "notes.txt: missing",
+                                             "extra.bin: not in the record", "data/weights.bin: hash mismatch"};
+  for (const auto& e : expected) {
+    bool found = false;
+    for (const auto& p : out.problems) found = found || p.rfind(e, 0) == 0;
+    EXPECT_TRUE(found) << e;
+  }
+  EXPECT_TRUE(out.contents.empty());
+}
+
+TEST_F(ArtifactFolder, ASymlinkedFileNeverVerifiesEvenWithTheRightBytes) {
+  const json r = record();
+  fs::rename(root_ / "p" / "notes.txt", root_ / "notes.txt");
+  fs::create_symlink(root_ / "notes.txt", root_ / "p" / "notes.txt");
+  const auto out = verify_artifacts(r, root_);
+  ASSERT_EQ(out.problems.size(), 1u);
+  EXPECT_EQ(out.problems[0], "notes.txt: a symlink");
+}
+
+TEST_F(ArtifactFolder, ASymlinkedProfileFolderNeverVerifies) {
+  const json r = record();
+  fs::rename(root_ / "p", root_ / "real");
+  fs::create_symlink(root_ / "real", root_ / "p");
+  const auto out = verify_artifacts(r, root_);
+  ASSERT_EQ(out.problems.size(), 1u);
+  EXPECT_EQ(out.problems[0], "p: a symlink");
+}
+
+TEST_F(ArtifactFolder, AFifoIsRefusedWithoutBlocking) {
+  const json r = record();
+  fs::remove(root_ / "p" / "notes.txt");
+  ASSERT_EQ(::mkfifo((root_ / "p" / "notes.txt").c_str(), 0600), 0);
+  const auto out = verify_artifacts(r, root_);
+  ASSERT_EQ(out.problems.size(), 1u);
+  EXPECT_EQ(out.problems[0], "notes.txt: not a regular file");
+}
+
+TEST_F(ArtifactFolder, DirectoryOutsideTheRootIsAMalformedRecord) {
+  json r = record();
+  r["artifacts"]["directory"] = "../elsewhere";
+  EXPECT_THROW(verify_artifacts(r, root_), ConformanceError);
+  r = record();
+  r["artifacts"]["files"][0]["path"] = "../escape";
+  EXPECT_THROW(verify_artifacts(r, root_), ConformanceError);
+}
+
+}  // namespace
+}  // namespace nnx
