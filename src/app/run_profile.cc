@@ -10,7 +10,7 @@
 #include "artifacts/artifacts.h"
 #include "model/feedfwd.h"
 #include "runtime/onnx_runtime.h"
-#include "base/run_safety.h"
+#include "base/interrupt.h"
 #include "stages/stage_load.h"
 
 namespace nnx {

@@ -8,7 +8,9 @@
 
 #include "commands.h"
 #include "base/failure.h"
-#include "base/run_safety.h"
+#include "artifacts/root_lock.h"
+#include "base/atomic_file.h"
+#include "base/interrupt.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"nnx-conformance: executes exported networks in ONNX Runtime and records what they compute",

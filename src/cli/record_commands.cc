@@ -13,7 +13,9 @@
 #include "base/json_strict.h"
 #include "runtime/onnx_runtime.h"
 #include "record/report.h"
-#include "base/run_safety.h"
+#include "artifacts/root_lock.h"
+#include "base/atomic_file.h"
+#include "base/interrupt.h"
 #include "base/json_python.h"
 #include "record/validate_record.h"
 
@@ -93,7 +95,7 @@ int verify_command(const RecordArgs& args) {
 }
 
 int execute_command(const RecordArgs& args) {
-  if (!args.output.empty()) require_writable_report_path(args.output);  // refused before executing anything
+  if (!args.output.empty()) require_writable_file_path(args.output);  // refused before executing anything
   json document;
   const auto records = read_records(args.file, document);
   ExecuteOptions options;

@@ -9,7 +9,10 @@
 #include "record/report.h"
 #include "app/run_profile.h"
 #include "app/run_profiles.h"
-#include "base/run_safety.h"
+#include "artifacts/root_lock.h"
+#include "base/atomic_file.h"
+#include "base/interrupt.h"
+#include "worker/worker_limits.h"
 #include "worker/worker_process.h"
 
 namespace nnx::cli {
@@ -46,7 +49,7 @@ int run_command(const RunArgs& args) {
   }
   // Refused before anything runs: a report path that is a folder or cannot be written, an artifacts path
   // that is not a folder, a symlinked root with --force, a root another run holds.
-  require_writable_report_path(output);
+  require_writable_file_path(output);
   check_artifact_root(artifacts, args.force);
   const ArtifactRootLock lock(artifacts);  // held until the report is written
   const auto records = run_profiles(profiles, artifacts, options, args.force);

@@ -31,7 +31,9 @@
 #include "record/report.h"
 #include "app/run_profile.h"
 #include "app/run_profiles.h"
-#include "base/run_safety.h"
+#include "artifacts/root_lock.h"
+#include "base/atomic_file.h"
+#include "base/interrupt.h"
 #include "record/validate_record.h"
 #include "worker/worker_process.h"
 

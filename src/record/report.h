@@ -16,8 +16,6 @@ using json = nlohmann::json;
 
 json make_report(const std::vector<json>& records);
 void save_report(const json& report, const std::filesystem::path& path);
-// Writes `text` to `path` atomically (parents created). Throws std::runtime_error naming the OS error.
-void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
 // `<profile>: <status>[ (<failure>)]; level=<level>; exporter=...; n/m input cases passed`
 std::vector<std::string> summary_lines(const std::vector<json>& records);

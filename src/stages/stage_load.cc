@@ -14,7 +14,7 @@
 #include "artifacts/artifacts.h"
 #include "base/failure.h"
 #include "record/record.h"
-#include "base/run_safety.h"
+#include "base/interrupt.h"
 
 namespace nnx {
 namespace {

@@ -16,7 +16,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "base/run_safety.h"
+#include "base/interrupt.h"
+#include "worker/worker_limits.h"
 #include "runtime/runtime_telemetry.h"
 
 #ifndef NNX_SOURCE_DIR

@@ -117,7 +117,7 @@ def test_force_clears_only_the_chosen_profile_folder(both_profiles, tmp_path):
     (root / "other-profile").mkdir()
     (root / "other-profile" / "model.onnx").write_bytes(b"another profile's model")
     def kept(digest):  # everything but the chosen profile's folder and the lock file (its holder's pid)
-        return {k: v for k, v in digest.items() if not k.startswith(TORCHSCRIPT) and k != ".nnx-conformance.lock"}
+        return {k: v for k, v in digest.items() if not k.startswith(TORCHSCRIPT)}
 
     kept_before = kept(tree_digest(root))
 
@@ -193,7 +193,7 @@ def test_a_second_run_on_the_same_root_refuses_and_nothing_is_mixed(tmp_path):
     assert rc == 0, out + err
     assert_valid_report(tmp_path / "first.json")
     assert cli("verify", tmp_path / "first.json", root, env=dict(os.environ)).returncode == 0
-    assert (root / ".nnx-conformance.lock").is_file(), "the lock file lives in the root, outside profile folders"
+    assert sorted(p.name for p in root.iterdir()) == [TORCHSCRIPT], "the lock leaves no file in the artifacts root"
     assert_no_process_left(marker_a)
 
 

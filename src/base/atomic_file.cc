@@ -1,0 +1,85 @@
+#include "base/atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <system_error>
+
+#include "base/failure.h"
+
+namespace nnx {
+namespace {
+
+std::string os_error(int err) { return std::error_code(err, std::generic_category()).message(); }
+
+}  // namespace
+
+void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
+  const auto parent = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+  std::error_code ec;
+  std::filesystem::create_directories(parent, ec);
+  if (ec) throw std::runtime_error("cannot create " + parent.string() + ": " + ec.message());
+  if (std::filesystem::is_directory(path, ec)) {
+    throw std::runtime_error(path.string() + " is a folder, not a file");
+  }
+  std::string tmpl = (parent / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
+  const int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) throw std::runtime_error("cannot write in " + parent.string() + ": " + std::strerror(errno));
+  auto fail = [&](const std::string& what) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(tmpl.c_str());
+    throw std::runtime_error(what + ": " + std::strerror(err));
+  };
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("cannot write " + tmpl);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fchmod(fd, 0644) != 0) fail("cannot set the mode of " + tmpl);
+  if (::fsync(fd) != 0) fail("cannot flush " + tmpl);
+  if (::close(fd) != 0) {
+    ::unlink(tmpl.c_str());
+    throw std::runtime_error("cannot close " + tmpl + ": " + std::strerror(errno));
+  }
+  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmpl.c_str());
+    throw std::runtime_error("cannot replace " + path.string() + ": " + std::strerror(err));
+  }
+  const int dir_fd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+}
+
+void require_writable_file_path(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw UsageError("the report path " + path.string() + " is a folder; give the path of the report file");
+  }
+  const auto parent = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+  std::filesystem::create_directories(parent, ec);
+  if (ec) throw ConformanceError("cannot create the report's folder " + parent.string() + ": " + ec.message());
+  if (!std::filesystem::is_directory(parent, ec)) {
+    throw ConformanceError("the report's folder " + parent.string() + " is not a folder");
+  }
+  std::string probe = (parent / ("." + path.filename().string() + ".probe-XXXXXX")).string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) {
+    throw ConformanceError("cannot write the report in " + parent.string() + ": " + os_error(errno));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+}  // namespace nnx

@@ -1,0 +1,49 @@
+// Cooperative interruption: SIGINT or SIGTERM during a run (doc/architecture.md, "Signals").
+//
+// `install_interrupt_handlers` makes SIGINT and SIGTERM only record the signal (no SA_RESTART, so a blocking
+// call returns EINTR). Long waits look at `interrupt_signal()`: the worker client kills and reaps the
+// worker's process group and throws Interrupted; the run checks it between stages and before the report is
+// written. Front ends map Interrupted to their own outcome (the command line: exit 128 + signal, no report;
+// the Python module: KeyboardInterrupt). `ScopedInterruptHandlers` installs the handlers for one run and
+// puts back the ones it found (the Python interpreter's own SIGINT handler, for instance).
+#pragma once
+
+#include <signal.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace nnx {
+
+class Interrupted : public std::runtime_error {
+ public:
+  explicit Interrupted(int signal);
+  int signal() const noexcept { return signal_; }
+
+ private:
+  int signal_;
+};
+
+// SIGINT and SIGTERM set the interrupt flag and nothing else. Idempotent.
+void install_interrupt_handlers();
+// 0, or the first SIGINT/SIGTERM received since the handlers were installed (or the flag was cleared).
+int interrupt_signal() noexcept;
+// Throws Interrupted when a signal was received.
+void throw_if_interrupted();
+// "SIGINT", "SIGTERM", or "signal N".
+std::string signal_text(int signal);
+
+// Installs the handlers for its lifetime with the flag cleared; restores the previous handlers after.
+class ScopedInterruptHandlers {
+ public:
+  ScopedInterruptHandlers();
+  ~ScopedInterruptHandlers();
+  ScopedInterruptHandlers(const ScopedInterruptHandlers&) = delete;
+  ScopedInterruptHandlers& operator=(const ScopedInterruptHandlers&) = delete;
+
+ private:
+  struct sigaction previous_int_ {};
+  struct sigaction previous_term_ {};
+};
+
+}  // namespace nnx
