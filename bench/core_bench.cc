@@ -26,7 +26,7 @@
 #include "base/json_strict.h"
 #include "runtime/onnx_runtime.h"
 #include "base/sha256.h"
-#include "stages/stage_load.h"
+#include "stages/stages.h"
 #include "record/validate_record.h"
 
 namespace {
@@ -199,7 +199,7 @@ BENCHMARK(BM_RebuildWeights)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 // ---------------------------------------------------------------------------------------------- parity
 
-// run_parity of the report's first record on a real session: every case drawn, run by ONNX Runtime,
+// The parity stage of the report's first record on a real session: every case drawn, run by ONNX Runtime,
 // compared with the native forward.
 void BM_ParityTestedRecord(benchmark::State& state) {
   if (g_report.empty() || g_root.empty()) {
@@ -207,22 +207,21 @@ void BM_ParityTestedRecord(benchmark::State& state) {
     return;
   }
   nnx::json record = nnx::records_of(nnx::read_strict_json_file(g_report)).front();
-  std::shared_ptr<nnx::OrtLibrary> library;
+  std::vector<std::string> problems;
+  const nnx::FeedFwdNN native(nnx::model_config_from_json(record["config"], problems));
+  nnx::StageContext context{record, g_root, native};
   try {
-    library = nnx::OrtLibrary::open();
+    context.runtime = nnx::open_runtime("onnxruntime", std::nullopt);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return;
   }
-  std::vector<std::string> problems;
-  const nnx::FeedFwdNN native(nnx::model_config_from_json(record["config"], problems));
-  auto session = nnx::run_load(record, g_root, library);
-  if (!session) {
+  if (!nnx::run_load_stage(context)) {
     state.SkipWithError("the record's model cannot be loaded");
     return;
   }
   for (auto _ : state) {
-    nnx::run_parity(record, *session, native);
+    nnx::run_parity_stage(context);
     if (record["stages"]["parity"]["status"] != "passed") state.SkipWithError("parity failed");
   }
   state.counters["cases"] = static_cast<double>(record["input_cases"].size());

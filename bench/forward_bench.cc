@@ -5,10 +5,10 @@
 //
 // The case is the record's largest `match` case (by batch). Benchmarks (wall time, N iterations each):
 //   native_forward   FeedFwdNN::forward_eval (OpenBLAS sgemm, one thread)
-//   ort_run          InferenceSession::run on a session with 1 intra-op and 1 inter-op thread, ORT_ENABLE_ALL
+//   ort_run          Session::run (ONNX Runtime) on a session with 1 intra-op and 1 inter-op thread, ORT_ENABLE_ALL
 //   draw_input       torch.randn-exact draw of the case input
 //   rebuild_weights  the native model from config (torch.randn-exact weights) and its SHA-256
-//   load_session     run_load: verify every artifact byte, then create the session from the verified bytes
+//   load_session     the load stage: verify every artifact byte, then create the session from the verified bytes
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -22,7 +22,7 @@
 #include "base/json_strict.h"
 #include "model/model_config.h"
 #include "runtime/onnx_runtime.h"
-#include "stages/stage_load.h"
+#include "stages/stages.h"
 
 namespace {
 
@@ -31,9 +31,9 @@ using nnx::json;
 struct Fixture {
   json record;
   std::string root;
-  std::shared_ptr<nnx::OrtLibrary> library;
+  std::shared_ptr<nnx::Runtime> runtime;
   std::unique_ptr<nnx::FeedFwdNN> native;
-  std::unique_ptr<nnx::InferenceSession> session;
+  std::unique_ptr<nnx::Session> session;
   std::vector<std::int64_t> shape;
   std::uint64_t seed = 0;
   std::vector<float> input;
@@ -82,9 +82,10 @@ void rebuild_weights(benchmark::State& state) {
 void load_session(benchmark::State& state) {
   for (auto _ : state) {
     json record = g->record;
-    auto session = nnx::run_load(record, g->root, g->library);
-    if (!session) state.SkipWithError("load failed");
-    benchmark::DoNotOptimize(session);
+    nnx::StageContext context{record, g->root, *g->native};
+    context.runtime = g->runtime;
+    if (!nnx::run_load_stage(context)) state.SkipWithError("load failed");
+    benchmark::DoNotOptimize(context.session);
   }
 }
 
@@ -115,12 +116,16 @@ int main(int argc, char** argv) {
   try {
     fixture.record = nnx::records_of(nnx::read_strict_json_file(record_path)).front();
     fixture.root = root;
-    fixture.library = nnx::OrtLibrary::open();
+    fixture.runtime = nnx::open_runtime("onnxruntime", std::nullopt);
     std::vector<std::string> problems;
     fixture.native = std::make_unique<nnx::FeedFwdNN>(nnx::model_config_from_json(fixture.record["config"], problems));
     json record = fixture.record;
-    fixture.session = nnx::run_load(record, root, fixture.library);
-    if (!fixture.session) throw std::runtime_error("load failed: " + record["stages"]["load"]["detail"].dump());
+    nnx::StageContext context{record, root, *fixture.native};
+    context.runtime = fixture.runtime;
+    if (!nnx::run_load_stage(context)) {
+      throw std::runtime_error("load failed: " + record["stages"]["load"]["detail"].dump());
+    }
+    fixture.session = std::move(context.session);
     for (const auto& c : fixture.record["input_cases"]) {
       if (c["expect"] != "match") continue;
       const auto shape = c["shape"].get<std::vector<std::int64_t>>();
@@ -140,7 +145,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("case_shape", "[" + std::to_string(fixture.shape[0]) + ", " +
                                                 std::to_string(fixture.shape[1]) + "]");
   benchmark::AddCustomContext("openblas", blas.config + " core=" + blas.core + " threads=" + std::to_string(blas.threads));
-  benchmark::AddCustomContext("onnxruntime", fixture.library->version());
+  benchmark::AddCustomContext("onnxruntime", fixture.runtime->version());
   for (auto [name, fn] : std::vector<std::pair<const char*, void (*)(benchmark::State&)>>{
            {"native_forward", native_forward},
            {"ort_run", ort_run},

@@ -68,11 +68,15 @@ def main(argv: list[str]) -> int:
               file=sys.stderr)
         return 1
     args = parse_args(argv, list(conformance.PROFILES))
-    artifacts = args.artifacts if args.artifacts is not None else args.output.parent / f"{args.output.stem}-artifacts"
+    artifacts = args.artifacts if args.artifacts is not None else conformance.default_artifacts_root(args.output)
     try:
         records = conformance.run_profiles(args.profile, artifacts, source_revision=args.source_revision,
                                            force=args.force)
         conformance.save_report(records, args.output)
+    except conformance.FolderInUse as error:  # the core's words, with this script's flag
+        print(f"{PROG}: usage error: {error.problems[0]}; use --force to clear the chosen profiles' folders",
+              file=sys.stderr)
+        return 2
     except conformance.UsageError as error:
         print(f"{PROG}: usage error: {error}", file=sys.stderr)
         return 2

@@ -12,7 +12,8 @@ Contract (full protocol in worker/PROTOCOL.md):
   * imports neither torch, onnx nor numpy at start-up, so `dependencies` works where they are missing.
 
 The core owns the weights: the export request carries every parameter as base64 little-endian float32
-and the worker copies them in exactly. NNX_TEST_FAULT selects a test-only fault (worker/faults.py).
+and the worker copies them in exactly. The module can also be imported (its functions are the steps of
+each op); only running it as a script serves requests.
 """
 
 from __future__ import annotations
@@ -30,9 +31,6 @@ import sys
 import tempfile
 import traceback
 import warnings
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import faults  # noqa: E402  (stdlib-only; test-only fault injection)
 
 RESPONSE_FD = 3
 LOG_LINES = 20
@@ -270,11 +268,10 @@ def _warning_text(w) -> str:
     return f"{w.category.__name__}: {lines[0] if lines else ''}".rstrip()
 
 
-def call_exporter(model, example, path: str, options: dict, fault: str | None) -> None:
-    """The raw exporter call (torch.onnx.export), with the test-only in-export faults."""
+def call_exporter(model, example, path: str, options: dict) -> None:
+    """The raw exporter call: torch.onnx.export of `model` to `path` with the request's options."""
     import torch
 
-    faults.before_exporter_call(fault)
     names = {"input_names": list(options["input_names"]), "output_names": list(options["output_names"])}
     if options["dynamo"]:
         dynamic_shapes = ({0: torch.export.Dim("batch")},) if options["dynamic_batch"] else None
@@ -286,10 +283,9 @@ def call_exporter(model, example, path: str, options: dict, fault: str | None) -
             dynamic_axes = {n: {0: "batch"} for n in names["input_names"] + names["output_names"]}
         torch.onnx.export(model, (example,), path, dynamo=False, opset_version=options["opset_version"],
                           dynamic_axes=dynamic_axes, **names)
-    faults.after_exporter_call(fault, model)
 
 
-def to_onnx(model, example, path: str, options: dict, fault: str | None) -> None:
+def to_onnx(model, example, path: str, options: dict) -> None:
     """Exports in eval mode and leaves the model as it found it: every module's OWN training flag
     (the legacy exporter restores only the top-level flag, to every module, which would break a mixed
     mode) and every gradient tensor. Parameter values are not restored: an exporter that changes
@@ -298,7 +294,7 @@ def to_onnx(model, example, path: str, options: dict, fault: str | None) -> None
     grads = [(p, p.grad) for p in model.parameters()]
     try:
         model.eval()
-        call_exporter(model, example, path, options, fault)
+        call_exporter(model, example, path, options)
     finally:
         for module, training in modes:
             module.training = training
@@ -345,11 +341,10 @@ def _stat_key(path: str):
         return None
 
 
-def op_export(req: dict) -> dict:
-    try:
-        fault = faults.active_fault()
-    except ValueError as exc:
-        raise ProtocolError(f"export: {exc}") from None
+def parse_export_request(req: dict) -> dict:
+    """The checked fields of an export request: options, model config, output folder and model path.
+    Raises ProtocolError naming the first problem (parameters and the example input are checked later,
+    against the model)."""
     options = _export_options(req)
     cfg = _model_config(req.get("model"))
     output_dir, model_file = req.get("output_dir"), req.get("model_file", "model.onnx")
@@ -357,8 +352,38 @@ def op_export(req: dict) -> dict:
         raise ProtocolError("export: 'output_dir' must be an absolute path")
     if not isinstance(model_file, str) or not PLAIN_NAME.match(model_file) or model_file in (".", ".."):
         raise ProtocolError("export: 'model_file' must be a plain file name")
-    if faults.on_export_request(fault, RESPONSE_FD):  # crash / hang / flood / garbage (test only)
-        return None
+    return {"options": options, "model": cfg, "output_dir": output_dir,
+            "path": os.path.join(output_dir, model_file)}
+
+
+def run_exporter(model, example, path: str, options: dict) -> dict:
+    """Exports `model` to `path` once (to_onnx), watching it: every Python warning is recorded and fds 1
+    and 2 are captured. Returns what the export response reports: exception, log, warnings, changed (the
+    state parts that differ afterwards) and wrote_model (a regular file created or replaced at `path`)."""
+    before = snapshot(model)
+    old_stat = _stat_key(path)
+    exception = None
+    with warnings.catch_warnings(record=True) as caught, capture_fds() as log:
+        warnings.simplefilter("always")
+        try:
+            to_onnx(model, example, path, options)
+        except Exception as exc:  # noqa: BLE001 - the exporter raising is an outcome, not a worker error
+            exception = _describe(exc)
+    after = snapshot(model)
+    changed = sorted(part for part in ("parameters", "gradients", "modes") if before[part] != after[part])
+    new_stat = _stat_key(path)
+    return {
+        "exception": exception,
+        "log": _last_lines(log["text"], LOG_LINES),
+        "warnings": sorted({_warning_text(w) for w in caught}),
+        "changed": changed,
+        "wrote_model": os.path.isfile(path) and not os.path.islink(path) and new_stat != old_stat,
+    }
+
+
+def op_export(req: dict) -> dict:
+    plan = parse_export_request(req)
+    options, cfg = plan["options"], plan["model"]
     try:
         import torch
     except BaseException as exc:  # noqa: BLE001
@@ -371,37 +396,20 @@ def op_export(req: dict) -> dict:
                             f"[export_batch, input_dim] = [{options['export_batch']}, {cfg['input_dim']}]")
     torch.manual_seed(0)  # dropout masks in the gradient pass are reproducible
     give_mixed_mode_and_gradients(model, example)
-    before = snapshot(model)
-
-    os.makedirs(output_dir, exist_ok=True)
-    path = os.path.join(output_dir, model_file)
-    old_stat = _stat_key(path)
-    exception = None
-    with warnings.catch_warnings(record=True) as caught, capture_fds() as log:
-        warnings.simplefilter("always")
-        try:
-            to_onnx(model, example, path, options, fault)
-        except Exception as exc:  # noqa: BLE001 - the exporter raising is an outcome, not a worker error
-            exception = _describe(exc)
-    after = snapshot(model)
-    changed = sorted(part for part in ("parameters", "gradients", "modes") if before[part] != after[part])
-    new_stat = _stat_key(path)
-    wrote_model = os.path.isfile(path) and not os.path.islink(path) and new_stat != old_stat
-    if exception is None and wrote_model:
-        faults.rewrite_model(fault, path, options)
-    response = {
+    os.makedirs(plan["output_dir"], exist_ok=True)
+    outcome = run_exporter(model, example, plan["path"], options)
+    changed = outcome["changed"]
+    return {
         "ok": True,
-        "exception": exception,
-        "log": _last_lines(log["text"], LOG_LINES),
-        "warnings": sorted({_warning_text(w) for w in caught}),
+        "exception": outcome["exception"],
+        "log": outcome["log"],
+        "warnings": outcome["warnings"],
         "changed": changed,
-        "model_state": None if exception is not None else
+        "model_state": None if outcome["exception"] is not None else
         {part: part not in changed for part in ("parameters", "gradients", "modes")},
-        "wrote_model": wrote_model,
-        "files": _list_files(output_dir),
-        "fault": fault,
+        "wrote_model": outcome["wrote_model"],
+        "files": _list_files(plan["output_dir"]),
     }
-    return response
 
 
 # --------------------------------------------------------------------------------------------
@@ -508,7 +516,7 @@ OPS = {"ping": lambda req: {"ok": True}, "dependencies": op_dependencies, "expor
        "check": op_check}
 
 
-def handle(line: bytes) -> dict | None:
+def handle(line: bytes) -> dict:
     try:
         req = json.loads(line)
     except ValueError as exc:
@@ -553,15 +561,14 @@ def main() -> int:
         if not line.strip():
             continue
         response = handle(line)
-        if response is None:  # already answered (test fault)
-            continue
         try:
             write_response(RESPONSE_FD, response)
         except BrokenPipeError:
             return 0
 
 
-if __name__ == "__main__":
+def serve() -> None:
+    """Serves requests until stdin closes (main), then ends the process with main's status."""
     status = main()
     # Skip the interpreter's teardown (seconds after a dynamo export): every file is closed, every
     # answer written; only the log streams need flushing.
@@ -571,3 +578,7 @@ if __name__ == "__main__":
         except Exception:  # noqa: BLE001
             pass
     os._exit(status)
+
+
+if __name__ == "__main__":
+    serve()

@@ -22,7 +22,8 @@ class UsageError(ConformanceError):
 
 
 class FolderInUse(UsageError):
-    """A profile folder ``root/<name>`` that exists as a file or already holds files (without ``force``)."""
+    """A profile folder ``root/<name>`` that exists as a file or already holds files (without ``force``).
+    ``problems[0]`` is the core's own words without the hint about ``force``."""
 
 
 class RuntimeUnavailable(ConformanceError):

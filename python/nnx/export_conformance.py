@@ -327,6 +327,12 @@ def save_report(records: Union[Iterable[Mapping[str, Any]], Mapping[str, Any]], 
     _core.save_report(_dumps(_records_value(records), "the report"), os.fspath(path))
 
 
+def default_artifacts_root(report_path: PathLike) -> Path:
+    """Where a report's artifacts go unless told otherwise: ``<report folder>/<report stem>-artifacts``
+    (the core's rule, the same for the command line)."""
+    return Path(_core.default_artifacts_root(os.fspath(report_path)))
+
+
 def _records_value(records: Any) -> Any:
     if isinstance(records, Mapping):
         return dict(records)

@@ -2,13 +2,13 @@
 
 #include <sys/utsname.h>
 
+#include "base/build_info.h"
 #include "base/failure.h"
-#include "model/feedfwd.h"
 #include "model/model_config.h"
-#include "runtime/onnx_runtime.h"
+#include "model/reference_model.h"
 #include "record/record.h"
-#include "stages/stage_load.h"
 #include "record/validate_record.h"
+#include "stages/stages.h"
 
 namespace nnx {
 namespace {
@@ -53,28 +53,32 @@ json execute_record(const json& input, const std::filesystem::path& root, const 
     throw ConformanceError("record of \"" + input["profile"].get<std::string>() +
                            "\" cannot be executed: its check stage did not pass, so no artifacts were recorded");
   }
-  auto library = OrtLibrary::open(options.onnxruntime_library);
+  const std::string runtime_name = input["runtime"]["name"].get<std::string>();
+  std::shared_ptr<Runtime> runtime = options.open_runtime(runtime_name, options.onnxruntime_library);
   std::vector<std::string> problems;
   const ModelConfig config = model_config_from_json(input["config"], problems);
   if (!problems.empty()) throw ConformanceError("record config cannot be rebuilt: " + problems.front());
-  const FeedFwdNN native(config);
-  const std::string digest = native.weights_sha256();
+  const auto model = make_reference_model(config);
+  const std::string digest = model->weights_sha256();
   if (digest != input["config"]["weights_sha256"]) {
     throw ConformanceError("rebuilt weights have SHA-256 " + digest + ", the record says " +
                            input["config"]["weights_sha256"].get<std::string>());
   }
   json record = input;
-  record["versions"]["nnx"] = NNX_VERSION;
-  record["versions"]["onnxruntime"] = library->version();
-  record["versions"]["onnxruntime_library"] = library->location();
-  record["versions"]["platform"] = platform_text();
-  record["versions"]["executed_by"] = "nnx-conformance execute (C++ only)";
-  record["runtime"]["version"] = library->version();
+  json& versions = record["versions"];
+  versions["nnx"] = build_version();
+  versions[runtime->name()] = runtime->version();
+  versions[runtime->name() + "_library"] = runtime->location();
+  versions["platform"] = platform_text();
+  versions["executed_by"] = "nnx-conformance execute (C++ only)";
+  record["runtime"]["version"] = runtime->version();
   reset_input_cases(record);
   for (Stage s : {Stage::load, Stage::parity}) {
     record["stages"][std::string(stage_name(s))] = {{"status", "not_run"}, {"failure", nullptr}, {"detail", nullptr}};
   }
-  if (auto session = run_load(record, root, library)) run_parity(record, *session, native);
+  StageContext context{record, root, *model};
+  context.runtime = std::move(runtime);
+  run_stages(context, kExecutePipeline);
   finalize_record(record);
   return record;
 }

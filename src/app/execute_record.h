@@ -1,6 +1,6 @@
 // Re-executing a saved record (record-format §7), in C++ only: no Python, no PyTorch.
 //
-// `execute_record` validates the record, refuses one whose check did not pass, opens ONNX Runtime
+// `execute_record` validates the record, refuses one whose check did not pass, opens the record's runtime
 // (RuntimeUnavailable when it cannot: exit 10 on the command line), rebuilds the native model from
 // `config` and refuses when its digest differs from `weights_sha256`, refreshes versions and
 // runtime.version, resets the input cases and runs load (hashes verified first) and parity again. The
@@ -12,13 +12,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/run_options.h"
+
 namespace nnx {
 
 using json = nlohmann::json;
-
-struct ExecuteOptions {
-  std::optional<std::filesystem::path> onnxruntime_library;
-};
 
 json execute_record(const json& record, const std::filesystem::path& root, const ExecuteOptions& options = {});
 

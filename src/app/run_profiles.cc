@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "app/run_profile.h"
+#include "artifacts/layout.h"
 #include "base/failure.h"
 
 namespace nnx {
@@ -24,33 +26,6 @@ std::vector<Profile> tested_profiles_named(const std::vector<std::string>& names
   return chosen;
 }
 
-void check_artifact_root(const std::filesystem::path& root, bool force) {
-  std::error_code ec;
-  const auto st = std::filesystem::symlink_status(root, ec);
-  if (!ec && st.type() == std::filesystem::file_type::symlink && force) {
-    throw UsageError("--force refuses a symlinked artifacts folder " + root.string());
-  }
-  if (std::filesystem::exists(root, ec) && !std::filesystem::is_directory(root, ec)) {
-    throw UsageError("--artifacts " + root.string() + " exists and is not a folder");
-  }
-}
-
-void clear_profile_folder(const std::filesystem::path& root, const std::string& name) {
-  std::error_code ec;
-  const auto st = std::filesystem::symlink_status(root, ec);
-  if (!ec && st.type() == std::filesystem::file_type::symlink) {
-    throw UsageError("--force refuses a symlinked artifacts folder " + root.string());
-  }
-  const auto folder = root / name;
-  const auto fst = std::filesystem::symlink_status(folder, ec);
-  if (ec || fst.type() == std::filesystem::file_type::not_found) return;
-  if (fst.type() == std::filesystem::file_type::symlink) {
-    throw UsageError("--force refuses a symlinked profile folder " + folder.string());
-  }
-  std::filesystem::remove_all(folder, ec);
-  if (ec) throw std::runtime_error("cannot clear " + folder.string() + ": " + ec.message());
-}
-
 std::vector<json> run_profiles(const std::vector<Profile>& profiles, const std::filesystem::path& root,
                                const RunOptions& options, bool force) {
   std::vector<Profile> chosen;
@@ -61,7 +36,7 @@ std::vector<json> run_profiles(const std::vector<Profile>& profiles, const std::
       if (c.name != p.name) continue;
       if (c.canonical_settings_text() != p.canonical_settings_text()) {
         throw ConformanceError("two profiles named \"" + p.name + "\" with different settings would share " +
-                               (root / p.name).string());
+                               profile_folder(root, p.name).string());
       }
       seen = true;
     }

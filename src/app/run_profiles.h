@@ -1,4 +1,4 @@
-// Running several profiles into one artifact root (record-format §8), shared by the command line and the
+// Running several profiles into one artifact root (doc/record-format.md §8), shared by the command line and the
 // Python package so that both choose, check and clear folders the same way.
 //
 // `tested_profiles_named` maps tested names to profiles in the given order, each once (an empty list means
@@ -17,20 +17,13 @@
 #include <nlohmann/json.hpp>
 
 #include "profile/profile.h"
-#include "app/run_profile.h"
+#include "app/run_options.h"
 
 namespace nnx {
 
 using json = nlohmann::json;
 
 std::vector<Profile> tested_profiles_named(const std::vector<std::string>& names);
-
-// Refuses an artifacts root that exists but is not a folder and, with `force`, a symlinked root
-// (UsageError). Callers check it before they take the root's lock (run_safety.h), which creates a file in it.
-void check_artifact_root(const std::filesystem::path& root, bool force);
-
-// Removes root/<name> (a missing folder is fine); refuses a symlinked root or profile folder (UsageError).
-void clear_profile_folder(const std::filesystem::path& root, const std::string& name);
 
 std::vector<json> run_profiles(const std::vector<Profile>& profiles, const std::filesystem::path& root,
                                const RunOptions& options = {}, bool force = false);

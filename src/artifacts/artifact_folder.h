@@ -15,12 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
+
 namespace nnx {
 
-class ArtifactIoError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 enum class EntryKind { regular, directory, symlink, other };
 

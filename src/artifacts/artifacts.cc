@@ -5,7 +5,7 @@
 #include "artifacts/artifact_folder.h"
 #include "artifacts/artifact_path.h"
 #include "base/failure.h"
-#include "profile/profile.h"
+#include "artifacts/layout.h"
 #include "base/sha256.h"
 
 namespace nnx {
@@ -66,7 +66,16 @@ std::vector<ArtifactEntry> build_manifest(const std::filesystem::path& folder,
   return manifest;
 }
 
-VerifyOutcome verify_artifacts(const json& record, const std::filesystem::path& root, bool keep_contents) {
+namespace {
+
+struct Listed {
+  std::string path;
+  std::uint64_t bytes;
+  std::string sha256;
+};
+
+// The record's profile folder name and listed files, or ConformanceError naming what is malformed.
+std::vector<Listed> listed_files(const json& record, std::string& directory) {
   if (!record.is_object() || !record.contains("artifacts") || !record["artifacts"].is_object()) {
     throw ConformanceError("malformed record: no artifacts object");
   }
@@ -74,7 +83,7 @@ VerifyOutcome verify_artifacts(const json& record, const std::filesystem::path& 
   if (!artifacts.contains("directory") || !artifacts["directory"].is_string()) {
     throw ConformanceError("malformed record: artifacts.directory must be a string");
   }
-  const std::string directory = artifacts["directory"].get<std::string>();
+  directory = artifacts["directory"].get<std::string>();
   if (!is_plain_name(directory)) {
     throw ConformanceError("malformed record: artifacts.directory \"" + directory +
                            "\" is not a plain name ([A-Za-z0-9._-]+, not . or ..)");
@@ -82,9 +91,8 @@ VerifyOutcome verify_artifacts(const json& record, const std::filesystem::path& 
   if (!artifacts.contains("files") || !artifacts["files"].is_array()) {
     throw ConformanceError("malformed record: artifacts.files must be a list");
   }
-  struct Listed { std::string path; std::uint64_t bytes; std::string sha256; };
   std::vector<Listed> listed;
-  std::set<std::string> listed_paths;
+  std::set<std::string> paths;
   for (const auto& f : artifacts["files"]) {
     if (!f.is_object() || !f.contains("path") || !f["path"].is_string() || !f.contains("bytes") ||
         !f["bytes"].is_number_unsigned() || !f.contains("sha256") || !f["sha256"].is_string() ||
@@ -96,15 +104,47 @@ VerifyOutcome verify_artifacts(const json& record, const std::filesystem::path& 
     if (!normal) {
       throw ConformanceError("malformed record: artifact path \"" + f["path"].get<std::string>() + "\": " + why);
     }
-    if (!listed_paths.insert(*normal).second) {
+    if (!paths.insert(*normal).second) {
       throw ConformanceError("malformed record: artifact path \"" + *normal + "\" is listed twice");
     }
     listed.push_back({*normal, f["bytes"].get<std::uint64_t>(), f["sha256"].get<std::string>()});
   }
+  return listed;
+}
+
+// One listed file against the folder: its problem, if any (its bytes kept in `out` when asked).
+void verify_file(const std::filesystem::path& folder, const Listed& l, bool keep_contents, VerifyOutcome& out) {
+  FileDigest d = hash_file(folder, l.path, keep_contents, l.bytes);
+  switch (d.status) {
+    case FileDigest::Status::missing: out.problems.push_back(l.path + ": missing"); break;
+    case FileDigest::Status::symlink: out.problems.push_back(l.path + ": a symlink"); break;
+    case FileDigest::Status::not_regular: out.problems.push_back(l.path + ": not a regular file"); break;
+    case FileDigest::Status::too_large:
+      out.problems.push_back(l.path + ": hash mismatch (larger than the recorded " + std::to_string(l.bytes) +
+                             " bytes)");
+      break;
+    case FileDigest::Status::ok:
+      if (d.bytes != l.bytes) {
+        out.problems.push_back(l.path + ": hash mismatch (" + std::to_string(d.bytes) + " bytes, recorded " +
+                               std::to_string(l.bytes) + ")");
+      } else if (d.sha256 != l.sha256) {
+        out.problems.push_back(l.path + ": hash mismatch");
+      } else if (keep_contents) {
+        out.contents[l.path] = std::move(d.contents);
+      }
+      break;
+  }
+}
+
+}  // namespace
+
+VerifyOutcome verify_artifacts(const json& record, const std::filesystem::path& root, bool keep_contents) {
+  std::string directory;
+  const std::vector<Listed> listed = listed_files(record, directory);
   if (!std::filesystem::is_directory(root)) {
     throw ConformanceError("artifact root \"" + root.string() + "\" is not a folder");
   }
-  const std::filesystem::path folder = root / directory;
+  const std::filesystem::path folder = profile_folder(root, directory);
   VerifyOutcome out;
   std::vector<FolderEntry> entries;
   try {
@@ -123,35 +163,14 @@ VerifyOutcome verify_artifacts(const json& record, const std::filesystem::path& 
     }
     throw;
   }
+  std::set<std::string> listed_paths;
   for (const auto& l : listed) {
-    FileDigest d = hash_file(folder, l.path, keep_contents, l.bytes);
-    switch (d.status) {
-      case FileDigest::Status::missing: out.problems.push_back(l.path + ": missing"); break;
-      case FileDigest::Status::symlink: out.problems.push_back(l.path + ": a symlink"); break;
-      case FileDigest::Status::not_regular: out.problems.push_back(l.path + ": not a regular file"); break;
-      case FileDigest::Status::too_large:
-        out.problems.push_back(l.path + ": hash mismatch (larger than the recorded " + std::to_string(l.bytes) +
-                               " bytes)");
-        break;
-      case FileDigest::Status::ok:
-        if (d.bytes != l.bytes) {
-          out.problems.push_back(l.path + ": hash mismatch (" + std::to_string(d.bytes) + " bytes, recorded " +
-                                 std::to_string(l.bytes) + ")");
-        } else if (d.sha256 != l.sha256) {
-          out.problems.push_back(l.path + ": hash mismatch");
-        } else if (keep_contents) {
-          out.contents[l.path] = std::move(d.contents);
-        }
-        break;
-    }
+    verify_file(folder, l, keep_contents, out);
+    listed_paths.insert(l.path);
   }
   for (const auto& e : entries) {
     if (e.kind == EntryKind::directory || listed_paths.count(e.path)) continue;
-    if (e.kind == EntryKind::symlink) {
-      out.problems.push_back(e.path + ": a symlink");
-    } else {
-      out.problems.push_back(e.path + ": not in the record");
-    }
+    out.problems.push_back(e.path + (e.kind == EntryKind::symlink ? ": a symlink" : ": not in the record"));
   }
   if (!out.ok()) out.contents.clear();
   return out;

@@ -18,11 +18,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "artifacts/layout.h"
+
 namespace nnx {
 
 using json = nlohmann::json;
-
-inline constexpr const char* kModelFile = "model.onnx";
 
 struct ArtifactEntry {
   std::string path;

@@ -10,14 +10,9 @@
 
 #include <filesystem>
 
-#include "base/failure.h"
+#include "base/error.h"
 
 namespace nnx {
-
-class RootInUse : public UsageError {
- public:
-  using UsageError::UsageError;
-};
 
 class ArtifactRootLock {
  public:

@@ -22,18 +22,18 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
   const auto parent = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
   std::error_code ec;
   std::filesystem::create_directories(parent, ec);
-  if (ec) throw std::runtime_error("cannot create " + parent.string() + ": " + ec.message());
+  if (ec) throw WriteError("cannot create " + parent.string() + ": " + ec.message());
   if (std::filesystem::is_directory(path, ec)) {
-    throw std::runtime_error(path.string() + " is a folder, not a file");
+    throw WriteError(path.string() + " is a folder, not a file");
   }
   std::string tmpl = (parent / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
   const int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) throw std::runtime_error("cannot write in " + parent.string() + ": " + std::strerror(errno));
+  if (fd < 0) throw WriteError("cannot write in " + parent.string() + ": " + std::strerror(errno));
   auto fail = [&](const std::string& what) {
     const int err = errno;
     ::close(fd);
     ::unlink(tmpl.c_str());
-    throw std::runtime_error(what + ": " + std::strerror(err));
+    throw WriteError(what + ": " + std::strerror(err));
   };
   std::size_t done = 0;
   while (done < text.size()) {
@@ -48,12 +48,12 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
   if (::fsync(fd) != 0) fail("cannot flush " + tmpl);
   if (::close(fd) != 0) {
     ::unlink(tmpl.c_str());
-    throw std::runtime_error("cannot close " + tmpl + ": " + std::strerror(errno));
+    throw WriteError("cannot close " + tmpl + ": " + std::strerror(errno));
   }
   if (::rename(tmpl.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmpl.c_str());
-    throw std::runtime_error("cannot replace " + path.string() + ": " + std::strerror(err));
+    throw WriteError("cannot replace " + path.string() + ": " + std::strerror(err));
   }
   const int dir_fd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd >= 0) {

@@ -11,7 +11,7 @@
 
 namespace nnx {
 
-// Writes `text` to `path` atomically (parents created). Throws std::runtime_error naming the OS error.
+// Writes `text` to `path` atomically (parents created). Throws WriteError naming the OS error.
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
 void require_writable_file_path(const std::filesystem::path& path);

@@ -1,8 +1,8 @@
 // Stages, failure classes, levels and exit codes of nnx.export-conformance/1 (record-format §1).
 //
 // This is the one place that maps a failure class to its stage and to the command line's exit code.
-// Errors thrown inside the engine carry their class: StageFailure for a stage outcome, ConformanceError
-// for a refused input (exit 1), UsageError for a bad command line (exit 2).
+// A stage that did not pass is a StageFailure inside the stages layer (recorded, never shown to a user);
+// refusals are base/error.h's Error.
 #pragma once
 
 #include <array>
@@ -12,6 +12,8 @@
 #include <string_view>
 
 #include <nlohmann/json.hpp>
+
+#include "base/error.h"
 
 namespace nnx {
 
@@ -60,18 +62,6 @@ class StageFailure : public std::runtime_error {
  private:
   FailureClass failure_;
   json detail_;
-};
-
-// Input that is refused (a malformed record, an invalid profile, an unusable folder): exit 1.
-class ConformanceError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// A bad command line or a folder that needs --force: exit 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
 };
 
 }  // namespace nnx

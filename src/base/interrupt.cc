@@ -21,9 +21,6 @@ struct sigaction recording_action() {
 
 }  // namespace
 
-Interrupted::Interrupted(int sig)
-    : std::runtime_error("interrupted by " + signal_text(sig)), signal_(sig) {}
-
 void install_interrupt_handlers() {
   const struct sigaction action = recording_action();
   ::sigaction(SIGINT, &action, nullptr);

@@ -10,19 +10,11 @@
 
 #include <signal.h>
 
-#include <stdexcept>
 #include <string>
 
+#include "base/error.h"
+
 namespace nnx {
-
-class Interrupted : public std::runtime_error {
- public:
-  explicit Interrupted(int signal);
-  int signal() const noexcept { return signal_; }
-
- private:
-  int signal_;
-};
 
 // SIGINT and SIGTERM set the interrupt flag and nothing else. Idempotent.
 void install_interrupt_handlers();

@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "profile/profile_limits.h"
+#include "base/limits.h"
 
 namespace nnx {
 

@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/error.h"
+
 namespace nnx {
 
 using json = nlohmann::json;
@@ -25,12 +27,12 @@ inline constexpr std::size_t kMaxJsonTextBytes = std::size_t{256} * 1024 * 1024;
 inline constexpr std::size_t kMaxJsonDepth = 128;
 
 // A JSON text that could not be read, or a value that could not be written.
-class JsonError : public std::runtime_error {
+class JsonError : public Error {
  public:
   static constexpr std::size_t kNoOffset = static_cast<std::size_t>(-1);
 
   explicit JsonError(const std::string& message, std::size_t byte_offset = kNoOffset)
-      : std::runtime_error(message), byte_offset_(byte_offset) {}
+      : Error(ErrorKind::refused, message), byte_offset_(byte_offset) {}
 
   // Where in the text the problem was found, or kNoOffset (file and writer errors).
   std::size_t byte_offset() const noexcept { return byte_offset_; }

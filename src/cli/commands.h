@@ -1,16 +1,24 @@
-// The command line's verbs. Each returns the process exit code; errors propagate as exceptions that
-// main() maps: UsageError → 2, anything else → 1.
+// The command line's verbs (README, "Command line"). Each returns the process exit code; refusals
+// propagate as nnx::Error, which cli_main maps to an exit code once (base/error.h) and prints as one line
+// with the command line's own hint (a flag name) where the kind has one.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "runtime/runtime.h"
+
 namespace CLI {
 class App;
 }
 
 namespace nnx::cli {
+
+// What tests may replace (tests/tools/): the runtime seam. The real command line uses the defaults.
+struct Seams {
+  RuntimeOpener open_runtime = &nnx::open_runtime;
+};
 
 struct RunArgs {
   std::string output;
@@ -29,9 +37,12 @@ struct RecordArgs {
 };
 
 void add_run_command(CLI::App& app, RunArgs& args);
-int run_command(const RunArgs& args);
+int run_command(const RunArgs& args, const Seams& seams);
 
 void add_record_commands(CLI::App& app, RecordArgs& args);
-int record_command(CLI::App& app, const RecordArgs& args);
+int record_command(CLI::App& app, const RecordArgs& args, const Seams& seams);
+
+// Parses, runs the verb and maps every error to its exit code and one line on stderr.
+int cli_main(int argc, char** argv, const Seams& seams = {});
 
 }  // namespace nnx::cli

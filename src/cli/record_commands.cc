@@ -5,18 +5,14 @@
 
 #include <iostream>
 
+#include "app/execute_record.h"
+#include "app/execute_report.h"
 #include "artifacts/artifact_folder.h"
 #include "artifacts/artifacts.h"
-#include "commands.h"
-#include "app/execute_record.h"
 #include "base/failure.h"
 #include "base/json_strict.h"
-#include "runtime/onnx_runtime.h"
+#include "cli/commands.h"
 #include "record/report.h"
-#include "artifacts/root_lock.h"
-#include "base/atomic_file.h"
-#include "base/interrupt.h"
-#include "base/json_python.h"
 #include "record/validate_record.h"
 
 namespace nnx::cli {
@@ -94,40 +90,26 @@ int verify_command(const RecordArgs& args) {
   return ok ? kExitPassed : kExitError;
 }
 
-int execute_command(const RecordArgs& args) {
-  if (!args.output.empty()) require_writable_file_path(args.output);  // refused before executing anything
+int execute_command(const RecordArgs& args, const Seams& seams) {
   json document;
-  const auto records = read_records(args.file, document);
-  ExecuteOptions options;
-  if (!args.onnxruntime.empty()) options.onnxruntime_library = args.onnxruntime;
-  std::vector<json> results;
-  try {
-    for (const auto& r : records) results.push_back(execute_record(r, args.root, options));
-  } catch (const RuntimeUnavailable& e) {
-    std::cerr << "nnx-conformance: " << e.what() << "\n";
-    return exit_code(FailureClass::missing_dependency);
-  }
-  if (!args.output.empty()) {
-    if (is_report(document)) {
-      save_report(make_report(results), args.output);
-    } else {
-      validate_record(results.front());
-      write_file_atomically(args.output, dumps_pretty(results.front()) + "\n");
-    }
-  }
-  for (const auto& line : summary_lines(results)) std::cout << line << "\n";
-  const int code = exit_code_for(results);
+  read_records(args.file, document);
+  ExecuteRequest request{document, args.root, std::nullopt, {}};
+  if (!args.output.empty()) request.output = args.output;
+  if (!args.onnxruntime.empty()) request.options.onnxruntime_library = args.onnxruntime;
+  request.options.open_runtime = seams.open_runtime;
+  const ExecuteOutcome outcome = execute_report(request);
+  for (const auto& line : summary_lines(outcome.records)) std::cout << line << "\n";
   if (!args.output.empty()) std::cout << "output: " << args.output << "\n";
-  std::cout << "exit code: " << code << "\n";
-  return code;
+  std::cout << "exit code: " << outcome.exit_code << "\n";
+  return outcome.exit_code;
 }
 
 }  // namespace
 
-int record_command(CLI::App& app, const RecordArgs& args) {
+int record_command(CLI::App& app, const RecordArgs& args, const Seams& seams) {
   if (app.got_subcommand("validate")) return validate_command(args);
   if (app.got_subcommand("verify")) return verify_command(args);
-  if (app.got_subcommand("execute")) return execute_command(args);
+  if (app.got_subcommand("execute")) return execute_command(args, seams);
   throw UsageError("unknown command");
 }
 

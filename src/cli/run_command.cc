@@ -1,19 +1,14 @@
-// `nnx-conformance run`: runs the chosen tested profiles and writes the report (record-format §8).
+// `nnx-conformance run`: runs the chosen tested profiles and writes the report (doc/record-format.md §8).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 
-#include "commands.h"
-#include "base/failure.h"
-#include "profile/profile.h"
-#include "record/report.h"
-#include "app/run_profile.h"
 #include "app/run_profiles.h"
-#include "artifacts/root_lock.h"
-#include "base/atomic_file.h"
-#include "base/interrupt.h"
-#include "worker/worker_limits.h"
-#include "worker/worker_process.h"
+#include "app/run_report.h"
+#include "artifacts/layout.h"
+#include "base/error.h"
+#include "cli/commands.h"
+#include "record/report.h"
 
 namespace nnx::cli {
 
@@ -27,40 +22,23 @@ void add_run_command(CLI::App& app, RunArgs& args) {
   run->add_option("--onnxruntime", args.onnxruntime, "path of libonnxruntime.so.1 to use");
 }
 
-int run_command(const RunArgs& args) {
-  // SIGINT/SIGTERM from here on stop the worker's process group and end the run without writing the
-  // report (main() exits 128 + signal); see run_safety.h.
-  install_interrupt_handlers();
+int run_command(const RunArgs& args, const Seams& seams) {
   const std::filesystem::path output = args.output;
   if (output.filename().empty()) throw UsageError("--output must name a file, not " + args.output);
-  std::filesystem::path artifacts = args.artifacts;
-  if (artifacts.empty()) {
-    artifacts = output.parent_path() / (output.stem().string() + "-artifacts");
-  }
-  const auto profiles = tested_profiles_named(args.profiles);
-  RunOptions options;
-  if (!args.onnxruntime.empty()) options.onnxruntime_library = args.onnxruntime;
-  options.source_revision = args.source_revision;
-  try {
-    options.worker_timeout = default_worker_timeout();  // NNX_WORKER_TIMEOUT_SECONDS, else 600 s
-    max_worker_output_bytes();                          // NNX_WORKER_MAX_OUTPUT_BYTES, else 1 GiB
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-  // Refused before anything runs: a report path that is a folder or cannot be written, an artifacts path
-  // that is not a folder, a symlinked root with --force, a root another run holds.
-  require_writable_file_path(output);
-  check_artifact_root(artifacts, args.force);
-  const ArtifactRootLock lock(artifacts);  // held until the report is written
-  const auto records = run_profiles(profiles, artifacts, options, args.force);
-  throw_if_interrupted();  // a signal during the run: the previous report stays as it was
-  save_report(make_report(records), output);
-  for (const auto& line : summary_lines(records)) std::cout << line << "\n";
-  const int code = exit_code_for(records);
+  RunRequest request;
+  request.root = args.artifacts.empty() ? default_artifacts_root(output) : std::filesystem::path(args.artifacts);
+  request.report_path = output;
+  request.profiles = tested_profiles_named(args.profiles);
+  request.force = args.force;
+  if (!args.onnxruntime.empty()) request.options.onnxruntime_library = args.onnxruntime;
+  request.options.source_revision = args.source_revision;
+  request.options.open_runtime = seams.open_runtime;
+  const RunOutcome outcome = run_to_report(request);
+  for (const auto& line : summary_lines(outcome.records)) std::cout << line << "\n";
   std::cout << "report: " << output.string() << "\n"
-            << "artifacts: " << artifacts.string() << "\n"
-            << "exit code: " << code << "\n";
-  return code;
+            << "artifacts: " << request.root.string() << "\n"
+            << "exit code: " << outcome.exit_code << "\n";
+  return outcome.exit_code;
 }
 
 }  // namespace nnx::cli

@@ -187,4 +187,8 @@ std::vector<float> draw_input(const std::vector<std::int64_t>& shape, std::uint6
   return values;
 }
 
+std::unique_ptr<ReferenceModel> make_feed_fwd_reference(const ModelConfig& config) {
+  return std::make_unique<FeedFwdNN>(config);
+}
+
 }  // namespace nnx

@@ -1,5 +1,6 @@
-// The native model FeedFwdNN (record-format §2): Linear layers over consecutive widths, every layer but
-// the last followed by the activation (and dropout, a no-op in eval mode), raw logits out.
+// The native model FeedFwdNN, the C++ ReferenceModel of `feed_fwd` (record-format §2): Linear layers over
+// consecutive widths, every layer but the last followed by the activation (and dropout, a no-op in eval
+// mode), raw logits out.
 //
 // Weights are drawn from ONE PyTorch-compatible generator seeded with the config's seed, parameter by
 // parameter in PyTorch's order (layers.0.weight, layers.0.bias, ...), each randn(shape) * std in float32.
@@ -24,23 +25,21 @@
 #include <vector>
 
 #include "model/model_config.h"
+#include "model/reference_model.h"
 
 namespace nnx {
 
-struct Parameter {
-  std::string name;                  // "layers.<i>.weight" [out, in] or "layers.<i>.bias" [out]
-  std::vector<std::int64_t> shape;
-  std::vector<float> values;
-};
-
-class FeedFwdNN {
+class FeedFwdNN : public ReferenceModel {
  public:
   explicit FeedFwdNN(const ModelConfig& config);
 
-  const ModelConfig& config() const { return config_; }
-  const std::vector<Parameter>& parameters() const { return parameters_; }
-  // SHA-256 over "<name>|float32|[a, b]|" + raw little-endian float32 bytes, per parameter in order.
-  std::string weights_sha256() const;
+  const ModelConfig& config() const override { return config_; }
+  const std::vector<Parameter>& parameters() const override { return parameters_; }
+  std::string weights_sha256() const override;
+  std::int64_t output_width() const override { return config_.output_dim; }
+  std::vector<float> forward(std::span<const float> input, std::int64_t batch) const override {
+    return forward_eval(input, batch);
+  }
   // Raw logits [batch, output_dim] for `input` [batch, input_dim], row-major.
   std::vector<float> forward_eval(std::span<const float> input, std::int64_t batch) const;
 

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "base/json_fields.h"
-#include "profile/profile_limits.h"
+#include "base/limits.h"
 
 namespace nnx {
 namespace {

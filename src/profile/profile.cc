@@ -6,7 +6,7 @@
 #include "base/failure.h"
 #include "base/json_fields.h"
 #include "base/json_python.h"
-#include "profile/profile_limits.h"
+#include "base/limits.h"
 
 namespace nnx {
 
@@ -120,14 +120,6 @@ std::optional<Profile> tested_profile(const std::string& name) {
 }
 
 bool is_tested_name(const std::string& name) { return tested_profile(name).has_value(); }
-
-bool is_plain_name(const std::string& name) {
-  if (name.empty() || name == "." || name == "..") return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-           c == '-';
-  });
-}
 
 Profile profile_from_json(const json& value, std::vector<std::string>& problems) {
   Profile p;

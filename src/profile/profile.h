@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "artifacts/layout.h"
 #include "model/model_config.h"
 
 namespace nnx {
@@ -62,9 +63,6 @@ inline constexpr const char* kDynamoProfile = "feedfwd-fp32-dynamo";
 const std::vector<Profile>& tested_profiles();
 std::optional<Profile> tested_profile(const std::string& name);
 bool is_tested_name(const std::string& name);
-
-// A plain name matches [A-Za-z0-9._-]+ and is neither "." nor "..".
-bool is_plain_name(const std::string& name);
 
 // Builds a Profile from a JSON object with the field names above (missing fields take their defaults;
 // `model` may be partial). Type errors and unknown keys are appended to `problems`.

@@ -1,5 +1,6 @@
 #include "record/profile_rebuild.h"
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -7,6 +8,7 @@
 
 #include "base/json_fields.h"
 #include "base/json_python.h"
+#include "record/record_format.h"
 
 namespace nnx {
 namespace {
@@ -27,6 +29,20 @@ json as_float(const json& value) {
 
 std::string text_of(const json& value) { return display_json(value); }
 
+// The case fields the settings state (§3 "input cases").
+constexpr std::array<const char*, 4> kCaseSettings = {rf::case_key::kName, rf::case_key::kShape, rf::case_key::kSeed,
+                                                      rf::case_key::kExpect};
+
+// record[key] as a string into `out`, else "<key>: must be a string, not <type>".
+void read_string(const json& record, const char* key, std::string& out, std::vector<std::string>& problems) {
+  const json& value = member(record, key);
+  if (value.is_string()) {
+    out = value.get<std::string>();
+  } else {
+    problems.push_back(std::string(key) + ": must be a string, not " + json_type_name(value));
+  }
+}
+
 std::string shortened(std::string text) {
   constexpr std::size_t kMax = 160;
   if (text.size() > kMax) text = text.substr(0, kMax) + "...";
@@ -34,8 +50,8 @@ std::string shortened(std::string text) {
 }
 
 std::string case_label(const json& cases, std::size_t i) {
-  std::string label = "input_cases[" + std::to_string(i) + "]";
-  const json& name = member(cases[i], "name");
+  std::string label = std::string(rf::kInputCases) + "[" + std::to_string(i) + "]";
+  const json& name = member(cases[i], rf::case_key::kName);
   if (name.is_string()) label += " (" + name.get<std::string>() + ")";
   return label;
 }
@@ -74,32 +90,40 @@ void differences(const json& actual, const json& expected, const std::string& pa
 
 // The exporter options a Profile writes: types, then the values a Profile derives from them.
 void read_exporter_options(const json& record, Profile& p, std::vector<std::string>& problems) {
-  const json& exporter = member(record, "exporter");
+  namespace key = rf::exporter_key;
+  const json& exporter = member(record, rf::kExporter);
   if (!exporter.is_object()) {
-    problems.push_back("exporter: must be an object, not " + json_type_name(exporter));
+    problems.push_back(std::string(rf::kExporter) + ": must be an object, not " + json_type_name(exporter));
     return;
   }
-  FieldReader ex(exporter, "exporter", problems);
-  ex.allow_extra("name");
-  const json* options = ex.object("options");
+  FieldReader ex(exporter, rf::kExporter, problems);
+  ex.allow_extra(key::kName);
+  const json* options = ex.object(key::kOptions);
   if (!options) return;
-  FieldReader r(*options, "exporter.options", problems);
+  const std::string where = std::string(rf::kExporter) + "." + key::kOptions;
+  FieldReader r(*options, where, problems);
   bool dynamo = false;
   std::vector<std::string> input_names, output_names;
-  const bool named = r.string("exporter", p.exporter);
-  const bool flagged = r.boolean("dynamo", dynamo);
-  r.integer("opset_version", p.opset_version);
-  r.boolean("dynamic_batch", p.dynamic_batch);
-  r.integer("export_batch", p.export_batch);
-  if (r.string_list("input_names", input_names) && input_names != std::vector<std::string>{"features"}) {
-    problems.push_back("exporter.options.input_names: must be [\"features\"], not " + text_of(input_names));
+  const bool named = r.string(key::kOptionExporter, p.exporter);
+  const bool flagged = r.boolean(key::kOptionDynamo, dynamo);
+  r.integer(key::kOptionOpsetVersion, p.opset_version);
+  r.boolean(key::kOptionDynamicBatch, p.dynamic_batch);
+  r.integer(key::kOptionExportBatch, p.export_batch);
+  const Profile defaults;  // the names every Profile writes
+  const json written = defaults.exporter_options();
+  const auto want_inputs = written[key::kOptionInputNames].get<std::vector<std::string>>();
+  const auto want_outputs = written[key::kOptionOutputNames].get<std::vector<std::string>>();
+  if (r.string_list(key::kOptionInputNames, input_names) && input_names != want_inputs) {
+    problems.push_back(where + "." + key::kOptionInputNames + ": must be " + text_of(want_inputs) + ", not " +
+                       text_of(input_names));
   }
-  if (r.string_list("output_names", output_names) && output_names != std::vector<std::string>{"logits"}) {
-    problems.push_back("exporter.options.output_names: must be [\"logits\"], not " + text_of(output_names));
+  if (r.string_list(key::kOptionOutputNames, output_names) && output_names != want_outputs) {
+    problems.push_back(where + "." + key::kOptionOutputNames + ": must be " + text_of(want_outputs) + ", not " +
+                       text_of(output_names));
   }
   r.finish();
   if (named && flagged && dynamo != p.dynamo()) {
-    problems.push_back(std::string("exporter.options.dynamo: ") + (dynamo ? "true" : "false") +
+    problems.push_back(where + "." + key::kOptionDynamo + ": " + (dynamo ? "true" : "false") +
                        " although the exporter is \"" + p.exporter + "\"");
   }
 }
@@ -108,8 +132,8 @@ void read_exporter_options(const json& record, Profile& p, std::vector<std::stri
 void read_batches(const json& cases, Profile& p, std::vector<std::string>& problems) {
   p.batches.clear();
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (member(cases[i], "expect") != "match") continue;
-    const json& shape = member(cases[i], "shape");
+    if (member(cases[i], rf::case_key::kExpect) != rf::kExpectMatch) continue;
+    const json& shape = member(cases[i], rf::case_key::kShape);
     if (!shape.is_array() || shape.empty() || !shape[0].is_number_integer() ||
         (shape[0].is_number_unsigned() && shape[0].get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))) {
       problems.push_back(case_label(cases, i) + ": its shape gives no batch size");
@@ -123,19 +147,21 @@ void read_batches(const json& cases, Profile& p, std::vector<std::string>& probl
 void compare_cases(const json& cases, const Profile& p, std::vector<std::string>& problems) {
   const auto expected = p.input_cases();
   if (cases.size() != expected.size()) {
-    problems.push_back("input_cases: " + std::to_string(cases.size()) + " cases, but a profile with batches " +
+    problems.push_back(std::string(rf::kInputCases) + ": " + std::to_string(cases.size()) +
+                       " cases, but a profile with batches " +
                        text_of(p.batches) + " produces " + std::to_string(expected.size()) +
                        " (one per match case, then one refusal case)");
     return;
   }
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const InputCase& e = expected[i];
-    const json want = {{"name", e.name}, {"shape", e.shape}, {"seed", e.seed}, {"expect", e.expect}};
-    for (const char* key : {"expect", "name", "shape", "seed"}) {
-      const json& got = member(cases[i], key);
-      if (text_of(got) != text_of(want[key])) {
-        problems.push_back(case_label(cases, i) + "." + key + ": " + shortened(text_of(got)) +
-                           " is not what a profile produces here (" + text_of(want[key]) + ")");
+    namespace key = rf::case_key;
+    const json want = {{key::kName, e.name}, {key::kShape, e.shape}, {key::kSeed, e.seed}, {key::kExpect, e.expect}};
+    for (const char* field : {key::kExpect, key::kName, key::kShape, key::kSeed}) {
+      const json& got = member(cases[i], field);
+      if (text_of(got) != text_of(want[field])) {
+        problems.push_back(case_label(cases, i) + "." + field + ": " + shortened(text_of(got)) +
+                           " is not what a profile produces here (" + text_of(want[field]) + ")");
       }
     }
   }
@@ -144,35 +170,38 @@ void compare_cases(const json& cases, const Profile& p, std::vector<std::string>
 }  // namespace
 
 json record_settings(const json& record) {
-  const json& tolerances = member(record, "tolerances");
-  const json& runtime = member(record, "runtime");
-  const json& raw_cases = member(record, "input_cases");
+  namespace key = rf::settings_key;
+  const json& tolerances = member(record, rf::kTolerances);
+  const json& runtime = member(record, rf::kRuntime);
+  const json& raw_cases = member(record, rf::kInputCases);
   json cases = raw_cases;
   if (raw_cases.is_array()) {
     cases = json::array();
     for (const auto& c : raw_cases) {
-      cases.push_back({{"name", member(c, "name")},
-                       {"shape", member(c, "shape")},
-                       {"seed", member(c, "seed")},
-                       {"expect", member(c, "expect")}});
+      json stated = json::object();
+      for (const char* field : kCaseSettings) stated[field] = member(c, field);
+      cases.push_back(std::move(stated));
     }
   }
-  json config = member(record, "config");
+  json config = member(record, rf::kConfig);
   if (config.is_object()) {
-    config.erase("weights_sha256");
-    if (config.contains("dropout")) config["dropout"] = as_float(config["dropout"]);
-    if (config.contains("weights") && config["weights"].is_object() && config["weights"].contains("std")) {
-      config["weights"]["std"] = as_float(config["weights"]["std"]);
+    namespace cfg = rf::config_key;
+    config.erase(cfg::kWeightsSha256);
+    if (config.contains(cfg::kDropout)) config[cfg::kDropout] = as_float(config[cfg::kDropout]);
+    if (config.contains(cfg::kWeights) && config[cfg::kWeights].is_object() &&
+        config[cfg::kWeights].contains(cfg::kStd)) {
+      config[cfg::kWeights][cfg::kStd] = as_float(config[cfg::kWeights][cfg::kStd]);
     }
   }
-  return json{{"tolerances", {{"rtol", as_float(member(tolerances, "rtol"))},
-                              {"atol", as_float(member(tolerances, "atol"))}}},
-              {"input cases", cases},
-              {"dtype", member(record, "dtype")},
-              {"runtime", json::array({member(runtime, "name"), member(runtime, "provider")})},
-              {"exporter options", member(member(record, "exporter"), "options")},
-              {"model config", config},
-              {"artifact directory", member(member(record, "artifacts"), "directory")}};
+  return json{{key::kTolerances, {{rf::tolerance_key::kRtol, as_float(member(tolerances, rf::tolerance_key::kRtol))},
+                                  {rf::tolerance_key::kAtol, as_float(member(tolerances, rf::tolerance_key::kAtol))}}},
+              {key::kInputCases, cases},
+              {key::kDtype, member(record, rf::kDtype)},
+              {key::kRuntime, json::array({member(runtime, rf::runtime_key::kName),
+                                           member(runtime, rf::runtime_key::kProvider)})},
+              {key::kExporterOptions, member(member(record, rf::kExporter), rf::exporter_key::kOptions)},
+              {key::kModelConfig, config},
+              {key::kArtifactDirectory, member(member(record, rf::kArtifacts), rf::artifacts_key::kDirectory)}};
 }
 
 Profile profile_from_record(const json& record, std::vector<std::string>& problems) {
@@ -181,39 +210,27 @@ Profile profile_from_record(const json& record, std::vector<std::string>& proble
     problems.push_back("record: must be an object, not " + json_type_name(record));
     return p;
   }
-  const json& name = member(record, "profile");
-  if (name.is_string()) {
-    p.name = name.get<std::string>();
-  } else {
-    problems.push_back("profile: must be a string, not " + json_type_name(name));
-  }
+  read_string(record, rf::kProfile, p.name, problems);
   read_exporter_options(record, p, problems);
 
-  const json& tolerances = member(record, "tolerances");
-  FieldReader tol(tolerances, "tolerances", problems);
-  tol.number("rtol", p.rtol);
-  tol.number("atol", p.atol);
+  FieldReader tol(member(record, rf::kTolerances), rf::kTolerances, problems);
+  tol.number(rf::tolerance_key::kRtol, p.rtol);
+  tol.number(rf::tolerance_key::kAtol, p.atol);
   tol.finish();
 
-  const json& runtime = member(record, "runtime");
-  FieldReader rt(runtime, "runtime", problems);
-  rt.string("name", p.runtime);
-  rt.string("provider", p.provider);
+  FieldReader rt(member(record, rf::kRuntime), rf::kRuntime, problems);
+  rt.string(rf::runtime_key::kName, p.runtime);
+  rt.string(rf::runtime_key::kProvider, p.provider);
 
-  const json& dtype = member(record, "dtype");
-  if (dtype.is_string()) {
-    p.dtype = dtype.get<std::string>();
-  } else {
-    problems.push_back("dtype: must be a string, not " + json_type_name(dtype));
-  }
+  read_string(record, rf::kDtype, p.dtype, problems);
 
   std::vector<std::string> config_problems;
-  p.model = model_config_from_json(member(record, "config"), config_problems);
+  p.model = model_config_from_json(member(record, rf::kConfig), config_problems);
   problems.insert(problems.end(), config_problems.begin(), config_problems.end());
 
-  const json& cases = member(record, "input_cases");
+  const json& cases = member(record, rf::kInputCases);
   if (!cases.is_array()) {
-    problems.push_back("input_cases: must be a list, not " + json_type_name(cases));
+    problems.push_back(std::string(rf::kInputCases) + ": must be a list, not " + json_type_name(cases));
     return p;
   }
   const std::size_t before = problems.size();
@@ -224,7 +241,7 @@ Profile profile_from_record(const json& record, std::vector<std::string>& proble
 
 std::vector<std::string> settings_problems(const json& record) {
   std::vector<std::string> problems;
-  const json& name = member(record, "profile");
+  const json& name = member(record, rf::kProfile);
   const json actual = record_settings(record);
   json expected;
   std::string against;

@@ -1,79 +1,128 @@
+// The record's writer (record.h): a blank record, stage outcomes, and the summary derive_outcome gives.
+// Record::to_json / from_json are in record_json.cc.
 #include "record/record.h"
 
-#include "artifacts/artifacts.h"
+#include <utility>
 
 namespace nnx {
+namespace {
 
-json session_options_json() {
-  return json{{"intra_op_num_threads", 1}, {"inter_op_num_threads", 1}, {"graph_optimization_level", "ORT_ENABLE_ALL"}};
+// A stage of a JSON record as derive_outcome reads it; an unknown or missing status counts as not run and
+// a failure that names no class as none.
+StageOutcome stage_outcome_of(const json& stages, Stage s) {
+  StageOutcome outcome;
+  if (!stages.is_object()) return outcome;
+  const auto it = stages.find(std::string(stage_name(s)));
+  if (it == stages.end() || !it->is_object()) return outcome;
+  const auto status = it->find(rf::stage_key::kStatus);
+  if (status != it->end() && status->is_string()) {
+    outcome.status = parse_stage_status(status->get<std::string>()).value_or(StageStatus::not_run);
+  }
+  const auto failure = it->find(rf::stage_key::kFailure);
+  if (outcome.status == StageStatus::failed && failure != it->end() && failure->is_string()) {
+    outcome.failure = parse_failure(failure->get<std::string>());
+  }
+  return outcome;
 }
 
-json blank_input_case(const InputCase& c) {
-  return json{{"name", c.name},       {"shape", c.shape},       {"seed", c.seed},
-              {"expect", c.expect},   {"outcome", nullptr},     {"passed", false},
-              {"failure", nullptr},   {"max_abs_error", nullptr}, {"max_rel_error", nullptr},
-              {"detail", nullptr}};
+void write_outcome(json& record, const RecordOutcome& outcome) {
+  record[rf::kStatus] = std::string(record_status_name(outcome.status));
+  record[rf::kFailure] = outcome.failure ? json(std::string(failure_name(*outcome.failure))) : json(nullptr);
+  record[rf::kLevel] = std::string(level_name(outcome.level));
 }
+
+}  // namespace
+
+// ---- typed ------------------------------------------------------------------------------------------------
+
+RecordCase RecordCase::blank(const InputCase& c) {
+  RecordCase out;
+  out.name = c.name;
+  out.shape = c.shape;
+  out.seed = c.seed;
+  out.expect = c.expect;
+  return out;
+}
+
+void RecordCase::reset() {
+  outcome.reset();
+  passed = false;
+  failure.reset();
+  max_abs_error.reset();
+  max_rel_error.reset();
+  detail.reset();
+}
+
+Record blank_record_of(const Profile& profile, const SourceInfo& source, const std::string& weights_sha256) {
+  Record r;
+  r.profile = profile.name;
+  r.source = json{{rf::source_key::kRevision, source.revision},
+                  {rf::source_key::kOrigin, source.origin},
+                  {rf::source_key::kDirty, source.dirty},
+                  {rf::source_key::kVersion, NNX_VERSION}};
+  r.config = profile.model.to_json();
+  r.config[rf::config_key::kWeightsSha256] = weights_sha256;
+  r.exporter = {profile.exporter, profile.exporter_options()};
+  r.opset = {profile.opset_version, nullptr};
+  r.artifacts = {profile.name, kModelFile, {}};
+  r.versions = json{{rf::versions_key::kThisSoftware, NNX_VERSION}};
+  r.runtime = {profile.runtime, nullptr, profile.provider, SessionOptions{}};
+  r.dtype = profile.dtype;
+  for (const auto& c : profile.input_cases()) r.input_cases.push_back(RecordCase::blank(c));
+  r.tolerances = {profile.rtol, profile.atol};
+  return r;
+}
+
+void Record::set_stage_passed(Stage s, json detail) { stage(s) = {StageStatus::passed, std::nullopt, std::move(detail)}; }
+
+void Record::set_stage_failed(Stage s, FailureClass failure, json detail) {
+  stage(s) = {StageStatus::failed, failure, std::move(detail)};
+}
+
+void Record::reset_stage(Stage s) { stage(s) = StageEntry{}; }
+
+void Record::reset_input_cases() {
+  for (auto& c : input_cases) c.reset();
+}
+
+RecordOutcome Record::derived_outcome() const {
+  std::array<StageOutcome, 5> outcomes;
+  for (Stage s : kStages) outcomes[stage_index(s)] = {stage(s).status, stage(s).failure};
+  return derive_outcome(outcomes);
+}
+
+void Record::finalize() {
+  const RecordOutcome outcome = derived_outcome();
+  status = outcome.status;
+  failure = outcome.failure;
+  level = outcome.level;
+}
+
+// ---- on JSON ----------------------------------------------------------------------------------------------
+
+json session_options_json() { return SessionOptions{}.to_json(); }
+
+json blank_input_case(const InputCase& c) { return RecordCase::blank(c).to_json(); }
 
 json blank_record(const Profile& profile, const SourceInfo& source, const std::string& weights_sha256) {
-  json config = profile.model.to_json();
-  config["weights_sha256"] = weights_sha256;
-  json cases = json::array();
-  for (const auto& c : profile.input_cases()) cases.push_back(blank_input_case(c));
-  json stages = json::object();
-  for (Stage s : kStages) {
-    stages[std::string(stage_name(s))] = {{"status", "not_run"}, {"failure", nullptr}, {"detail", nullptr}};
-  }
-  return json{
-      {"format", kFormat},
-      {"profile", profile.name},
-      {"status", "failed"},
-      {"failure", nullptr},
-      {"level", "none"},
-      {"source", {{"revision", source.revision}, {"origin", source.origin}, {"dirty", source.dirty},
-                  {"version", NNX_VERSION}}},
-      {"config", config},
-      {"exporter", {{"name", profile.exporter}, {"options", profile.exporter_options()}}},
-      {"opset", {{"requested", profile.opset_version}, {"model", nullptr}}},
-      {"artifacts", {{"directory", profile.name}, {"model", kModelFile}, {"files", json::array()}}},
-      {"versions", {{"nnx", NNX_VERSION}}},
-      {"runtime", {{"name", profile.runtime}, {"version", nullptr}, {"provider", profile.provider},
-                   {"session", session_options_json()}}},
-      {"dtype", profile.dtype},
-      {"input_cases", cases},
-      {"tolerances", {{"rtol", profile.rtol}, {"atol", profile.atol}}},
-      {"model_state", nullptr},
-      {"stages", stages},
-  };
+  return blank_record_of(profile, source, weights_sha256).to_json();
 }
 
 void set_stage_passed(json& record, Stage stage, json detail) {
-  record["stages"][std::string(stage_name(stage))] = {{"status", "passed"}, {"failure", nullptr},
-                                                      {"detail", std::move(detail)}};
+  record[rf::kStages][std::string(stage_name(stage))] =
+      StageEntry{StageStatus::passed, std::nullopt, std::move(detail)}.to_json();
 }
 
 void set_stage_failed(json& record, Stage stage, FailureClass failure, json detail) {
-  record["stages"][std::string(stage_name(stage))] = {
-      {"status", "failed"}, {"failure", failure_name(failure)}, {"detail", std::move(detail)}};
+  record[rf::kStages][std::string(stage_name(stage))] =
+      StageEntry{StageStatus::failed, failure, std::move(detail)}.to_json();
 }
 
 void finalize_record(json& record) {
-  bool all_passed = true;
-  json failure = nullptr;
-  for (Stage s : kStages) {
-    const json& st = record["stages"][std::string(stage_name(s))];
-    if (st["status"] != "passed") all_passed = false;
-    if (failure.is_null() && st["status"] == "failed") failure = st["failure"];
-  }
-  record["status"] = all_passed ? "passed" : "failed";
-  record["failure"] = failure;
-  if (record["stages"]["parity"]["status"] == "passed") {
-    record["level"] = "executed";
-  } else if (record["stages"]["check"]["status"] == "passed") {
-    record["level"] = "structural";
-  } else {
-    record["level"] = "none";
-  }
+  std::array<StageOutcome, 5> outcomes;
+  const json& stages = record[rf::kStages];
+  for (Stage s : kStages) outcomes[stage_index(s)] = stage_outcome_of(stages, s);
+  write_outcome(record, derive_outcome(outcomes));
 }
 
 }  // namespace nnx

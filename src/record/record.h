@@ -1,17 +1,29 @@
-// Building a record of nnx.export-conformance/1 (record-format §5): exactly 17 keys.
+// A record of nnx.export-conformance/1 (record-format §5): exactly 17 keys. Its spelling is
+// record_format.h's; this header is the record as the engine writes and reads it.
 //
-// `blank_record` states the profile with every stage not_run, blank input cases and unknown results.
-// `set_stage` records one stage's outcome; `finalize_record` derives status, failure and level from the
-// stages (status passed iff all five passed; failure = the first failed stage's class; level executed
-// when parity passed, structural when check passed, none otherwise).
+// `Record` is the typed record, like LevelDB's VersionEdit with EncodeTo/DecodeFrom: `to_json` writes the
+// 17 keys; `from_json` reads a record that passes validate_record (§6) and refuses any other, naming every
+// problem. For every valid record j, `Record::from_json(j).to_json()` is j again, number for number (17
+// stays 17, 17.0 stays 17.0): the free-form parts (source, config, exporter options, opset.model, versions,
+// model_state, stage details, runtime.version) are kept as given, and numbers a rule leaves open
+// (tolerances, case errors) are JsonNumber.
+//
+// The free functions below work on a record as JSON (the engine's stages pass one around) and keep the
+// signatures the stages and the app call; each typed member function does the same on a Record.
 #pragma once
 
+#include <array>
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "artifacts/layout.h"
 #include "base/failure.h"
 #include "profile/profile.h"
+#include "record/record_format.h"
 
 namespace nnx {
 
@@ -19,16 +31,143 @@ using json = nlohmann::json;
 
 struct SourceInfo {
   json revision;   // string or null
-  std::string origin = "unknown";  // "given" | "git" | "unknown"
+  std::string origin = rf::kOriginUnknown;  // "given" | "git" | "unknown"
   json dirty;      // bool when detected from git, else null
 };
 
+// A JSON number kept exactly as a record states it (an integer stays an integer, 2^64-1 stays exact);
+// `value()` is the number as a double. Made from a double, it is that float.
+class JsonNumber {
+ public:
+  JsonNumber() = default;
+  JsonNumber(double value) : number_(value) {}  // NOLINT(google-explicit-constructor): a number is a number
+  // Throws ConformanceError unless `number` is a JSON number (never a boolean).
+  static JsonNumber from_json(const json& number);
+  double value() const;
+  const json& to_json() const { return number_; }
+
+ private:
+  json number_ = 0.0;
+};
+
+// One entry of artifacts.files (§4 check, §5 artifact paths).
+struct ArtifactFile {
+  std::string path;  // as listed (valid under the §5 rule)
+  std::string role;  // rf::kRoleModel | rf::kRoleExternalData | rf::kRoleSidecar
+  std::uint64_t bytes = 0;
+  std::string sha256;
+  json to_json() const;
+};
+
+// runtime.session: the fixed session options of §4 load.
+struct SessionOptions {
+  std::int64_t intra_op_num_threads = rf::session_key::kRequiredIntraOpThreads;
+  std::int64_t inter_op_num_threads = rf::session_key::kRequiredInterOpThreads;
+  std::string graph_optimization_level = rf::session_key::kRequiredOptimizationLevel;
+  json to_json() const;
+};
+
+// One of input_cases (§5). A blank case (§4 parity, "reset") has no outcome, passed false and no failure,
+// errors or detail.
+struct RecordCase {
+  std::string name;
+  std::vector<std::int64_t> shape;  // [batch, width]
+  std::uint64_t seed = 0;
+  std::string expect;                 // rf::kExpectMatch | rf::kExpectRejected
+  std::optional<std::string> outcome;  // one of rf::kOutcomes, or none (blank)
+  bool passed = false;
+  std::optional<FailureClass> failure;  // a parity class, per the case table (case_rule)
+  std::optional<JsonNumber> max_abs_error;
+  std::optional<JsonNumber> max_rel_error;
+  std::optional<std::string> detail;
+
+  static RecordCase blank(const InputCase& c);
+  void reset();  // back to blank, keeping name, shape, seed and expect
+  json to_json() const;
+};
+
+// stages.<name> (§4): status, the class of a failed stage, and the stage's detail (free-form).
+struct StageEntry {
+  StageStatus status = StageStatus::not_run;
+  std::optional<FailureClass> failure;
+  json detail;
+  json to_json() const;
+};
+
+struct Record {
+  struct Exporter {
+    std::string name;  // equal to options.exporter
+    json options;      // the 7 exporter options of §3, kept as given (17 vs 17.0 differ)
+  };
+  struct Opset {
+    std::int64_t requested = 0;  // options.opset_version
+    json model;                   // null until check passed, then {domain: version}
+  };
+  struct Artifacts {
+    std::string directory;  // the profile name
+    std::string model = kModelFile;
+    std::vector<ArtifactFile> files;
+  };
+  struct Runtime {
+    std::string name;
+    json version;  // the runtime's version string once known, else null (kept as given)
+    std::string provider;
+    SessionOptions session;
+  };
+  struct Tolerances {
+    JsonNumber rtol;
+    JsonNumber atol;
+  };
+
+  std::string format = std::string(kFormat);
+  std::string profile;
+  RecordStatus status = RecordStatus::failed;
+  std::optional<FailureClass> failure;
+  Level level = Level::none;
+  json source;  // {revision, origin, dirty, version}, free-form
+  json config;  // the §2 config plus weights_sha256, kept as given
+  Exporter exporter;
+  Opset opset;
+  Artifacts artifacts;
+  json versions;  // free-form
+  Runtime runtime;
+  std::string dtype;
+  std::vector<RecordCase> input_cases;
+  Tolerances tolerances;
+  json model_state;                   // null, or {parameters, gradients, modes} (§4 export)
+  std::array<StageEntry, 5> stages;  // by stage_index
+
+  // §5: the 17 keys. `from_json` throws ConformanceError (validate_record's message) for an invalid record.
+  json to_json() const;
+  static Record from_json(const json& record);
+
+  StageEntry& stage(Stage s) { return stages[stage_index(s)]; }
+  const StageEntry& stage(Stage s) const { return stages[stage_index(s)]; }
+  // §4: one stage's outcome (set_stage_passed / set_stage_failed below), or back to not_run.
+  void set_stage_passed(Stage s, json detail);
+  void set_stage_failed(Stage s, FailureClass failure, json detail);
+  void reset_stage(Stage s);
+  // §4 parity, §7 execute: every case back to blank.
+  void reset_input_cases();
+  // §1, §5: status, failure and level from the stages (derive_outcome), written into the record.
+  RecordOutcome derived_outcome() const;
+  void finalize();
+};
+
+// §5: the record a run starts from: the profile's settings, every stage not_run, blank input cases,
+// status failed, failure null, level none, opset.model and model_state null, runtime.version null.
+Record blank_record_of(const Profile& profile, const SourceInfo& source, const std::string& weights_sha256);
+
+// The same on JSON (each is the typed function's to_json).
 json blank_record(const Profile& profile, const SourceInfo& source, const std::string& weights_sha256);
 json blank_input_case(const InputCase& c);
 json session_options_json();
 
+// §4: stages.<stage> = {status passed, failure null, detail} / {status failed, failure, detail}.
 void set_stage_passed(json& record, Stage stage, json detail);
 void set_stage_failed(json& record, Stage stage, FailureClass failure, json detail);
+// §1, §5: writes status, failure and level as derive_outcome gives them from the record's stages (a status
+// other than passed/failed counts as not run).
 void finalize_record(json& record);
 
 }  // namespace nnx

@@ -1,60 +1,85 @@
 #include "record/report.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "base/atomic_file.h"
 #include "base/failure.h"
 #include "base/json_python.h"
+#include "record/record_format.h"
 #include "record/validate_record.h"
 
 namespace nnx {
 
 json make_report(const std::vector<json>& records) {
   bool passed = !records.empty();
-  for (const auto& r : records) passed = passed && r.value("status", "") == "passed";
-  return json{{"format", kFormat}, {"status", passed ? "passed" : "failed"}, {"profiles", records}};
+  for (const auto& r : records) passed = passed && r.value(rf::kStatus, "") == rf::kPassed;
+  return json{{rf::report_key::kFormat, kFormat},
+              {rf::report_key::kStatus, passed ? rf::kPassed : rf::kFailed},
+              {rf::report_key::kProfiles, records}};
 }
 
 void save_report(const json& report, const std::filesystem::path& path) {
-  if (!report.is_object() || !report.contains("profiles") || !report["profiles"].is_array()) {
+  const char* profiles = rf::report_key::kProfiles;
+  if (!report.is_object() || !report.contains(profiles) || !report[profiles].is_array()) {
     throw ConformanceError("a report needs a list of profiles");
   }
   std::string problems;
-  for (std::size_t i = 0; i < report["profiles"].size(); ++i) {
-    for (const auto& p : record_problems(report["profiles"][i])) {
-      problems += "\n  profiles[" + std::to_string(i) + "]: " + p;
+  for (std::size_t i = 0; i < report[profiles].size(); ++i) {
+    for (const auto& p : record_problems(report[profiles][i])) {
+      problems += "\n  " + std::string(profiles) + "[" + std::to_string(i) + "]: " + p;
     }
   }
   if (!problems.empty()) throw ConformanceError("refusing to write an invalid report:" + problems);
   write_file_atomically(path, dumps_pretty(report) + "\n");
 }
 
+namespace {
+
+// `; exporter=<name>; onnxruntime=<version>` as far as the record states them.
+std::string exporter_and_runtime(const json& r) {
+  std::string text;
+  if (r.contains(rf::kExporter) && r[rf::kExporter].is_object()) {
+    text += "; exporter=" + r[rf::kExporter].value(rf::exporter_key::kName, "?");
+  }
+  if (r.contains(rf::kRuntime) && r[rf::kRuntime].is_object() && r[rf::kRuntime].contains(rf::runtime_key::kVersion) &&
+      r[rf::kRuntime][rf::runtime_key::kVersion].is_string()) {
+    text += "; onnxruntime=" + r[rf::kRuntime][rf::runtime_key::kVersion].get<std::string>();
+  }
+  return text;
+}
+
+// `[; max_abs_error=<largest>]; n/m input cases passed`
+std::string case_summary(const json& r) {
+  namespace key = rf::case_key;
+  double worst = -1;
+  std::size_t passed = 0, total = 0;
+  if (r.contains(rf::kInputCases) && r[rf::kInputCases].is_array()) {
+    for (const auto& c : r[rf::kInputCases]) {
+      ++total;
+      if (c.value(key::kPassed, false)) ++passed;
+      if (c.contains(key::kMaxAbsError) && c[key::kMaxAbsError].is_number()) {
+        worst = std::max(worst, c[key::kMaxAbsError].get<double>());
+      }
+    }
+  }
+  std::string text;
+  if (worst >= 0) text += "; " + std::string(key::kMaxAbsError) + "=" + python_float_repr(worst);
+  return text + "; " + std::to_string(passed) + "/" + std::to_string(total) + " input cases passed";
+}
+
+}  // namespace
+
 std::vector<std::string> summary_lines(const std::vector<json>& records) {
   std::vector<std::string> lines;
   for (const auto& r : records) {
-    std::string line = r.value("profile", "?") + ": " + r.value("status", "?");
-    if (r.contains("failure") && r["failure"].is_string()) line += " (" + r["failure"].get<std::string>() + ")";
-    line += "; level=" + r.value("level", "?");
-    if (r.contains("exporter") && r["exporter"].is_object()) {
-      line += "; exporter=" + r["exporter"].value("name", "?");
+    std::string line = r.value(rf::kProfile, "?") + ": " + r.value(rf::kStatus, "?");
+    if (r.contains(rf::kFailure) && r[rf::kFailure].is_string()) {
+      line += " (" + r[rf::kFailure].get<std::string>() + ")";
     }
-    if (r.contains("runtime") && r["runtime"].is_object() && r["runtime"].contains("version") &&
-        r["runtime"]["version"].is_string()) {
-      line += "; onnxruntime=" + r["runtime"]["version"].get<std::string>();
-    }
-    double worst = -1;
-    std::size_t passed = 0, total = 0;
-    if (r.contains("input_cases") && r["input_cases"].is_array()) {
-      for (const auto& c : r["input_cases"]) {
-        ++total;
-        if (c.value("passed", false)) ++passed;
-        if (c.contains("max_abs_error") && c["max_abs_error"].is_number()) {
-          worst = std::max(worst, c["max_abs_error"].get<double>());
-        }
-      }
-    }
-    if (worst >= 0) line += "; max_abs_error=" + python_float_repr(worst);
-    line += "; " + std::to_string(passed) + "/" + std::to_string(total) + " input cases passed";
+    line += "; " + std::string(rf::kLevel) + "=" + r.value(rf::kLevel, "?");
+    line += exporter_and_runtime(r);
+    line += case_summary(r);
     lines.push_back(line);
   }
   return lines;
@@ -63,9 +88,9 @@ std::vector<std::string> summary_lines(const std::vector<json>& records) {
 int exit_code_for(const std::vector<json>& records) {
   if (records.empty()) return kExitError;
   for (const auto& r : records) {
-    if (r.value("status", "") == "passed") continue;
-    if (!r.contains("failure") || !r["failure"].is_string()) return kExitError;
-    auto f = parse_failure(r["failure"].get<std::string>());
+    if (r.value(rf::kStatus, "") == rf::kPassed) continue;
+    if (!r.contains(rf::kFailure) || !r[rf::kFailure].is_string()) return kExitError;
+    auto f = parse_failure(r[rf::kFailure].get<std::string>());
     return f ? exit_code(*f) : kExitError;
   }
   return kExitPassed;

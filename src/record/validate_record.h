@@ -12,6 +12,9 @@
 // checked record); tolerances; config.weights_sha256; the shapes of source, exporter, opset, versions and
 // runtime; the session options; exporter name vs options; opset.requested; artifacts.model; and the
 // settings rule of profile_rebuild.h. Not validated: contents of source, versions and stage details.
+// Keys and vocabulary come from record_format.h; the summary check uses its derive_outcome, the rule the
+// writer's finalize_record uses. The checks live in validate_record.cc, validate_stages.cc,
+// validate_cases.cc and validate_artifacts.cc (validate_internal.h).
 #pragma once
 
 #include <string>

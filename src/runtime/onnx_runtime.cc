@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "base/build_info.h"
 #include "runtime/runtime_telemetry.h"
 
 #define ORT_API_MANUAL_INIT
@@ -34,25 +35,8 @@ std::string element_type_name(ONNXTensorElementDataType t) {
   }
 }
 
-RuntimeFailure from_ort(const Ort::Exception& e) {
-  return RuntimeFailure(static_cast<int>(e.GetOrtErrorCode()), e.what());
-}
-
-// ORT keeps one process-wide API table in the C++ wrapper; every library we open must agree on it.
-std::mutex g_api_mutex;
-
-}  // namespace
-
-struct OrtLibrary::Impl {
-  void* handle = nullptr;
-  const OrtApi* api = nullptr;
-  std::unique_ptr<Ort::Env> env;
-};
-
-bool RuntimeFailure::invalid_argument() const { return code_ == ORT_INVALID_ARGUMENT; }
-
-std::string RuntimeFailure::code_name() const {
-  switch (code_) {
+std::string code_name(int code) {
+  switch (code) {
     case ORT_OK: return "OK";
     case ORT_FAIL: return "FAIL";
     case ORT_INVALID_ARGUMENT: return "INVALID_ARGUMENT";
@@ -65,22 +49,56 @@ std::string RuntimeFailure::code_name() const {
     case ORT_NOT_IMPLEMENTED: return "NOT_IMPLEMENTED";
     case ORT_INVALID_GRAPH: return "INVALID_GRAPH";
     case ORT_EP_FAIL: return "EP_FAIL";
-    default: return "code " + std::to_string(code_);
+    default: return "code " + std::to_string(code);
   }
 }
 
-std::shared_ptr<OrtLibrary> OrtLibrary::open(const std::optional<std::filesystem::path>& explicit_path) {
+RuntimeFailure failure(int code, const std::string& message) {
+  return RuntimeFailure(code == ORT_INVALID_ARGUMENT, code_name(code), message);
+}
+
+RuntimeFailure from_ort(const Ort::Exception& e) { return failure(static_cast<int>(e.GetOrtErrorCode()), e.what()); }
+
+// A session on one OnnxRuntime (which it keeps alive).
+class OnnxSession : public Session {
+ public:
+  OnnxSession(std::shared_ptr<OnnxRuntime> runtime, std::span<const std::byte> model,
+              const std::vector<ExternalFile>& external, const SessionSettings& settings);
+  const std::vector<std::string>& providers() const override { return providers_; }
+  std::vector<TensorOutput> run(const std::string& input_name, std::span<const float> values,
+                                const std::vector<std::int64_t>& shape) override;
+
+ private:
+  std::vector<std::string> output_names() const;
+
+  std::shared_ptr<OnnxRuntime> runtime_;
+  std::unique_ptr<Ort::Session> session_;
+  std::vector<std::string> providers_;
+};
+
+// ORT keeps one process-wide API table in the C++ wrapper; every library we open must agree on it.
+std::mutex g_api_mutex;
+
+}  // namespace
+
+struct OnnxRuntime::Impl {
+  void* handle = nullptr;
+  const OrtApi* api = nullptr;
+  std::unique_ptr<Ort::Env> env;
+};
+
+std::shared_ptr<OnnxRuntime> OnnxRuntime::open(const std::optional<std::filesystem::path>& explicit_path) {
   std::vector<std::string> candidates;
   std::string origin;
   if (explicit_path) {
     candidates.push_back(explicit_path->string());
-    origin = "--onnxruntime";
+    origin = "the caller";
   } else if (const char* env = std::getenv("NNX_ONNXRUNTIME_LIBRARY"); env && *env) {
     candidates.push_back(env);
     origin = "NNX_ONNXRUNTIME_LIBRARY";
   } else {
     std::error_code ec;
-    if (std::filesystem::exists(NNX_BUNDLED_ORT, ec)) candidates.push_back(NNX_BUNDLED_ORT);
+    if (std::filesystem::exists(build_bundled_onnxruntime(), ec)) candidates.push_back(build_bundled_onnxruntime());
     candidates.push_back("libonnxruntime.so.1");
   }
   std::string tried;
@@ -107,7 +125,7 @@ std::shared_ptr<OrtLibrary> OrtLibrary::open(const std::optional<std::filesystem
       dlclose(handle);
       continue;
     }
-    auto lib = std::shared_ptr<OrtLibrary>(new OrtLibrary());
+    auto lib = std::shared_ptr<OnnxRuntime>(new OnnxRuntime());
     lib->impl_ = std::make_unique<Impl>();
     lib->impl_->handle = handle;
     lib->impl_->api = api;
@@ -131,35 +149,41 @@ std::shared_ptr<OrtLibrary> OrtLibrary::open(const std::optional<std::filesystem
   std::string message = "ONNX Runtime library (libonnxruntime.so.1) is not available";
   if (!origin.empty()) message += " at the path named by " + origin;
   message += ":" + tried +
-             "\n  install it with `make bootstrap` (or name one with --onnxruntime PATH or "
-             "NNX_ONNXRUNTIME_LIBRARY)";
+             "\n  install it with `make bootstrap` (or name a library file; NNX_ONNXRUNTIME_LIBRARY names one "
+             "for every run)";
   throw RuntimeUnavailable(message);
 }
 
-OrtLibrary::~OrtLibrary() {
+OnnxRuntime::~OnnxRuntime() {
   if (!impl_) return;
   impl_->env.reset();
   // The library stays mapped: ORT registers process-wide state that must outlive its environments.
 }
 
-std::vector<std::string> OrtLibrary::available_providers() const {
+std::vector<std::string> OnnxRuntime::available_providers() const {
   std::lock_guard<std::mutex> lock(g_api_mutex);
   Ort::InitApi(impl_->api);
   return Ort::GetAvailableProviders();
 }
 
-struct InferenceSession::Impl {
-  std::unique_ptr<Ort::Session> session;
-};
+std::unique_ptr<Session> OnnxRuntime::create_session(std::span<const std::byte> model,
+                                                     const std::vector<ExternalFile>& external,
+                                                     const SessionSettings& settings) {
+  return std::make_unique<OnnxSession>(shared_from_this(), model, external, settings);
+}
 
-InferenceSession::InferenceSession(std::shared_ptr<OrtLibrary> library, std::span<const std::byte> model,
-                                   const std::vector<ExternalFile>& external, const SessionSettings& settings)
-    : library_(std::move(library)), impl_(std::make_unique<Impl>()) {
-  Ort::InitApi(library_->impl().api);
+OnnxSession::OnnxSession(std::shared_ptr<OnnxRuntime> runtime, std::span<const std::byte> model,
+                         const std::vector<ExternalFile>& external, const SessionSettings& settings)
+    : runtime_(std::move(runtime)) {
+  Ort::InitApi(runtime_->impl().api);
   try {
     Ort::SessionOptions options;
     options.SetIntraOpNumThreads(settings.intra_op_num_threads);
     options.SetInterOpNumThreads(settings.inter_op_num_threads);
+    if (settings.graph_optimization_level != "ORT_ENABLE_ALL") {
+      throw failure(ORT_INVALID_ARGUMENT, "graph optimisation level " + settings.graph_optimization_level +
+                                              " is not supported (ORT_ENABLE_ALL only)");
+    }
     options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
     options.SetExecutionMode(ExecutionMode::ORT_SEQUENTIAL);
     if (!external.empty()) {
@@ -173,14 +197,14 @@ InferenceSession::InferenceSession(std::shared_ptr<OrtLibrary> library, std::spa
       }
       options.AddExternalInitializersFromFilesInMemory(names, buffers, lengths);
     }
-    const auto available = library_->available_providers();
+    const auto available = runtime_->available_providers();
     bool known = false;
     for (const auto& p : available) known = known || p == settings.provider;
     if (!known) {
       std::string list;
       for (const auto& p : available) list += (list.empty() ? "" : ", ") + p;
-      throw RuntimeFailure(ORT_FAIL, "provider " + settings.provider + " is not available in ONNX Runtime " +
-                                         library_->version() + " (available: " + list + ")");
+      throw failure(ORT_FAIL, "provider " + settings.provider + " is not available in ONNX Runtime " +
+                                  runtime_->version() + " (available: " + list + ")");
     }
     if (settings.provider != "CPUExecutionProvider") {
       std::string short_name = settings.provider;
@@ -190,7 +214,7 @@ InferenceSession::InferenceSession(std::shared_ptr<OrtLibrary> library, std::spa
       }
       options.AppendExecutionProvider(short_name, {});
     }
-    impl_->session = std::make_unique<Ort::Session>(*library_->impl().env, model.data(), model.size(), options);
+    session_ = std::make_unique<Ort::Session>(*runtime_->impl().env, model.data(), model.size(), options);
   } catch (const Ort::Exception& e) {
     throw from_ort(e);
   }
@@ -198,31 +222,19 @@ InferenceSession::InferenceSession(std::shared_ptr<OrtLibrary> library, std::spa
   if (settings.provider != "CPUExecutionProvider") providers_.push_back("CPUExecutionProvider");
 }
 
-InferenceSession::~InferenceSession() = default;
-
-std::vector<std::string> InferenceSession::input_names() const {
-  Ort::InitApi(library_->impl().api);
+std::vector<std::string> OnnxSession::output_names() const {
+  Ort::InitApi(runtime_->impl().api);
   Ort::AllocatorWithDefaultOptions allocator;
   std::vector<std::string> names;
-  for (size_t i = 0; i < impl_->session->GetInputCount(); ++i) {
-    names.push_back(impl_->session->GetInputNameAllocated(i, allocator).get());
+  for (size_t i = 0; i < session_->GetOutputCount(); ++i) {
+    names.push_back(session_->GetOutputNameAllocated(i, allocator).get());
   }
   return names;
 }
 
-std::vector<std::string> InferenceSession::output_names() const {
-  Ort::InitApi(library_->impl().api);
-  Ort::AllocatorWithDefaultOptions allocator;
-  std::vector<std::string> names;
-  for (size_t i = 0; i < impl_->session->GetOutputCount(); ++i) {
-    names.push_back(impl_->session->GetOutputNameAllocated(i, allocator).get());
-  }
-  return names;
-}
-
-std::vector<TensorOutput> InferenceSession::run(const std::string& input_name, std::span<const float> values,
-                                                const std::vector<std::int64_t>& shape) {
-  Ort::InitApi(library_->impl().api);
+std::vector<TensorOutput> OnnxSession::run(const std::string& input_name, std::span<const float> values,
+                                           const std::vector<std::int64_t>& shape) {
+  Ort::InitApi(runtime_->impl().api);
   try {
     const auto outputs = output_names();
     std::vector<const char*> output_ptrs;
@@ -232,7 +244,7 @@ std::vector<TensorOutput> InferenceSession::run(const std::string& input_name, s
                                                        shape.data(), shape.size());
     const char* input_ptr = input_name.c_str();
     Ort::RunOptions run_options;
-    auto results = impl_->session->Run(run_options, &input_ptr, &input, 1, output_ptrs.data(), output_ptrs.size());
+    auto results = session_->Run(run_options, &input_ptr, &input, 1, output_ptrs.data(), output_ptrs.size());
     std::vector<TensorOutput> out;
     for (size_t i = 0; i < results.size(); ++i) {
       TensorOutput t;
@@ -255,6 +267,10 @@ std::vector<TensorOutput> InferenceSession::run(const std::string& input_name, s
   } catch (const Ort::Exception& e) {
     throw from_ort(e);
   }
+}
+
+std::shared_ptr<Runtime> open_onnx_runtime(const std::optional<std::filesystem::path>& library) {
+  return OnnxRuntime::open(library);
 }
 
 }  // namespace nnx

@@ -1,9 +1,12 @@
+// worker_limits.cc — the default bounds of a worker request; contract in worker_limits.h.
 #include "worker/worker_limits.h"
 
 #include <charconv>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+
+#include "base/interrupt.h"
 
 namespace nnx {
 
@@ -17,6 +20,13 @@ std::uint64_t max_worker_output_bytes() {
     throw std::invalid_argument("NNX_WORKER_MAX_OUTPUT_BYTES=" + text + " is not a positive number of bytes");
   }
   return bytes;
+}
+
+WorkerLimits default_worker_limits() {
+  WorkerLimits limits;
+  limits.max_output_bytes = max_worker_output_bytes();
+  limits.interrupt_signal = [] { return interrupt_signal(); };
+  return limits;
 }
 
 }  // namespace nnx

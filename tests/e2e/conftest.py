@@ -16,6 +16,7 @@ BUILD = Path(os.environ.get("NNX_BUILD_DIR", REPO / "build"))
 CLI = BUILD / "nnx-conformance"
 RUN_PROFILE_TOOL = BUILD / "nnx_run_profile"
 BUNDLED_ORT = REPO / ".deps" / "onnxruntime" / "lib" / "libonnxruntime.so.1"
+FAULTY_WORKER = REPO / "tests" / "fakes" / "faulty_worker.py"
 
 
 def require_runtime():
@@ -23,6 +24,15 @@ def require_runtime():
         if os.environ.get("NNX_REQUIRE_ONNX_RUNTIME") == "1":
             pytest.fail("ONNX Runtime library is missing and NNX_REQUIRE_ONNX_RUNTIME=1")
         pytest.skip("ONNX Runtime library is missing")
+
+
+def fault_env(name, **extra) -> dict:
+    """Environment entries that put the stand-in worker tests/fakes/faulty_worker.py (the real worker with
+    the test fault `name` of tests/fakes/faults.py) in the exporter worker's place, through the product's
+    NNX_WORKER_SCRIPT; `extra` adds more entries (values as strings)."""
+    env = {"NNX_WORKER_SCRIPT": str(FAULTY_WORKER), "NNX_TEST_FAULT": name}
+    env.update({key: str(value) for key, value in extra.items()})
+    return env
 
 
 def run_cli(*args, env=None, timeout=900):

@@ -2,8 +2,10 @@
 
 Everything here works on real processes: a marker in the environment that every descendant of a run
 inherits (so a test can prove, from /proc, that no process of the run is left), a real CLI started with
-Popen (so a test can signal it), and a hostile worker script that stands in for the Python exporter worker
-(NNX_WORKER_SCRIPT) where a misbehaviour cannot be produced by the real worker's test faults.
+Popen (so a test can signal it) — or, to hold a run between verification and session creation, the same
+command line with the pausing fake behind its runtime seam —, and a hostile worker script that stands in for the Python exporter worker
+(NNX_WORKER_SCRIPT) where a misbehaviour cannot be produced by the test faults of the stand-in worker
+tests/fakes/faulty_worker.py (conftest.fault_env).
 """
 import json
 import os
@@ -15,22 +17,29 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BUILD, BUNDLED_ORT, CLI, require_runtime
+from conftest import BUILD, BUNDLED_ORT, CLI, fault_env, require_runtime
 
 TORCHSCRIPT = "feedfwd-fp32-torchscript"
 DYNAMO = "feedfwd-fp32-dynamo"
 SPY = BUILD / "libnnx_ort_spy.so"
 MARK = "NNX_HOSTILE_TEST_MARK"
+PAUSE = "NNX_TEST_PAUSE_AFTER_VERIFY"  # read by tests/fakes/pausing_runtime.cc only
+PAUSING_CLI = BUILD / "nnx_conformance_pausing"
 
 
 def marked_env(extra=None):
-    """(environment for a child, marker): every descendant inherits MARK=marker."""
+    """(environment for a child, marker): every descendant inherits MARK=marker. An NNX_TEST_FAULT in
+    `extra` without an NNX_WORKER_SCRIPT of its own comes with the stand-in worker that implements it
+    (conftest.fault_env): the product's worker has no faults."""
     marker = uuid.uuid4().hex
+    extra = dict(extra or {})
+    if extra.get("NNX_TEST_FAULT") and "NNX_WORKER_SCRIPT" not in extra:
+        extra = {**fault_env(extra.pop("NNX_TEST_FAULT")), **extra}
     env = dict(os.environ)
     env.pop("NNX_TEST_FAULT", None)
     env.pop("NNX_TEST_PAUSE_AFTER_VERIFY", None)
     env[MARK] = marker
-    env.update({k: str(v) for k, v in (extra or {}).items()})
+    env.update({k: str(v) for k, v in extra.items()})
     return env, marker
 
 
@@ -72,11 +81,17 @@ def wait_for(predicate, timeout, what):
         time.sleep(0.02)
 
 
+def command_line(env):
+    """The real CLI; with PAUSE in `env`, the same command line with the pausing fake behind its runtime
+    seam (tests/tools/nnx_conformance_pausing.cc: it pauses between verification and session creation)."""
+    return PAUSING_CLI if env.get(PAUSE) else CLI
+
+
 def start_cli(*args, env):
-    """The real CLI as a child process (stdout and stderr captured), for tests that signal it."""
+    """The CLI as a child process (stdout and stderr captured), for tests that signal it."""
     require_runtime()
-    return subprocess.Popen([str(CLI), *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env)
+    return subprocess.Popen([str(command_line(env)), *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
 
 
 def finish(proc, timeout=600):
@@ -92,7 +107,8 @@ def finish(proc, timeout=600):
 
 def cli(*args, env, timeout=900):
     require_runtime()
-    return subprocess.run([str(CLI), *map(str, args)], capture_output=True, text=True, env=env, timeout=timeout)
+    return subprocess.run([str(command_line(env)), *map(str, args)], capture_output=True, text=True, env=env,
+                          timeout=timeout)
 
 
 def only_record(report_path):
@@ -199,7 +215,7 @@ for line in sys.stdin:
             os.chdir(here)
         answer({"ok": True, "exception": None, "log": "", "warnings": [], "changed": [],
                 "model_state": {"parameters": True, "gradients": True, "modes": True}, "wrote_model": True,
-                "files": sorted(os.listdir(out)), "fault": None})
+                "files": sorted(os.listdir(out))})
     elif op == "check":
         answer({"ok": True, "error": None, "opset": {"ai.onnx": 17}, "ir_version": 8, "producer": "hostile",
                 "inputs": signature("features", 4), "outputs": signature("logits", 2), "external_data": []})

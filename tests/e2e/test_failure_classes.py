@@ -1,23 +1,22 @@
 """Every failure class of the engine, caused for real where possible.
 
-Faults are injected (NNX_TEST_FAULT, implemented in worker/faults.py) only where nothing else can cause
-the failure: an exporter that raises or changes the model's state, a model the checker refuses, a graph
-whose outputs are shifted or non-finite, and one that fails at run time. Everything downstream of the
-injected fault — checker, ONNX Runtime, parity, the record — is real.
+Faults are injected (the stand-in worker tests/fakes/faulty_worker.py with a fault of tests/fakes/faults.py,
+conftest.fault_env) only where nothing else can cause the failure: an exporter that raises or changes the
+model's state, a model the checker refuses, a graph whose outputs are shifted or non-finite, and one that
+fails at run time. Everything downstream of the injected fault — checker, ONNX Runtime, parity, the
+record — is real.
 """
 import json
 
 import pytest
 
-from conftest import run_cli, run_custom_profile
+from conftest import fault_env, run_cli, run_custom_profile
 
 TORCHSCRIPT = "feedfwd-fp32-torchscript"
 
 
 def run_one(tmp_path, fault=None, extra_env=None):
-    env = dict(extra_env or {})
-    if fault:
-        env["NNX_TEST_FAULT"] = fault
+    env = {**(fault_env(fault) if fault else {}), **(extra_env or {})}
     done = run_cli("run", "--output", tmp_path / "r.json", "--profile", TORCHSCRIPT, env=env)
     report = json.loads((tmp_path / "r.json").read_text())
     (record,) = report["profiles"]

@@ -4,8 +4,10 @@ artifacts root or profile folder; a second run on the same artifacts root refuse
 
 Real runs of the real CLI, real signals (os.kill), real folders. To reach a known point of a run without
 racing it, the tests use the real worker's `hang` fault (the export never answers) or the engine's test
-hook NNX_TEST_PAUSE_AFTER_VERIFY (src/stage_load.cc: the run pauses in its load stage, with the worker
-still alive, until the test removes a file).
+fake behind the runtime seam (tests/fakes/pausing_runtime.h, in the test tool nnx_conformance_pausing that
+hostile_support starts when NNX_TEST_PAUSE_AFTER_VERIFY is set: the run pauses in its load stage, with the
+worker still alive, until the test removes a file). The Python API gets the same signal handling as the
+command line (src/app/run_report.h), shown here with a real SIGINT during a real export.
 """
 import json
 import os
@@ -15,6 +17,7 @@ import time
 
 import pytest
 
+from conftest import BUILD
 from hostile_support import (DYNAMO, TORCHSCRIPT, assert_no_process_left, assert_valid_report, cli,
                                   copy_report, finish, marked_env, only_record, processes_with, start_cli,
                                   tree_digest, wait_for)
@@ -51,6 +54,40 @@ def test_a_signal_during_the_export_keeps_the_old_report_and_leaves_no_process(t
     assert err.count("\n") == 1 and "no report was written" in err and "Traceback" not in err
     assert_no_process_left(marker, grace=2.0)
     assert leftovers(tmp_path) == []
+
+
+PYTHON_RUN = """
+import sys
+import nnx.export_conformance as ec
+try:
+    ec.run_profiles(["feedfwd-fp32-torchscript"], sys.argv[1])
+except KeyboardInterrupt:
+    print("KeyboardInterrupt")
+    sys.exit(42)
+print("finished")
+"""
+
+
+def test_ctrl_c_in_the_python_api_stops_the_run_at_once_and_leaves_no_process(tmp_path):
+    """The Python API runs through the same app sequence as the command line: SIGINT during an export (the
+    worker hangs there) stops the worker's process group at once and raises KeyboardInterrupt; nothing
+    is left running and the interpreter's own SIGINT handling is back afterwards."""
+    import subprocess
+    import sys
+
+    env, marker = marked_env({"NNX_TEST_FAULT": "hang", "PYTHONPATH": str(BUILD / "python")})
+    root = tmp_path / "root"
+    proc = subprocess.Popen([sys.executable, "-c", PYTHON_RUN, str(root)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    wait_for(lambda: (root / TORCHSCRIPT).exists() and worker_started(marker, proc.pid), 120, "the export to start")
+    time.sleep(0.5)
+    started = time.monotonic()
+    os.kill(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert time.monotonic() - started < 10, "the run must stop promptly, not when the export would end"
+    assert proc.returncode == 42 and out.strip() == "KeyboardInterrupt", out + err
+    assert_no_process_left(marker, grace=2.0)
+    assert sorted(p.name for p in root.iterdir()) == [TORCHSCRIPT], "no lock file is left in the root"
 
 
 @pytest.mark.parametrize("sig,code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "SIGINT"])
@@ -142,8 +179,8 @@ def test_force_refuses_a_symlinked_artifacts_root(both_profiles, tmp_path):
     os.symlink(real_root, link)
     done = cli("run", "--output", tmp_path / "r.json", "--artifacts", link, "--force", env=dict(os.environ))
     assert done.returncode == 2
-    assert done.stderr.splitlines() == [f"nnx-conformance: usage error: --force refuses a symlinked artifacts "
-                                        f"folder {link}"]
+    assert done.stderr.splitlines() == [f"nnx-conformance: usage error: refusing to clear profile folders in the "
+                                        f"symlinked artifacts folder {link}"]
     assert tree_digest(real_root) == before, "nothing was cleared or created behind the link"
     assert not (tmp_path / "r.json").exists()
 
@@ -157,7 +194,7 @@ def test_force_refuses_a_symlinked_profile_folder(both_profiles, tmp_path):
     os.symlink(target, root / TORCHSCRIPT)
     done = cli("run", "--output", tmp_path / "r.json", "--artifacts", root, "--force", env=dict(os.environ))
     assert done.returncode == 2
-    assert "--force refuses a symlinked profile folder" in done.stderr and done.stderr.count("\n") == 1
+    assert "refusing to clear the symlinked profile folder" in done.stderr and done.stderr.count("\n") == 1
     assert tree_digest(target) == before
     assert (root / TORCHSCRIPT).is_symlink()
     assert (root / DYNAMO / "model.onnx").exists(), "no profile folder was cleared before the refusal"

@@ -1,9 +1,10 @@
 """Issue point 3 — the bytes hashed are the bytes executed.
 
-The only deterministic way into the window between verification and session creation is the explicit test
-hook of src/stage_load.cc: with NNX_TEST_PAUSE_AFTER_VERIFY=<path> the engine writes <path> after the
-artifacts are verified (their bytes kept in memory) and waits, before creating the session, until the test
-removes it. In that window the tests swap an artifact for different bytes that would visibly change the
+The only deterministic way into the window between verification and session creation is a fake behind
+the runtime seam (tests/fakes/pausing_runtime.h, in the test tool nnx_conformance_pausing, which is the
+real command line otherwise): with NNX_TEST_PAUSE_AFTER_VERIFY=<path> it writes <path> when the load stage
+asks for a session — after the artifacts were verified and their bytes kept in memory — and waits until
+the test removes it. In that window the tests swap an artifact for different bytes that would visibly change the
 results (a model computing logits + 1e-3, made by a real run with the shift-outputs fault; external data
 holding other weights), by rename and in place. The record must still show the verified model's results:
 every case executed and matching, and the spy library proves ONNX Runtime got the session from memory
@@ -13,11 +14,13 @@ verify names them and execute refuses them.
 import json
 import os
 import struct
+import subprocess
 
 import pytest
 
-from conftest import run_custom_profile
-from hostile_support import (TORCHSCRIPT, assert_no_process_left, cli, finish, marked_env, only_record,
+from conftest import fault_env, run_custom_profile
+from conftest import CLI
+from hostile_support import (PAUSING_CLI, TORCHSCRIPT, assert_no_process_left, cli, finish, marked_env, only_record,
                                   spy_env, start_cli, wait_for)
 
 HOOK = "NNX_TEST_PAUSE_AFTER_VERIFY"
@@ -28,7 +31,7 @@ def shifted_model(tmp_path_factory):
     """model.onnx of a real torchscript run with the shift-outputs fault (logits + 1e-3), and proof that
     running it is a mismatch (exit 16)."""
     out = tmp_path_factory.mktemp("shifted")
-    env, _ = marked_env({"NNX_TEST_FAULT": "shift-outputs"})
+    env, _ = marked_env(fault_env("shift-outputs"))
     done = cli("run", "--output", out / "r.json", "--profile", TORCHSCRIPT, env=env)
     assert done.returncode == 16, done.stdout + done.stderr
     return (out / "r-artifacts" / TORCHSCRIPT / "model.onnx").read_bytes()
@@ -61,7 +64,7 @@ def test_a_model_swapped_after_verification_never_runs(tmp_path, shifted_model, 
     env, marker = marked_env({**spy, HOOK: pause})
     report = tmp_path / "r.json"
     proc = paused_run(["run", "--output", report, "--profile", TORCHSCRIPT], env, pause)
-    assert pause.read_text() == f"{TORCHSCRIPT} verified\n"
+    assert pause.read_text() == "verified\n"
     model = tmp_path / "r-artifacts" / TORCHSCRIPT / "model.onnx"
     verified_bytes = model.read_bytes()
     assert verified_bytes != shifted_model
@@ -69,11 +72,10 @@ def test_a_model_swapped_after_verification_never_runs(tmp_path, shifted_model, 
     pause.unlink()
     code, out, err = finish(proc)
     assert code == 0, out + err
-    assert "TEST HOOK NNX_TEST_PAUSE_AFTER_VERIFY" in err
+    assert "(test tool): paused after verifying the artifacts" in err
 
     record = only_record(report)
     assert record["status"] == "passed" and record["level"] == "executed"
-    assert "NNX_TEST_PAUSE_AFTER_VERIFY" in record["stages"]["load"]["detail"]["test_hook"]
     for case in record["input_cases"][:-1]:
         assert case["outcome"] == "match"
         assert case["max_abs_error"] < 1e-4, "the shifted model (+1e-3 on every logit) would show here"
@@ -127,9 +129,17 @@ def test_external_data_swapped_after_verification_never_runs(tmp_path):
     assert not log.exists()
 
 
-def test_without_the_hook_nothing_pauses(tmp_path):
-    """The hook is inert unless its variable is set: a plain run writes no pause file and no hook detail."""
+def test_the_product_has_no_pause_hook(tmp_path):
+    """The pause lives in a fake in tests/, not in the product: the real command line ignores the variable
+    and the test tool without it only forwards to the real runtime."""
+    pause = tmp_path / "paused"
     env, _ = marked_env()
-    done = cli("run", "--output", tmp_path / "r.json", "--profile", TORCHSCRIPT, env=env)
-    assert done.returncode == 0 and "TEST HOOK" not in done.stderr
-    assert "test_hook" not in only_record(tmp_path / "r.json")["stages"]["load"]["detail"]
+    env["NNX_TEST_PAUSE_AFTER_VERIFY"] = str(pause)
+    done = subprocess.run([str(CLI), "run", "--output", tmp_path / "r.json", "--profile", TORCHSCRIPT],
+                          capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0 and "paused" not in done.stderr and not pause.exists()
+    assert only_record(tmp_path / "r.json")["stages"]["load"]["detail"] == {"providers": ["CPUExecutionProvider"]}
+    env.pop("NNX_TEST_PAUSE_AFTER_VERIFY")
+    done = subprocess.run([str(PAUSING_CLI), "run", "--output", tmp_path / "again.json", "--profile", TORCHSCRIPT,
+                           "--artifacts", tmp_path / "again"], capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0 and "paused" not in done.stderr, done.stderr

@@ -2,8 +2,9 @@
 or answering malformed JSON: a classified failure with a clear detail, a valid record still written, and
 no process left behind.
 
-The real worker's test faults (worker/faults.py: crash, hang, garbage, flood) are used where they produce
-the misbehaviour; a hostile stand-in worker (NNX_WORKER_SCRIPT, tests/e2e/hostile_support.py) where they
+The test faults of the stand-in worker tests/fakes/faulty_worker.py (the real worker with a fault of
+tests/fakes/faults.py: crash, hang, garbage, flood; conftest.fault_env) are used where they produce the
+misbehaviour; a hostile stand-in worker (NNX_WORKER_SCRIPT, tests/e2e/hostile_support.py) where they
 cannot: an answer line beyond the response bound, output without end, a child left in the worker's
 process group. Every run is the real CLI; "no process left" is checked from /proc with a marker every
 descendant inherits.
@@ -12,7 +13,7 @@ import subprocess
 import sys
 import time
 
-from conftest import CLI
+from conftest import CLI, fault_env
 from hostile_support import (TORCHSCRIPT, assert_no_process_left, assert_valid_report, cli, hostile_worker,
                                   marked_env, only_record, stage_statuses)
 
@@ -36,28 +37,27 @@ def run_failing_export(tmp_path, extra_env, timeout=900):
 
 
 def test_a_worker_killed_by_a_signal(tmp_path):
-    detail, _ = run_failing_export(tmp_path, {"NNX_TEST_FAULT": "crash"})
+    detail, _ = run_failing_export(tmp_path, fault_env("crash"))
     assert "was killed by signal SIGKILL" in detail["error"] and "before answering 'export'" in detail["error"]
 
 
 def test_a_worker_hanging_past_the_configured_timeout(tmp_path):
-    detail, elapsed = run_failing_export(tmp_path, {"NNX_TEST_FAULT": "hang",
-                                                    "NNX_WORKER_TIMEOUT_SECONDS": HANG_TIMEOUT_SECONDS})
+    detail, elapsed = run_failing_export(tmp_path, fault_env("hang",
+                                                             NNX_WORKER_TIMEOUT_SECONDS=HANG_TIMEOUT_SECONDS))
     assert (f"did not answer 'export' within {HANG_TIMEOUT_SECONDS * 1000} ms; its process group was killed"
             in detail["error"])
     assert HANG_TIMEOUT_SECONDS <= elapsed < 2 * HANG_TIMEOUT_SECONDS + 30
 
 
 def test_a_worker_answering_malformed_json(tmp_path):
-    detail, _ = run_failing_export(tmp_path, {"NNX_TEST_FAULT": "garbage"})
+    detail, _ = run_failing_export(tmp_path, fault_env("garbage"))
     assert "malformed response to 'export' (not JSON" in detail["error"]
     assert "<html>this is not JSON" in detail["error"], "the first bytes are shown"
 
 
 def test_a_worker_writing_more_output_than_the_bound(tmp_path):
     """The flood fault writes 64 MiB on stdout while exporting; with a 16 MiB bound the worker is stopped."""
-    detail, _ = run_failing_export(tmp_path, {"NNX_TEST_FAULT": "flood",
-                                              "NNX_WORKER_MAX_OUTPUT_BYTES": 16 << 20})
+    detail, _ = run_failing_export(tmp_path, fault_env("flood", NNX_WORKER_MAX_OUTPUT_BYTES=16 << 20))
     assert "bytes on stdout/stderr while answering 'export', more than the bound of 16777216 bytes" in detail["error"]
     assert "nnx test fault 'flood'" in detail["log"], "the last lines of the output are kept"
     assert len(detail["log"]) < 64 << 10

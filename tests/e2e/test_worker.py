@@ -2,9 +2,11 @@
 
 Runs the worker with the project's virtualenv (torch, onnx, onnxscript; ONNX Runtime's Python package is
 NOT installed there, so exported numbers are checked with onnx.reference.ReferenceEvaluator against the
-torch model in eval mode). Faults (NNX_TEST_FAULT) are used only for outcomes nothing else produces on
-demand: an exporter that raises or mutates the model, a file the checker refuses, shifted / non-finite /
-failing graphs, a worker that crashes, hangs, answers garbage or floods its stdout.
+torch model in eval mode). Faults are used only for outcomes nothing else produces on demand: an exporter
+that raises or mutates the model, a file the checker refuses, shifted / non-finite / failing graphs, a
+worker that crashes, hangs, answers garbage or floods its stdout. The product's worker has none: a faulty
+worker is the stand-in tests/fakes/faulty_worker.py (the real worker with a fault of tests/fakes/faults.py
+named by NNX_TEST_FAULT, conftest.fault_env), whose export answers also name the fault in "fault".
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ import torch
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
+from conftest import fault_env
+
 REPO = Path(__file__).resolve().parents[2]
 VENV_PYTHON = REPO / ".venv" / "bin" / "python"
 WORKER = REPO / "worker" / "nnx_worker.py"
@@ -43,13 +47,17 @@ BATCHES = (1, 2, 3, 7)
 
 
 class Worker:
-    """The worker as the core runs it: requests on stdin, responses on fd 3, stdout+stderr to a file."""
+    """The worker as the core runs it: requests on stdin, responses on fd 3, stdout+stderr to a file. With a
+    fault (a name, or "" for none), the stand-in worker tests/fakes/faulty_worker.py; else the real worker."""
 
     def __init__(self, fault: str | None = None, pythonpath: str | None = None):
         env = dict(os.environ)
         env.pop("NNX_TEST_FAULT", None)
-        if fault:
-            env["NNX_TEST_FAULT"] = fault
+        env.pop("NNX_WORKER_SCRIPT", None)
+        script = WORKER
+        if fault is not None:
+            env.update(fault_env(fault))
+            script = Path(env["NNX_WORKER_SCRIPT"])
         if pythonpath:
             env["PYTHONPATH"] = pythonpath
         read_fd, write_fd = os.pipe()
@@ -59,7 +67,7 @@ class Worker:
             os.dup2(write_fd, 3)
             os.set_inheritable(3, True)
 
-        self.proc = subprocess.Popen([PYTHON, str(WORKER)], stdin=subprocess.PIPE, stdout=self.log,
+        self.proc = subprocess.Popen([PYTHON, str(script)], stdin=subprocess.PIPE, stdout=self.log,
                                      stderr=subprocess.STDOUT, env=env, preexec_fn=at_fd_3, close_fds=False)
         os.close(write_fd)
         self.responses = read_fd
@@ -123,8 +131,9 @@ def _fault_workers():
 
 @pytest.fixture
 def faulty(_fault_workers):
-    """faulty(fault) -> a worker with NNX_TEST_FAULT=fault, shared by the tests of that fault (torch is
-    imported once per fault); a fresh one for faults that end the worker and for custom PYTHONPATHs."""
+    """faulty(fault) -> the stand-in worker with that fault (None: the real worker), shared by the tests of
+    that fault (torch is imported once per fault); a fresh one for faults that end the worker and for custom
+    PYTHONPATHs."""
     fresh = []
 
     def start(fault, pythonpath=None):
@@ -269,7 +278,9 @@ def test_export_check_and_numbers(worker, tmp_path, exporter):
     print(f"{exporter}: export {seconds:.2f} s; warnings {res['warnings']}")
     assert res["ok"] is True and res["exception"] is None, res
     assert res["model_state"] == {"parameters": True, "gradients": True, "modes": True}
-    assert res["changed"] == [] and res["wrote_model"] is True and res["fault"] is None
+    assert res["changed"] == [] and res["wrote_model"] is True
+    assert set(res) == {"ok", "exception", "log", "warnings", "changed", "model_state", "wrote_model", "files"}, \
+        "the product's worker answers the documented fields only (no test fault field)"
     assert "model.onnx" in res["files"] and (tmp_path / "model.onnx").is_file()
     assert res["files"] == sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
     assert res["warnings"] == sorted(set(res["warnings"]))
@@ -345,7 +356,7 @@ def test_to_onnx_keeps_each_modules_mode_and_the_gradients(tmp_path, exporter):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            nw.to_onnx(model, x, str(tmp_path / "model.onnx"), options, None)
+            nw.to_onnx(model, x, str(tmp_path / "model.onnx"), options)
     finally:
         torch.onnx.export = real_export
     assert not any(seen["modes"].values())
@@ -365,7 +376,12 @@ def test_legacy_exporter_alone_would_break_the_mixed_mode(tmp_path):
 
 
 # ------------------------------------------------------------------------------------------------
-# faults (test-only injection; each yields its documented effect)
+# faults (the stand-in worker tests/fakes/faulty_worker.py; each yields its documented effect)
+
+
+def test_no_fault_in_the_stand_in_is_the_real_worker(faulty, tmp_path):
+    res = faulty("").request(export_request("torchscript", tmp_path))
+    assert res["ok"] is True and res["exception"] is None and res["changed"] == [] and res["fault"] is None
 
 
 def test_fault_exporter_raises(faulty, tmp_path):

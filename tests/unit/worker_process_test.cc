@@ -12,8 +12,11 @@
 
 #include <gtest/gtest.h>
 
+#include "base/build_info.h"
+#include "base/error.h"
 #include "support/temp_dir.h"
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -49,6 +52,16 @@ fs::path write_script(const TempDir& dir, const std::string& name, const std::st
 }
 
 WorkerCommand python3(const fs::path& script) { return WorkerCommand{"python3", script, {}}; }
+
+// Limits that no environment variable or signal flag changes: the bounds given, never interrupted.
+WorkerLimits limits(std::size_t max_log_bytes = 1 << 20, std::size_t max_response_bytes = 64 << 20,
+                    std::uint64_t max_output_bytes = std::uint64_t{1} << 30) {
+  WorkerLimits given;
+  given.max_log_bytes = max_log_bytes;
+  given.max_response_bytes = max_response_bytes;
+  given.max_output_bytes = max_output_bytes;
+  return given;
+}
 
 // Live (non-zombie) processes whose process group is `pgid`, from /proc.
 std::vector<pid_t> live_group_members(pid_t pgid) {
@@ -212,7 +225,7 @@ TEST(WorkerProcess, FloodIsBoundedAndDoesNotBlockTheProtocol) {
                              "os.write(1, b'\\nlast line of the flood\\n')\n"
                              "answer({'ok': True})\n");
   constexpr std::size_t kMaxLog = 64 << 10;
-  WorkerProcess worker(python3(script), kMaxLog);
+  WorkerProcess worker(python3(script), limits(kMaxLog));
   auto start = Clock::now();
   json res = worker.request({{"op", "export"}}, 60s);
   EXPECT_EQ(res["ok"], true);
@@ -226,9 +239,57 @@ TEST(WorkerProcess, FloodIsBoundedAndDoesNotBlockTheProtocol) {
 TEST(WorkerProcess, OversizedResponseIsOutputLimit) {
   TempDir dir;
   auto script = write_script(dir, "big.py", "answer({'ok': True, 'blob': 'y' * 100000})\n");
-  WorkerProcess worker(python3(script), 1 << 20, 4096);
+  WorkerProcess worker(python3(script), limits(1 << 20, 4096));
   EXPECT_EQ(kind_of(worker, {{"op", "ping"}}, 10s), WorkerError::Kind::output_limit);
   EXPECT_TRUE(reaped(worker.pid()));
+}
+
+TEST(WorkerProcess, OutputBeyondTheGivenBoundIsOutputLimit) {
+  TempDir dir;
+  // 1 MiB on stdout, then silence: the bound given (64 KiB) stops the worker, not the deadline.
+  auto script = write_script(dir, "chatty.py",
+                             "os.write(1, b'c' * (1 << 20))\n"
+                             "time.sleep(3600)\n");
+  WorkerProcess worker(python3(script), limits(1 << 20, 64 << 20, 64 << 10));
+  std::string message;
+  auto start = Clock::now();
+  EXPECT_EQ(kind_of(worker, {{"op", "export"}}, 30s, &message), WorkerError::Kind::output_limit);
+  EXPECT_LT(Clock::now() - start, 10s);
+  EXPECT_NE(message.find("more than the bound of 65536 bytes"), std::string::npos) << message;
+  EXPECT_TRUE(reaped(worker.pid()));
+  EXPECT_TRUE(gone_soon(worker.pid()));
+}
+
+TEST(WorkerProcess, TheGivenInterruptCheckEndsARequestAndKillsTheGroup) {
+  TempDir dir;
+  fs::path script = dir.path() / "silent.py";
+  std::ofstream(script) << "import subprocess, sys, time\n"
+                           "subprocess.Popen(['sleep', '1000'])\n"
+                           "sys.stdin.readline()\n"
+                           "while True:\n    time.sleep(3600)\n";
+  std::atomic<int> signal_seen{0};
+  WorkerLimits given = limits();
+  given.interrupt_signal = [&] { return signal_seen.load(); };
+  WorkerProcess worker(python3(script), given);
+  const pid_t pgid = worker.pid();
+  ASSERT_TRUE(members_at_least(pgid, 2)) << "the grandchild is running";
+  std::thread later([&] {
+    std::this_thread::sleep_for(300ms);
+    signal_seen = SIGTERM;
+  });
+  auto start = Clock::now();
+  int thrown = 0;
+  try {
+    worker.request({{"op", "export"}}, 60s);
+  } catch (const Interrupted& e) {
+    thrown = e.signal();
+  }
+  later.join();
+  EXPECT_EQ(thrown, SIGTERM);
+  EXPECT_LT(Clock::now() - start, 5s);
+  EXPECT_FALSE(worker.running());
+  EXPECT_TRUE(reaped(pgid));
+  EXPECT_TRUE(gone_soon(pgid)) << "no member of the worker's process group survives";
 }
 
 TEST(WorkerProcess, WriteToAClosedStdinDoesNotRaiseSigpipe) {
@@ -305,9 +366,9 @@ TEST(WorkerCommandSearch, ExplicitThenEnvironmentThenSourceTree) {
   {
     ScopedEnv python("NNX_PYTHON", nullptr), script("NNX_WORKER_SCRIPT", nullptr);
     WorkerCommand command = default_worker_command();
-    fs::path venv = fs::path(NNX_SOURCE_DIR) / ".venv" / "bin" / "python";
+    fs::path venv = fs::path(build_checkout_dir()) / ".venv" / "bin" / "python";
     EXPECT_EQ(command.python, fs::exists(venv) ? venv : fs::path("python3"));
-    EXPECT_EQ(command.script, fs::path(NNX_SOURCE_DIR) / "worker" / "nnx_worker.py");
+    EXPECT_EQ(command.script, fs::path(build_checkout_dir()) / "worker" / "nnx_worker.py");
   }
   {
     ScopedEnv python("NNX_PYTHON", "/opt/py"), script("NNX_WORKER_SCRIPT", "/opt/w.py");

@@ -1,4 +1,5 @@
-// The bounds every profile and record must respect (record-format §1).
+// The bounds every profile and record must respect (doc/record-format.md §1): the format's own numbers,
+// shared by the model config, the profile, the strict field reader and the validator.
 #pragma once
 
 #include <cstdint>

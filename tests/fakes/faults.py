@@ -1,11 +1,11 @@
-"""Fault injection for nnx_worker.py -- FOR TESTS ONLY.
+"""Test-only faults of the exporter worker, used by the stand-in worker tests/fakes/faulty_worker.py.
 
-A fault is selected with the environment variable NNX_TEST_FAULT (unset or empty: no fault). It lets
+The product's worker (worker/nnx_worker.py) knows nothing of them: the stand-in loads it, wraps a few of
+its functions with the fault named by NNX_TEST_FAULT and serves requests with its own main loop. They let
 the test suite produce, with a real worker and a real exporter, failures that nothing else can cause on
-demand. Production runs never set it; the export response names the active fault in "fault" so a record
-made under a fault can never pass for a clean one.
+demand.
 
-Faults (an unknown name is refused with ValueError):
+Faults (an unknown name makes every export request `ok: false`, naming it):
   exporter-raises    the exporter call raises RuntimeError
   mutate-parameter   the exporter call adds +1.0 to one parameter value and does not restore it
   checker-refuses    after a successful export, model.onnx gets a node whose input names a value that
@@ -14,13 +14,17 @@ Faults (an unknown name is refused with ValueError):
   nonfinite-outputs  model.onnx is rewritten so logits = original + NaN
   runtime-fails      model.onnx is rewritten so the feature dim is a dim_param (every input width is
                      accepted) and a Reshape of the input to an impossible fixed shape [0, 5]
-                     (allowzero=1) gates every layer, so every run fails inside the graph
+                     (allowzero=1) gates every layer, so every run fails inside the graph (ORT status FAIL,
+                     not INVALID_ARGUMENT)
   crash              the worker kills itself with SIGKILL on the export request
   hang               the worker sleeps forever on the export request
   garbage            the export request is answered with non-JSON text on the response channel
-  flood              64 MiB are written to stdout while the export request is handled
-Every rewriting fault but checker-refuses leaves a model that onnx.checker (full_check) accepts.
-Only the standard library is imported at module level.
+  flood              64 MiB are written to stdout while the export request is handled (before the
+                     export, so none of it is in the export's own "log")
+crash, hang, garbage and flood act once the request's fields have passed the worker's checks
+(parse_export_request). Every rewriting fault but checker-refuses leaves a model that onnx.checker
+(full_check) accepts; rewritten models keep their external-data references. Only the standard library
+is imported at module level.
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ FLOOD_BYTES = 64 << 20
 SHIFT = 1e-3
 
 
-def active_fault() -> str | None:
+def selected_fault() -> str | None:
+    """The fault NNX_TEST_FAULT names (None when unset or empty); ValueError for an unknown name."""
     name = os.environ.get(ENV, "")
     if not name:
         return None
@@ -52,23 +57,24 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def on_export_request(fault: str | None, response_fd: int) -> bool:
-    """crash / hang / garbage / flood. Returns True when the request has been answered already."""
+def on_export_request(fault: str | None) -> bool:
+    """crash / hang / flood act here. True for garbage: the request is to be answered with GARBAGE."""
     if fault == "crash":
         os.kill(os.getpid(), signal.SIGKILL)
     if fault == "hang":
         while True:
             time.sleep(3600)
-    if fault == "garbage":
-        _write_all(response_fd, GARBAGE)
-        return True
     if fault == "flood":
         chunk = b"nnx test fault 'flood': " + b"x" * 999 + b"\n"
         written = 0
         while written < FLOOD_BYTES:
             _write_all(1, chunk)
             written += len(chunk)
-    return False
+    return fault == "garbage"
+
+
+def write_garbage(fd: int) -> None:
+    _write_all(fd, GARBAGE)
 
 
 def before_exporter_call(fault: str | None) -> None:

@@ -1,0 +1,32 @@
+#include "app/execute_report.h"
+
+#include "app/execute_record.h"
+#include "base/atomic_file.h"
+#include "base/interrupt.h"
+#include "base/json_python.h"
+#include "record/report.h"
+#include "record/validate_record.h"
+
+namespace nnx {
+
+ExecuteOutcome execute_report(const ExecuteRequest& request) {
+  const ScopedInterruptHandlers interrupts;
+  if (request.output) require_writable_file_path(*request.output);  // refused before executing anything
+  ExecuteOutcome outcome;
+  for (const auto& record : records_of(request.document)) {
+    outcome.records.push_back(execute_record(record, request.root, request.options));
+    throw_if_interrupted();
+  }
+  if (request.output) {
+    if (is_report(request.document)) {
+      save_report(make_report(outcome.records), *request.output);
+    } else {
+      validate_record(outcome.records.front());
+      write_file_atomically(*request.output, dumps_pretty(outcome.records.front()) + "\n");
+    }
+  }
+  outcome.exit_code = exit_code_for(outcome.records);
+  return outcome;
+}
+
+}  // namespace nnx

@@ -1,0 +1,35 @@
+// The one execute sequence every front end calls (doc/architecture.md, "The data flow of execute").
+//
+// `execute_report` takes a document (one record or a report, doc/record-format.md §7–§8): installs the
+// interrupt handlers for its duration; refuses, before executing anything, an output path that is a folder
+// or cannot be written; executes every record (app/execute_record.h: validated, hashes verified before
+// anything is loaded); writes the result atomically when an output path is given (a report for a report,
+// one record for a record, every record validated first); and returns the new records and the exit code.
+// No usable runtime is RuntimeUnavailable (exit 10).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/run_options.h"
+
+namespace nnx {
+
+struct ExecuteRequest {
+  nlohmann::json document;                    // a record or a report
+  std::filesystem::path root;                 // the artifacts root
+  std::optional<std::filesystem::path> output;  // written atomically when given
+  ExecuteOptions options;
+};
+
+struct ExecuteOutcome {
+  std::vector<nlohmann::json> records;
+  int exit_code = 0;
+};
+
+ExecuteOutcome execute_report(const ExecuteRequest& request);
+
+}  // namespace nnx

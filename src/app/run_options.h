@@ -1,0 +1,28 @@
+// What a front end may choose for a run or an execute, and the seams tests use (doc/architecture.md).
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "runtime/runtime.h"
+#include "worker/worker_process.h"
+
+namespace nnx {
+
+struct RunOptions {
+  std::optional<std::filesystem::path> onnxruntime_library;  // see runtime/onnx_runtime.h for the search order
+  std::optional<WorkerCommand> worker;                      // default: default_worker_command()
+  std::optional<std::string> source_revision;               // given; an empty string means null
+  // Per worker request; default: default_worker_timeout() (NNX_WORKER_TIMEOUT_SECONDS, else 600 s).
+  std::optional<std::chrono::milliseconds> worker_timeout;
+  RuntimeOpener open_runtime = &nnx::open_runtime;          // the runtime seam (tests wrap it)
+};
+
+struct ExecuteOptions {
+  std::optional<std::filesystem::path> onnxruntime_library;
+  RuntimeOpener open_runtime = &nnx::open_runtime;
+};
+
+}  // namespace nnx

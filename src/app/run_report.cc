@@ -1,0 +1,46 @@
+#include "app/run_report.h"
+
+#include <stdexcept>
+
+#include "app/run_profiles.h"
+#include "artifacts/layout.h"
+#include "artifacts/root_lock.h"
+#include "base/atomic_file.h"
+#include "base/interrupt.h"
+#include "record/report.h"
+#include "worker/worker_limits.h"
+
+namespace nnx {
+namespace {
+
+// The environment's worker bounds, read once before anything runs: a malformed value is a usage error.
+RunOptions with_checked_bounds(RunOptions options) {
+  try {
+    if (!options.worker_timeout) options.worker_timeout = default_worker_timeout();
+    max_worker_output_bytes();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  return options;
+}
+
+}  // namespace
+
+RunOutcome run_to_report(const RunRequest& request) {
+  const ScopedInterruptHandlers interrupts;
+  const RunOptions options = with_checked_bounds(request.options);
+  if (request.report_path) require_writable_file_path(*request.report_path);
+  check_artifact_root(request.root, request.force);
+  RunOutcome outcome;
+  {
+    const ArtifactRootLock lock(request.root);  // held until the report is written
+    outcome.records = run_profiles(request.profiles, request.root, options, request.force);
+    throw_if_interrupted();  // a signal during the run: the previous report stays as it was
+    outcome.report = make_report(outcome.records);
+    if (request.report_path) save_report(outcome.report, *request.report_path);
+  }
+  outcome.exit_code = exit_code_for(outcome.records);
+  return outcome;
+}
+
+}  // namespace nnx

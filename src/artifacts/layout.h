@@ -1,0 +1,42 @@
+// Every artifact path and folder rule, in one place (like LevelDB's db/filename.h; doc/record-format.md §1,
+// §5 artifact path rule, §7, §8).
+//
+//   <root>/                    the artifacts root a run is given (default: next to the report, see below);
+//                              locked by the run that writes into it (root_lock.h), never holding a file of
+//                              ours besides the profile folders
+//   <root>/<name>/             a profile's folder: <name> is a plain name ([A-Za-z0-9._-]+, not . or ..)
+//   <root>/<name>/model.onnx   the model file; every other file the exporter wrote is listed in the record
+//                              by its '/'-separated path relative to the profile folder (artifact_path.h)
+//
+// A run refuses, before anything is written, a profile folder that exists as a file or holds files (unless
+// it may clear it); clearing refuses a symlinked root or profile folder (it would act on the target). The
+// checks never follow a link. Messages state the problem; front ends add how to allow clearing.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace nnx {
+
+inline constexpr const char* kModelFile = "model.onnx";
+
+// A plain name matches [A-Za-z0-9._-]+ and is neither "." nor "..".
+bool is_plain_name(const std::string& name);
+
+// <root>/<name> for a plain name (the caller has checked it).
+std::filesystem::path profile_folder(const std::filesystem::path& root, const std::string& name);
+
+// The default artifacts root of a report: <report folder>/<report stem>-artifacts.
+std::filesystem::path default_artifacts_root(const std::filesystem::path& report_path);
+
+// Refuses an artifacts root that exists but is not a folder (UsageError) and, when it is to be cleared, a
+// symlinked root (UsageError).
+void check_artifact_root(const std::filesystem::path& root, bool clearing);
+
+// Refuses a profile folder that exists as a file or a non-empty folder (FolderInUse).
+void require_free_profile_folder(const std::filesystem::path& root, const std::string& name);
+
+// Removes <root>/<name> (a missing folder is fine); refuses a symlinked root or profile folder (UsageError).
+void clear_profile_folder(const std::filesystem::path& root, const std::string& name);
+
+}  // namespace nnx

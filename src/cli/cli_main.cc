@@ -1,0 +1,80 @@
+// Exit codes: 0 every profile passed; 10..18 the failure class of the first failing profile; 1 an error;
+// 2 a usage error; 128 + signal after SIGINT/SIGTERM (base/error.h maps them, once).
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "base/error.h"
+#include "base/failure.h"
+#include "cli/commands.h"
+
+namespace nnx::cli {
+namespace {
+
+int usage_error(CLI::App& app, const CLI::ParseError& e) {
+  // A missing requirement is checked before leftover arguments; name the leftovers first, since an
+  // unknown command or flag is usually why the requirement looks unmet.
+  std::string unexpected;
+  for (const auto& arg : app.remaining(true)) unexpected += (unexpected.empty() ? "" : " ") + arg;
+  std::cerr << "nnx-conformance: usage error: "
+            << (unexpected.empty() || dynamic_cast<const CLI::ExtrasError*>(&e)
+                    ? std::string(e.what())
+                    : "unknown command or argument: " + unexpected + "; " + e.what())
+            << " (see --help)\n";
+  return kExitUsage;
+}
+
+// The command line's words for an error of this kind (the core's message states only the problem).
+std::string hint(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::folder_in_use: return "; use --force to clear the chosen profiles' folders";
+    case ErrorKind::runtime_unavailable: return "\n  (--onnxruntime PATH names the library for this run)";
+    case ErrorKind::interrupted:
+      return ": the exporter worker was stopped and no report was written (an earlier report is unchanged)";
+    default: return "";
+  }
+}
+
+int report_error(const Error& e) {
+  if (e.kind() == ErrorKind::interrupted) {
+    std::cerr << "nnx-conformance: " << e.what() << hint(e.kind()) << "\n";
+  } else {
+    std::cerr << "nnx-conformance: " << error_label(e.kind()) << ": " << e.what() << hint(e.kind()) << "\n";
+  }
+  return exit_code_of(e);
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv, const Seams& seams) {
+  CLI::App app{"nnx-conformance: executes exported networks in ONNX Runtime and records what they compute",
+               "nnx-conformance"};
+  app.require_subcommand(1);
+  RunArgs run_args;
+  add_run_command(app, run_args);
+  RecordArgs record_args;
+  add_record_commands(app, record_args);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return usage_error(app, e);
+  }
+  try {
+    if (app.got_subcommand("run")) return run_command(run_args, seams);
+    return record_command(app, record_args, seams);
+  } catch (const Error& e) {
+    return report_error(e);
+  } catch (const std::exception& e) {
+    std::cerr << "nnx-conformance: error: " << e.what() << "\n";
+    return kExitError;
+  } catch (...) {
+    std::cerr << "nnx-conformance: error: an unexpected non-standard exception\n";
+    return kExitError;
+  }
+}
+
+}  // namespace nnx::cli

@@ -1,0 +1,247 @@
+#include "python/bindings.h"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <mutex>
+
+#include "app/execute_record.h"
+#include "app/execute_report.h"
+#include "app/run_profiles.h"
+#include "app/run_report.h"
+#include "artifacts/artifacts.h"
+#include "artifacts/layout.h"
+#include "base/build_info.h"
+#include "base/error.h"
+#include "base/failure.h"
+#include "base/json_python.h"
+#include "base/json_strict.h"
+#include "profile/profile.h"
+#include "record/report.h"
+#include "record/validate_record.h"
+#include "worker/worker_process.h"
+
+namespace nnx::python {
+namespace py = pybind11;
+using nlohmann::json;
+
+namespace {
+
+// Runs and executes are serialised: ONNX Runtime's C++ wrapper keeps one process-wide API table.
+std::mutex g_run_mutex;
+
+json parse(const std::string& text, const std::string& what) {
+  try {
+    return parse_strict_json(text);
+  } catch (const JsonError& e) {
+    throw ConformanceError(what + " is not strict JSON: " + e.what());
+  }
+}
+
+std::string dump(const json& value) { return dumps_canonical(value); }
+
+json profile_to_json(const Profile& p) {
+  return json{{"name", p.name},         {"exporter", p.exporter},   {"opset_version", p.opset_version},
+              {"export_batch", p.export_batch}, {"dynamic_batch", p.dynamic_batch}, {"batches", p.batches},
+              {"rtol", p.rtol},         {"atol", p.atol},           {"runtime", p.runtime},
+              {"provider", p.provider}, {"dtype", p.dtype},         {"model", p.model.to_json()}};
+}
+
+// A profile object (the JSON of a Python Profile), checked by the core; every problem listed.
+Profile profile_of(const json& value) {
+  std::vector<std::string> problems;
+  Profile p = profile_from_json(value, problems);
+  if (problems.empty()) problems = p.problems();
+  if (problems.empty()) return p;
+  std::string message = "invalid profile";
+  if (value.is_object() && value.contains("name") && value["name"].is_string()) {
+    message += " \"" + value["name"].get<std::string>() + "\"";
+  }
+  message += ":";
+  for (const auto& item : problems) message += "\n  - " + item;
+  throw ProblemList{message, problems};
+}
+
+// A tested name (string) or a profile object.
+Profile profile_or_name(const json& value) {
+  if (!value.is_string()) return profile_of(value);
+  const auto name = value.get<std::string>();
+  if (auto p = tested_profile(name)) return *p;
+  std::string known;
+  for (const auto& t : nnx::tested_profiles()) known += (known.empty() ? "" : ", ") + t.name;
+  throw ConformanceError("unknown profile \"" + name + "\" (tested profiles: " + known + ")");
+}
+
+std::vector<json> records_from(const json& value) {
+  if (value.is_array()) return value.get<std::vector<json>>();
+  return records_of(value);
+}
+
+RunOptions run_options(const std::optional<std::string>& source_revision,
+                       const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
+                       const std::string& script) {
+  RunOptions options;
+  options.source_revision = source_revision;
+  options.onnxruntime_library = onnxruntime;
+  options.worker = resolve_worker_command(WorkerCommand{python, script, {}});
+  return options;
+}
+
+std::vector<json> run(std::vector<Profile> profiles, const std::filesystem::path& root, bool force,
+                      RunOptions options) {
+  RunRequest request{std::move(profiles), root, std::nullopt, force, std::move(options)};
+  const std::lock_guard<std::mutex> lock(g_run_mutex);
+  return run_to_report(request).records;
+}
+
+void raise(const char* cls, const std::string& message, const std::vector<std::string>& problems = {}) {
+  py::object type = py::module_::import("nnx._errors").attr(cls);
+  py::object instance = type(message, py::cast(problems));
+  PyErr_SetObject(type.ptr(), instance.ptr());
+}
+
+// The Python class and hint for an error kind (the command line's are in src/cli/cli_main.cc).
+void raise_error(const Error& e) {
+  switch (e.kind()) {
+    case ErrorKind::folder_in_use:  // problems: the core's own words, for front ends that add their hint
+      return raise("FolderInUse", std::string(e.what()) + "; pass force=True to clear it", {e.what()});
+    case ErrorKind::usage:
+    case ErrorKind::root_in_use: return raise("UsageError", e.what());
+    case ErrorKind::runtime_unavailable: return raise("RuntimeUnavailable", e.what());
+    case ErrorKind::unreadable: return raise("ArtifactIOError", e.what());
+    case ErrorKind::interrupted: return PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
+    case ErrorKind::io: return PyErr_SetString(PyExc_OSError, e.what());
+    case ErrorKind::refused: return raise("ConformanceError", e.what());
+  }
+}
+
+}  // namespace
+
+void translate_error(std::exception_ptr error) {
+  try {
+    if (error) std::rethrow_exception(error);
+  } catch (const ProblemList& e) {
+    raise("ConformanceError", e.message, e.problems);
+  } catch (const Error& e) {
+    raise_error(e);
+  }
+}
+
+std::string version() { return build_version(); }
+std::string bundled_onnxruntime() { return build_bundled_onnxruntime(); }
+std::string checkout_dir() { return build_checkout_dir(); }
+
+std::string format() { return std::string(kFormat); }
+
+std::vector<std::string> stages() {
+  std::vector<std::string> out;
+  for (auto s : kStages) out.emplace_back(stage_name(s));
+  return out;
+}
+
+std::vector<std::string> levels() {
+  std::vector<std::string> out;
+  for (auto l : {Level::executed, Level::structural, Level::none}) out.emplace_back(level_name(l));
+  return out;
+}
+
+std::vector<std::tuple<std::string, std::string, int>> failures() {
+  std::vector<std::tuple<std::string, std::string, int>> out;
+  for (auto f : kFailureClasses) {
+    out.emplace_back(std::string(failure_name(f)), std::string(stage_name(failure_stage(f))), nnx::exit_code(f));
+  }
+  return out;
+}
+
+int exit_passed() { return kExitPassed; }
+int exit_error() { return kExitError; }
+int exit_usage() { return kExitUsage; }
+
+std::string default_model() { return dump(ModelConfig{}.to_json()); }
+std::string default_profile() { return dump(profile_to_json(Profile{})); }
+
+std::string tested_profiles() {
+  json out = json::array();
+  for (const auto& p : nnx::tested_profiles()) out.push_back(profile_to_json(p));
+  return dump(out);
+}
+
+std::string checked_profile(const std::string& profile_text) {
+  return dump(profile_to_json(profile_of(parse(profile_text, "the profile"))));
+}
+
+std::vector<std::string> requirements(const std::string& profile_text) {
+  return profile_or_name(parse(profile_text, "the profile")).requirements();
+}
+
+std::vector<std::string> tested_names(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const auto& p : tested_profiles_named(names)) out.push_back(p.name);
+  return out;
+}
+
+std::string default_artifacts_root(const std::filesystem::path& report_path) {
+  return nnx::default_artifacts_root(report_path).string();
+}
+
+std::string run_profile(const std::string& profile_text, const std::filesystem::path& root,
+                        const std::optional<std::string>& source_revision,
+                        const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
+                        const std::string& script) {
+  const Profile profile = profile_or_name(parse(profile_text, "the profile"));
+  return dump(run({profile}, root, false, run_options(source_revision, onnxruntime, python, script)).front());
+}
+
+std::string run_profiles(const std::string& profiles_text, const std::filesystem::path& root,
+                         const std::optional<std::string>& source_revision, bool force,
+                         const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
+                         const std::string& script) {
+  const json items = parse(profiles_text, "the profiles");
+  if (!items.is_array()) throw ConformanceError("profiles must be a list of names or profiles");
+  std::vector<Profile> profiles;
+  for (const auto& item : items) profiles.push_back(profile_or_name(item));
+  return dump(json(run(std::move(profiles), root, force, run_options(source_revision, onnxruntime, python, script))));
+}
+
+std::string execute(const std::string& record_text, const std::filesystem::path& root,
+                    const std::optional<std::filesystem::path>& onnxruntime) {
+  ExecuteRequest request{parse(record_text, "the record"), root, std::nullopt, {}};
+  request.options.onnxruntime_library = onnxruntime;
+  const std::lock_guard<std::mutex> lock(g_run_mutex);
+  return dump(execute_report(request).records.front());
+}
+
+std::vector<std::string> verify_artifacts(const std::string& record_text, const std::filesystem::path& root) {
+  return nnx::verify_artifacts(parse(record_text, "the record"), root).problems;
+}
+
+void validate_record(const std::string& record_text) {
+  const json record = parse(record_text, "the record");
+  const auto problems = record_problems(record);
+  if (problems.empty()) return;
+  try {
+    nnx::validate_record(record);
+  } catch (const ConformanceError& e) {
+    throw ProblemList{e.what(), problems};
+  }
+}
+
+int exit_code(const std::string& records_text) { return exit_code_for(records_from(parse(records_text, "the records"))); }
+
+std::vector<std::string> summary_lines(const std::string& records_text) {
+  return nnx::summary_lines(records_from(parse(records_text, "the records")));
+}
+
+std::string make_report(const std::string& records_text) {
+  return dump(nnx::make_report(records_from(parse(records_text, "the records"))));
+}
+
+void save_report(const std::string& report_text, const std::filesystem::path& path) {
+  const json value = parse(report_text, "the report");
+  if (!value.is_array() && !is_report(value)) throw ConformanceError("save_report takes a list of records or a report");
+  // records_of refuses a malformed report
+  const json report = nnx::make_report(value.is_array() ? value.get<std::vector<json>>() : records_of(value));
+  nnx::save_report(report, path);
+}
+
+}  // namespace nnx::python

@@ -1,0 +1,68 @@
+// The functions nnx._core exposes (src/python/module.cc only wires them; python/nnx/export_conformance.py
+// is their one caller). Records, reports and profiles cross the boundary as JSON text: Python's json.dumps
+// → the core's strict parser here, the core's canonical writer here → json.loads there. Nothing is decided
+// in Python; every rule stays in the core. Runs and executes go through the same app functions as the
+// command line (app/run_report.h, app/execute_report.h), so Ctrl-C and the pre-checks behave the same.
+//
+// Errors: every refusal is an nnx::Error (base/error.h); `translate_error` raises the matching class of
+// nnx._errors (a ConformanceError, a ValueError) with the Python front end's hint, and Interrupted as
+// KeyboardInterrupt. `ProblemList` carries the problems the core listed one by one.
+#pragma once
+
+#include <exception>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace nnx::python {
+
+struct ProblemList {
+  std::string message;
+  std::vector<std::string> problems;
+};
+
+// Raises the Python exception for `error` (registered as pybind11's exception translator).
+void translate_error(std::exception_ptr error);
+
+std::string version();
+std::string bundled_onnxruntime();
+std::string checkout_dir();
+
+std::string format();
+std::vector<std::string> stages();
+std::vector<std::string> levels();
+std::vector<std::tuple<std::string, std::string, int>> failures();
+int exit_passed();
+int exit_error();
+int exit_usage();
+
+std::string default_model();
+std::string default_profile();
+std::string tested_profiles();
+std::string checked_profile(const std::string& profile_text);
+std::vector<std::string> requirements(const std::string& profile_text);
+std::vector<std::string> tested_names(const std::vector<std::string>& names);
+std::string default_artifacts_root(const std::filesystem::path& report_path);
+
+std::string run_profile(const std::string& profile_text, const std::filesystem::path& root,
+                        const std::optional<std::string>& source_revision,
+                        const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
+                        const std::string& script);
+std::string run_profiles(const std::string& profiles_text, const std::filesystem::path& root,
+                         const std::optional<std::string>& source_revision, bool force,
+                         const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
+                         const std::string& script);
+std::string execute(const std::string& record_text, const std::filesystem::path& root,
+                    const std::optional<std::filesystem::path>& onnxruntime);
+
+std::vector<std::string> verify_artifacts(const std::string& record_text, const std::filesystem::path& root);
+void validate_record(const std::string& record_text);
+
+int exit_code(const std::string& records_text);
+std::vector<std::string> summary_lines(const std::string& records_text);
+std::string make_report(const std::string& records_text);
+void save_report(const std::string& report_text, const std::filesystem::path& path);
+
+}  // namespace nnx::python

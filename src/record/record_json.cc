@@ -1,0 +1,191 @@
+// Record::to_json and Record::from_json (record.h): the typed record as the 17 keys of record-format §5.
+// from_json reads only records validate_record accepts, so every read below finds the key and type the
+// rules guarantee.
+#include <utility>
+
+#include "base/json_fields.h"
+#include "record/record.h"
+#include "record/validate_record.h"
+
+namespace nnx {
+namespace {
+
+json optional_string(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
+
+json optional_failure(const std::optional<FailureClass>& f) {
+  return f ? json(std::string(failure_name(*f))) : json(nullptr);
+}
+
+json optional_number(const std::optional<JsonNumber>& n) { return n ? n->to_json() : json(nullptr); }
+
+std::optional<std::string> read_optional_string(const json& v) {
+  return v.is_null() ? std::nullopt : std::optional<std::string>(v.get<std::string>());
+}
+
+std::optional<FailureClass> read_failure(const json& v) {
+  return v.is_null() ? std::nullopt : parse_failure(v.get<std::string>());
+}
+
+std::optional<JsonNumber> read_number(const json& v) {
+  return v.is_null() ? std::nullopt : std::optional<JsonNumber>(JsonNumber::from_json(v));
+}
+
+RecordCase read_case(const json& c) {
+  namespace key = rf::case_key;
+  RecordCase out;
+  out.name = c[key::kName].get<std::string>();
+  out.shape = c[key::kShape].get<std::vector<std::int64_t>>();
+  out.seed = c[key::kSeed].get<std::uint64_t>();
+  out.expect = c[key::kExpect].get<std::string>();
+  out.outcome = read_optional_string(c[key::kOutcome]);
+  out.passed = c[key::kPassed].get<bool>();
+  out.failure = read_failure(c[key::kFailure]);
+  out.max_abs_error = read_number(c[key::kMaxAbsError]);
+  out.max_rel_error = read_number(c[key::kMaxRelError]);
+  out.detail = read_optional_string(c[key::kDetail]);
+  return out;
+}
+
+ArtifactFile read_file(const json& f) {
+  namespace key = rf::file_key;
+  return {f[key::kPath].get<std::string>(), f[key::kRole].get<std::string>(), f[key::kBytes].get<std::uint64_t>(),
+          f[key::kSha256].get<std::string>()};
+}
+
+StageEntry read_stage(const json& s) {
+  namespace key = rf::stage_key;
+  return {*parse_stage_status(s[key::kStatus].get<std::string>()), read_failure(s[key::kFailure]), s[key::kDetail]};
+}
+
+Record::Artifacts read_artifacts(const json& a) {
+  namespace key = rf::artifacts_key;
+  Record::Artifacts out{a[key::kDirectory].get<std::string>(), a[key::kModel].get<std::string>(), {}};
+  for (const auto& f : a[key::kFiles]) out.files.push_back(read_file(f));
+  return out;
+}
+
+Record::Runtime read_runtime(const json& r) {
+  namespace key = rf::runtime_key;
+  namespace session = rf::session_key;
+  const json& s = r[key::kSession];
+  return {r[key::kName].get<std::string>(), r[key::kVersion], r[key::kProvider].get<std::string>(),
+          SessionOptions{s[session::kIntraOpThreads].get<std::int64_t>(), s[session::kInterOpThreads].get<std::int64_t>(),
+                         s[session::kOptimizationLevel].get<std::string>()}};
+}
+
+// The members of a valid record `j` (validated by the caller).
+Record read_record(const json& j) {
+  Record r;
+  r.format = j[rf::kFormat].get<std::string>();
+  r.profile = j[rf::kProfile].get<std::string>();
+  r.status = *parse_record_status(j[rf::kStatus].get<std::string>());
+  r.failure = read_failure(j[rf::kFailure]);
+  r.level = *parse_level(j[rf::kLevel].get<std::string>());
+  r.source = j[rf::kSource];
+  r.config = j[rf::kConfig];
+  const json& exporter = j[rf::kExporter];
+  r.exporter = {exporter[rf::exporter_key::kName].get<std::string>(), exporter[rf::exporter_key::kOptions]};
+  const json& opset = j[rf::kOpset];
+  r.opset = {opset[rf::opset_key::kRequested].get<std::int64_t>(), opset[rf::opset_key::kModel]};
+  r.artifacts = read_artifacts(j[rf::kArtifacts]);
+  r.versions = j[rf::kVersions];
+  r.runtime = read_runtime(j[rf::kRuntime]);
+  r.dtype = j[rf::kDtype].get<std::string>();
+  for (const auto& c : j[rf::kInputCases]) r.input_cases.push_back(read_case(c));
+  const json& tolerances = j[rf::kTolerances];
+  r.tolerances = {JsonNumber::from_json(tolerances[rf::tolerance_key::kRtol]),
+                  JsonNumber::from_json(tolerances[rf::tolerance_key::kAtol])};
+  r.model_state = j[rf::kModelState];
+  for (Stage s : kStages) r.stage(s) = read_stage(j[rf::kStages][std::string(stage_name(s))]);
+  return r;
+}
+
+}  // namespace
+
+JsonNumber JsonNumber::from_json(const json& number) {
+  double ignored = 0.0;
+  if (!json_number(number, ignored)) throw ConformanceError("not a JSON number: " + json_type_name(number));
+  JsonNumber out;
+  out.number_ = number;
+  return out;
+}
+
+double JsonNumber::value() const {
+  double d = 0.0;
+  json_number(number_, d);
+  return d;
+}
+
+json ArtifactFile::to_json() const {
+  namespace key = rf::file_key;
+  return json{{key::kPath, path}, {key::kRole, role}, {key::kBytes, bytes}, {key::kSha256, sha256}};
+}
+
+json SessionOptions::to_json() const {
+  namespace key = rf::session_key;
+  return json{{key::kIntraOpThreads, intra_op_num_threads},
+              {key::kInterOpThreads, inter_op_num_threads},
+              {key::kOptimizationLevel, graph_optimization_level}};
+}
+
+json RecordCase::to_json() const {
+  namespace key = rf::case_key;
+  return json{{key::kName, name},
+              {key::kShape, shape},
+              {key::kSeed, seed},
+              {key::kExpect, expect},
+              {key::kOutcome, optional_string(outcome)},
+              {key::kPassed, passed},
+              {key::kFailure, optional_failure(failure)},
+              {key::kMaxAbsError, optional_number(max_abs_error)},
+              {key::kMaxRelError, optional_number(max_rel_error)},
+              {key::kDetail, optional_string(detail)}};
+}
+
+json StageEntry::to_json() const {
+  namespace key = rf::stage_key;
+  return json{{key::kStatus, std::string(stage_status_name(status))},
+              {key::kFailure, optional_failure(failure)},
+              {key::kDetail, detail}};
+}
+
+json Record::to_json() const {
+  json files = json::array();
+  for (const auto& f : artifacts.files) files.push_back(f.to_json());
+  json cases = json::array();
+  for (const auto& c : input_cases) cases.push_back(c.to_json());
+  json stage_entries = json::object();
+  for (Stage s : kStages) stage_entries[std::string(stage_name(s))] = stage(s).to_json();
+  return json{
+      {rf::kFormat, format},
+      {rf::kProfile, profile},
+      {rf::kStatus, std::string(record_status_name(status))},
+      {rf::kFailure, optional_failure(failure)},
+      {rf::kLevel, std::string(level_name(level))},
+      {rf::kSource, source},
+      {rf::kConfig, config},
+      {rf::kExporter, {{rf::exporter_key::kName, exporter.name}, {rf::exporter_key::kOptions, exporter.options}}},
+      {rf::kOpset, {{rf::opset_key::kRequested, opset.requested}, {rf::opset_key::kModel, opset.model}}},
+      {rf::kArtifacts, {{rf::artifacts_key::kDirectory, artifacts.directory},
+                        {rf::artifacts_key::kModel, artifacts.model},
+                        {rf::artifacts_key::kFiles, std::move(files)}}},
+      {rf::kVersions, versions},
+      {rf::kRuntime, {{rf::runtime_key::kName, runtime.name},
+                      {rf::runtime_key::kVersion, runtime.version},
+                      {rf::runtime_key::kProvider, runtime.provider},
+                      {rf::runtime_key::kSession, runtime.session.to_json()}}},
+      {rf::kDtype, dtype},
+      {rf::kInputCases, std::move(cases)},
+      {rf::kTolerances, {{rf::tolerance_key::kRtol, tolerances.rtol.to_json()},
+                         {rf::tolerance_key::kAtol, tolerances.atol.to_json()}}},
+      {rf::kModelState, model_state},
+      {rf::kStages, std::move(stage_entries)},
+  };
+}
+
+Record Record::from_json(const json& record) {
+  validate_record(record);  // throws ConformanceError naming every problem
+  return read_record(record);
+}
+
+}  // namespace nnx

@@ -1,0 +1,155 @@
+// The artifacts and opset of a record (record-format §4 check, §5 artifact paths, §6 artifacts).
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "artifacts/artifact_path.h"
+#include "artifacts/layout.h"
+#include "base/json_fields.h"
+#include "base/sha256.h"
+#include "record/validate_internal.h"
+
+namespace nnx::validation {
+namespace {
+
+bool is_role(const json& role) {
+  for (const char* r : rf::kRoles) {
+    if (role == r) return true;
+  }
+  return false;
+}
+
+std::string role_list() {
+  return std::string(rf::kRoleModel) + ", " + rf::kRoleExternalData + " or " + rf::kRoleSidecar;
+}
+
+// One entry's path: valid under the §5 rule and not naming a file listed before (`seen`: normalised path ->
+// first index). Returns the normalised path when valid.
+std::optional<std::string> check_file_path(const json& path, const std::string& where, std::size_t i,
+                                           std::map<std::string, std::size_t>& seen, Problems& out) {
+  const std::string path_where = at(where, rf::file_key::kPath);
+  if (!path.is_string()) {
+    out.push_back(path_where + ": must be a string, not " + json_type_name(path));
+    return std::nullopt;
+  }
+  std::string why;
+  std::optional<std::string> normal = normalize_artifact_path(path.get<std::string>(), &why);
+  if (!normal) {
+    out.push_back(path_where + ": " + text_of(path) + " is not a valid artifact path (" + why + ")");
+  } else if (auto [it, fresh] = seen.emplace(*normal, i); !fresh) {
+    out.push_back(path_where + ": " + text_of(path) + " names the same file as " + std::string(rf::kArtifacts) + "." +
+                  rf::artifacts_key::kFiles + "[" + std::to_string(it->second) + "] (" + quote(*normal) + ")");
+  }
+  return normal;
+}
+
+// One entry's role, size and hash; true when its role is `model`.
+bool check_file_fields(const json& f, const std::string& where, const std::optional<std::string>& normal,
+                       const std::string& model_path, Problems& out) {
+  namespace key = rf::file_key;
+  bool is_model = false;
+  const json& role = member(f, key::kRole);
+  if (!is_role(role)) {
+    out.push_back(at(where, key::kRole) + ": unknown role " + text_of(role) + " (" + role_list() + ")");
+  } else if (role == rf::kRoleModel) {
+    is_model = true;
+    if (normal && *normal != model_path) {
+      out.push_back(where + ": role " + quote(rf::kRoleModel) + " but path " + text_of(member(f, key::kPath)) +
+                    " is not " + at(rf::kArtifacts, rf::artifacts_key::kModel) + " (" + quote(model_path) + ")");
+    }
+  }
+  const json& bytes = member(f, key::kBytes);
+  if (!bytes.is_number_integer() || (!bytes.is_number_unsigned() && bytes.get<std::int64_t>() < 0)) {
+    out.push_back(at(where, key::kBytes) + ": must be a non-negative integer, not " + text_of(bytes));
+  }
+  const json& sha = member(f, key::kSha256);
+  if (!sha.is_string() || !is_sha256_hex(sha.get<std::string>())) {
+    out.push_back(at(where, key::kSha256) + ": " + text_of(sha) + " is not 64 lowercase hex digits");
+  }
+  return is_model;
+}
+
+void check_artifact_files(const json& files, const std::string& model_path, bool checked, Problems& out) {
+  const std::string files_where = at(rf::kArtifacts, rf::artifacts_key::kFiles);
+  if (!files.is_array()) {
+    out.push_back(files_where + ": must be a list, not " + json_type_name(files));
+    return;
+  }
+  std::map<std::string, std::size_t> seen;  // normalised path -> first index
+  std::size_t model_entries = 0;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string where = files_where + "[" + std::to_string(i) + "]";
+    const json& f = files[i];
+    if (!is_object_or_report(f, where, out)) continue;
+    exact_keys(f, where, rf::file_key::kKeys, out);
+    const auto normal = check_file_path(member(f, rf::file_key::kPath), where, i, seen, out);
+    if (check_file_fields(f, where, normal, model_path, out)) ++model_entries;
+  }
+  if (checked && model_entries != 1) {
+    out.push_back(files_where + ": a checked record must list exactly one " + rf::kRoleModel + " entry (" +
+                  quote(model_path) + "), found " + std::to_string(model_entries));
+  }
+}
+
+void check_model_opset(const json& model, Problems& out) {
+  const std::string where = at(rf::kOpset, rf::opset_key::kModel);
+  if (!model.is_object() || model.empty()) {
+    out.push_back(where + ": a checked record must state the model's opset (a non-empty object), not " + text_of(model));
+    return;
+  }
+  for (const auto& [domain, version] : model.items()) {
+    if (!version.is_number_integer()) {
+      out.push_back(at(where, domain) + ": must be an integer version, not " + text_of(version));
+    }
+  }
+}
+
+}  // namespace
+
+void check_artifacts(const json& record, const Stages& view, Problems& out) {
+  namespace key = rf::artifacts_key;
+  if (!record.contains(rf::kArtifacts)) return;
+  const json& artifacts = record[rf::kArtifacts];
+  if (!is_object_or_report(artifacts, rf::kArtifacts, out)) return;
+  exact_keys(artifacts, rf::kArtifacts, key::kKeys, out);
+  if (artifacts.contains(key::kDirectory) && !artifacts[key::kDirectory].is_string()) {
+    out.push_back(at(rf::kArtifacts, key::kDirectory) + ": must be a string, not " +
+                  json_type_name(artifacts[key::kDirectory]));
+  }
+  if (artifacts.contains(key::kModel) && artifacts[key::kModel] != kModelFile) {
+    out.push_back(at(rf::kArtifacts, key::kModel) + ": must be " + quote(kModelFile) + ", not " +
+                  text_of(artifacts[key::kModel]));
+  }
+  const bool checked = stage(view, Stage::check).status == StageStatus::passed;
+  if (artifacts.contains(key::kFiles)) check_artifact_files(artifacts[key::kFiles], kModelFile, checked, out);
+}
+
+void check_opset(const json& record, const Stages& view, Problems& out) {
+  namespace key = rf::opset_key;
+  if (!record.contains(rf::kOpset)) return;
+  const json& opset = record[rf::kOpset];
+  if (!is_object_or_report(opset, rf::kOpset, out)) return;
+  exact_keys(opset, rf::kOpset, key::kKeys, out);
+  if (opset.contains(key::kRequested)) {
+    const std::string where = at(rf::kOpset, key::kRequested);
+    const json& requested = opset[key::kRequested];
+    const json& options = member(member(record, rf::kExporter), rf::exporter_key::kOptions);
+    const json& wanted = member(options, rf::exporter_key::kOptionOpsetVersion);
+    if (!requested.is_number_integer()) {
+      out.push_back(where + ": must be an integer, not " + text_of(requested));
+    } else if (options.is_object() && (!wanted.is_number_integer() || text_of(requested) != text_of(wanted))) {
+      out.push_back(where + ": " + text_of(requested) + " is not the options' integer " +
+                    rf::exporter_key::kOptionOpsetVersion + " (" + text_of(wanted) + ")");
+    }
+  }
+  const auto& check = stage(view, Stage::check);
+  if (!opset.contains(key::kModel) || !check.status) return;
+  const json& model = opset[key::kModel];
+  if (check.status != StageStatus::passed) {
+    if (!model.is_null()) out.push_back(at(rf::kOpset, key::kModel) + ": must be null until check passed");
+    return;
+  }
+  check_model_opset(model, out);
+}
+
+}  // namespace nnx::validation

@@ -1,0 +1,60 @@
+// Private to src/record/validate_*.cc: the helpers the checks of validate_record share, and the checks
+// each file contributes (record-format §6). Every check appends "<where>: <what>" problems and never throws.
+//
+//   validate_record.cc     record_problems: top-level keys, strict JSON, the simple sections, tolerances
+//   validate_stages.cc     stages, the summary (status/failure/level via derive_outcome), model_state
+//   validate_cases.cc      input cases against the case table and the parity stage
+//   validate_artifacts.cc artifacts (paths, roles, sizes, hashes, the model entry) and opset
+#pragma once
+
+#include <array>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "record/record_format.h"
+
+namespace nnx::validation {
+
+using json = nlohmann::json;
+using Problems = std::vector<std::string>;
+
+// object[key], or null when object is not an object or lacks key.
+const json& member(const json& object, const char* key);
+// The canonical text of a value (NaN and friends by name), as problems quote values.
+std::string text_of(const json& value);
+std::string quote(std::string_view s);
+// "<where>.<key>"
+std::string at(std::string_view where, std::string_view key);
+
+// "<where>.<key>: missing" / "<where>.<key>: unknown key" (the wording of FieldReader); true when no
+// required key is missing.
+bool exact_keys(const json& object, const std::string& where, std::span<const char* const> keys, Problems& out);
+// "<where>: must be an object, not <type>" unless value is an object.
+bool is_object_or_report(const json& value, const std::string& where, Problems& out);
+
+// A stage as the checks after check_stages see it.
+struct StageView {
+  std::optional<StageStatus> status;   // a known status, else nullopt
+  std::optional<FailureClass> failure;  // the stated class, when it is a class of this stage
+};
+using Stages = std::array<StageView, 5>;
+const StageView& stage(const Stages& view, Stage s);
+
+// validate_stages.cc
+Stages check_stages(const json& record, Problems& out);
+void check_summary(const json& record, const Stages& view, Problems& out);
+void check_model_state(const json& record, const Stages& view, Problems& out);
+
+// validate_cases.cc
+void check_cases(const json& record, const Stages& view, Problems& out);
+
+// validate_artifacts.cc
+void check_artifacts(const json& record, const Stages& view, Problems& out);
+void check_opset(const json& record, const Stages& view, Problems& out);
+
+}  // namespace nnx::validation

@@ -1,0 +1,101 @@
+// The runtime seam: what the load and parity stages need from an inference runtime (doc/record-format.md
+// §4 load and parity; doc/architecture.md, "Adding a runtime").
+//
+// A Runtime creates Sessions from bytes in memory (the model and its external data, already verified
+// against the record), never from a path, so the bytes executed are the bytes hashed. A Session runs one
+// float32 input and returns every output. Failures are RuntimeFailure carrying whether the runtime refused
+// the input as an INVALID ARGUMENT (parity's `rejected`) and the runtime's own code name.
+// `open_runtime` is the one place that maps a profile's runtime name to an implementation; a run is given
+// a RuntimeOpener (default: open_runtime), which is where tests wrap the real runtime (tests/fakes/).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+
+namespace nnx {
+
+// The session options of doc/record-format.md §4: one intra-op and one inter-op thread, ORT_ENABLE_ALL.
+struct SessionSettings {
+  std::string provider = "CPUExecutionProvider";
+  int intra_op_num_threads = 1;
+  int inter_op_num_threads = 1;
+  std::string graph_optimization_level = "ORT_ENABLE_ALL";
+  // The record's runtime.session: {intra_op_num_threads, inter_op_num_threads, graph_optimization_level}.
+  nlohmann::json options_json() const;
+};
+
+// Bytes an external-data location resolves to (already verified against the record).
+struct ExternalFile {
+  std::string location;
+  std::span<const std::byte> bytes;
+};
+
+struct TensorOutput {
+  std::string name;
+  std::string dtype;                 // lowercase ONNX element type ("float", "double", ...)
+  std::vector<std::int64_t> shape;
+  std::vector<float> values;         // filled only when dtype == "float"
+};
+
+// A runtime's failure: `invalid_argument` when it refused the input as an invalid argument.
+class RuntimeFailure : public std::runtime_error {
+ public:
+  RuntimeFailure(bool invalid_argument, std::string code_name, const std::string& message)
+      : std::runtime_error(message), invalid_argument_(invalid_argument), code_name_(std::move(code_name)) {}
+  bool invalid_argument() const { return invalid_argument_; }
+  const std::string& code_name() const { return code_name_; }
+
+ private:
+  bool invalid_argument_;
+  std::string code_name_;
+};
+
+class Session {
+ public:
+  virtual ~Session() = default;
+  // The providers the session runs on, the declared one first.
+  virtual const std::vector<std::string>& providers() const = 0;
+  // Runs one float32 input; every output is returned. Throws RuntimeFailure.
+  virtual std::vector<TensorOutput> run(const std::string& input_name, std::span<const float> values,
+                                        const std::vector<std::int64_t>& shape) = 0;
+};
+
+class Runtime {
+ public:
+  virtual ~Runtime() = default;
+  virtual std::string name() const = 0;      // the record's runtime.name, e.g. "onnxruntime"
+  virtual std::string version() const = 0;   // e.g. "1.30.0"
+  virtual std::string location() const = 0;  // the library file it was opened from
+  // Throws RuntimeFailure when the session cannot be created.
+  virtual std::unique_ptr<Session> create_session(std::span<const std::byte> model,
+                                                  const std::vector<ExternalFile>& external,
+                                                  const SessionSettings& settings) = 0;
+};
+
+// The implementations (one .cc each): each opens its library from `library` when given, else by its own
+// search order, and throws RuntimeUnavailable (exit 10) when it cannot.
+std::shared_ptr<Runtime> open_onnx_runtime(const std::optional<std::filesystem::path>& library);  // onnx_runtime.cc
+
+// Opens the runtime a record or profile names. ConformanceError for a name no implementation has.
+inline std::shared_ptr<Runtime> open_runtime(const std::string& name,
+                                             const std::optional<std::filesystem::path>& library) {
+  if (name == "onnxruntime") return open_onnx_runtime(library);
+  throw ConformanceError("no runtime named \"" + name + "\" (known: onnxruntime)");
+}
+
+using RuntimeOpener =
+    std::function<std::shared_ptr<Runtime>(const std::string& name, const std::optional<std::filesystem::path>& library)>;
+
+}  // namespace nnx

@@ -1,0 +1,84 @@
+// The dependencies stage (doc/record-format.md §4): the runtime library opens, and the exporter worker
+// starts and can import every Python module the profile needs. Failure: missing-dependency, the detail
+// naming each problem and how to install.
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "base/interrupt.h"
+#include "record/record.h"
+#include "stages/stages.h"
+
+namespace nnx {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Opens the runtime into the context; a problem naming it when it cannot be opened.
+std::vector<std::string> open_runtime_into(StageContext& context, nlohmann::json& versions) {
+  nlohmann::json& record_versions = context.record["versions"];
+  const auto started = Clock::now();
+  try {
+    context.runtime = context.open_runtime(context.profile->runtime, context.runtime_library);
+    context.times.runtime_open_seconds += std::chrono::duration<double>(Clock::now() - started).count();
+  } catch (const RuntimeUnavailable& e) {
+    record_versions[context.profile->runtime] = nullptr;
+    return {context.profile->runtime + ": " + e.what()};
+  }
+  versions[context.runtime->name()] = context.runtime->version();
+  context.record["runtime"]["version"] = context.runtime->version();
+  record_versions[context.runtime->name()] = context.runtime->version();
+  record_versions[context.runtime->name() + "_library"] = context.runtime->location();
+  return {};
+}
+
+// Starts the worker and asks it for `modules`; every problem it names, or why it could not answer.
+std::vector<std::string> check_python_modules(StageContext& context, const std::vector<std::string>& modules,
+                                              nlohmann::json& versions) {
+  nlohmann::json& record_versions = context.record["versions"];
+  std::vector<std::string> problems;
+  try {
+    context.exporter = std::make_unique<ExporterClient>(context.worker_command, context.worker_timeout);
+    const nlohmann::json reply = context.exporter->dependencies(modules);
+    for (const auto& [k, v] : reply.at("environment").items()) record_versions[k] = v;
+    for (const auto& m : modules) {
+      if (reply.at("versions").contains(m)) versions[m] = reply["versions"][m];
+    }
+    for (const auto& p : reply.at("problems")) problems.push_back(p.get<std::string>());
+  } catch (const Interrupted&) {
+    throw;  // SIGINT/SIGTERM: no record, the run unwinds
+  } catch (const std::exception& e) {
+    context.exporter.reset();
+    std::string modules_text;
+    for (const auto& m : modules) modules_text += (modules_text.empty() ? "" : ", ") + m;
+    problems.push_back("Python modules " + modules_text + " cannot be checked: " + e.what() +
+                       "; install them with `make bootstrap` (or pip install torch onnx onnxscript)");
+  }
+  return problems;
+}
+
+}  // namespace
+
+bool run_dependencies_stage(StageContext& context) {
+  nlohmann::json versions = nlohmann::json::object();
+  std::vector<std::string> problems = open_runtime_into(context, versions);
+  std::vector<std::string> modules;
+  for (const auto& m : context.profile->requirements()) {
+    if (m != context.profile->runtime) modules.push_back(m);
+  }
+  for (auto& p : check_python_modules(context, modules, versions)) problems.push_back(std::move(p));
+  nlohmann::json& record_versions = context.record["versions"];
+  for (const char* key : {"python", "platform", "torch", "numpy", "onnx", "onnxscript"}) {
+    if (!record_versions.contains(key)) record_versions[key] = nullptr;
+  }
+  if (!problems.empty()) {
+    std::string detail;
+    for (const auto& p : problems) detail += (detail.empty() ? "" : "\n") + p;
+    set_stage_failed(context.record, Stage::dependencies, FailureClass::missing_dependency, detail);
+    return false;
+  }
+  set_stage_passed(context.record, Stage::dependencies, versions);
+  return true;
+}
+
+}  // namespace nnx

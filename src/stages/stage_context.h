@@ -1,0 +1,53 @@
+// What the stages share while one record is produced (doc/record-format.md §4; doc/architecture.md,
+// "Adding a stage"). A run fills every field; execute has no profile and no exporter (it runs load and
+// parity on a saved record with a runtime it opened itself).
+//
+// Each stage is one function `bool run_<stage>_stage(StageContext&)` (stages.h) that writes its outcome into
+// `record` (passed, or failed with its class and detail) and returns whether it passed; it never throws for
+// a stage failure. Interrupted (SIGINT/SIGTERM) propagates and ends the run without a record.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "model/reference_model.h"
+#include "profile/profile.h"
+#include "runtime/runtime.h"
+#include "worker/exporter_client.h"
+#include "worker/worker_process.h"
+
+namespace nnx {
+
+// Wall times of one profile (NNX_TIMING=1 prints them; nothing enters the record).
+struct StageTimes {
+  double runtime_open_seconds = 0.0;  // opening the runtime (dlopen, its environment)
+  double load_seconds = 0.0;          // the load stage (verify, then the session)
+};
+
+struct StageContext {
+  StageContext(nlohmann::json& record_, std::filesystem::path root_, const ReferenceModel& model_,
+               const Profile* profile_ = nullptr)
+      : record(record_), root(std::move(root_)), model(model_), profile(profile_) {}
+
+  nlohmann::json& record;
+  std::filesystem::path root;             // the artifacts root; the profile folder is layout.h's rule
+  const ReferenceModel& model;            // what parity compares with; its parameters are exported
+  const Profile* profile = nullptr;       // run only: what is exported and checked
+
+  RuntimeOpener open_runtime;             // how the runtime is opened (runtime.h)
+  std::optional<std::filesystem::path> runtime_library;
+  std::shared_ptr<Runtime> runtime;       // opened by dependencies (run), given by execute
+  std::unique_ptr<Session> session;       // created by load for parity
+
+  WorkerCommand worker_command;           // run only: the exporter worker
+  std::chrono::milliseconds worker_timeout{0};
+  std::unique_ptr<ExporterClient> exporter;  // started by dependencies
+
+  StageTimes times;
+};
+
+}  // namespace nnx

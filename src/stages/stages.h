@@ -1,0 +1,46 @@
+// The five stages of doc/record-format.md §4, one unit each (one .cc per stage), and the pipelines that
+// run them in order (this header is the one place that orders them). A stage after one that did not pass
+// stays not_run; between stages a received SIGINT/SIGTERM ends the run (Interrupted).
+#pragma once
+
+#include <array>
+#include <span>
+
+#include "base/failure.h"
+#include "stages/stage_context.h"
+
+namespace nnx {
+
+bool run_dependencies_stage(StageContext& context);  // stages/dependencies.cc
+bool run_export_stage(StageContext& context);        // stages/export.cc
+bool run_check_stage(StageContext& context);         // stages/check.cc
+bool run_load_stage(StageContext& context);          // stages/load.cc
+bool run_parity_stage(StageContext& context);        // stages/parity.cc
+
+struct StageUnit {
+  Stage stage;
+  bool (*run)(StageContext&);
+};
+
+// What `run` does for a profile.
+inline constexpr std::array<StageUnit, 5> kRunPipeline = {{
+    {Stage::dependencies, run_dependencies_stage},
+    {Stage::export_model, run_export_stage},
+    {Stage::check, run_check_stage},
+    {Stage::load, run_load_stage},
+    {Stage::parity, run_parity_stage},
+}};
+
+// What `execute` does again for a saved record.
+inline constexpr std::array<StageUnit, 2> kExecutePipeline = {{
+    {Stage::load, run_load_stage},
+    {Stage::parity, run_parity_stage},
+}};
+
+// Runs `units` in order until one does not pass (stages/pipeline.cc).
+void run_stages(StageContext& context, std::span<const StageUnit> units);
+
+// Resets every input case to blank (outcome null, passed false, errors and detail null).
+void reset_input_cases(nlohmann::json& record);
+
+}  // namespace nnx

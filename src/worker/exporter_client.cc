@@ -1,0 +1,53 @@
+#include "worker/exporter_client.h"
+
+namespace nnx {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct AddTime {
+  double& sum;
+  Clock::time_point start = Clock::now();
+  ~AddTime() { sum += std::chrono::duration<double>(Clock::now() - start).count(); }
+};
+
+}  // namespace
+
+ExporterClient::ExporterClient(const WorkerCommand& command, std::chrono::milliseconds timeout) : timeout_(timeout) {
+  AddTime timed{seconds_};
+  worker_ = std::make_unique<WorkerProcess>(command);
+}
+
+ExporterClient::~ExporterClient() { stop(); }
+
+nlohmann::json ExporterClient::ask(const nlohmann::json& request) {
+  if (!worker_) throw WorkerError(WorkerError::Kind::died, "the exporter worker was stopped");
+  AddTime timed{seconds_};
+  nlohmann::json reply = worker_->request(request, timeout_);
+  if (!reply.value("ok", false)) {
+    throw WorkerError(WorkerError::Kind::malformed,
+                      reply.contains("error") && reply["error"].is_string() ? reply["error"].get<std::string>()
+                                                                            : reply.dump());
+  }
+  return reply;
+}
+
+nlohmann::json ExporterClient::dependencies(const std::vector<std::string>& modules) {
+  return ask(nlohmann::json{{"op", "dependencies"}, {"modules", modules}});
+}
+
+nlohmann::json ExporterClient::export_model(const nlohmann::json& request) { return ask(request); }
+
+nlohmann::json ExporterClient::check_model(const std::filesystem::path& path) {
+  return ask(nlohmann::json{{"op", "check"}, {"path", std::filesystem::absolute(path).string()}});
+}
+
+std::string ExporterClient::log_tail(std::size_t lines) const { return worker_ ? worker_->log_tail(lines) : ""; }
+
+void ExporterClient::stop() {
+  if (!worker_) return;
+  AddTime timed{seconds_};
+  worker_.reset();
+}
+
+}  // namespace nnx

@@ -1,0 +1,49 @@
+// The exporter client (src/worker/): the requests the stages make of the Python worker (worker/PROTOCOL.md): which
+// modules it can import, the export itself, and the ONNX checker. It owns the WorkerProcess (started on
+// construction, stopped by `stop` or the destructor) and the time spent waiting for it.
+//
+// Every call returns the worker's ok:true answer; a worker that cannot answer, or answers ok:false, throws
+// WorkerError (the stage turns it into its failure class with the log tail). Interrupted (SIGINT/SIGTERM)
+// propagates: the run unwinds without a record.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "worker/worker_process.h"
+
+namespace nnx {
+
+class ExporterClient {
+ public:
+  // Starts the worker; throws WorkerError(start_failed).
+  ExporterClient(const WorkerCommand& command, std::chrono::milliseconds timeout);
+  ~ExporterClient();
+
+  // {environment, versions, problems} for `modules` (the worker's `dependencies` answer).
+  nlohmann::json dependencies(const std::vector<std::string>& modules);
+  // The worker's `export` answer for a complete export request.
+  nlohmann::json export_model(const nlohmann::json& request);
+  // The worker's `check` answer for the model at `path`.
+  nlohmann::json check_model(const std::filesystem::path& path);
+
+  std::string log_tail(std::size_t lines) const;
+  // Stops the worker (idempotent); later calls throw WorkerError(died).
+  void stop();
+  // Seconds spent starting, asking and stopping the worker (NNX_TIMING).
+  double seconds() const { return seconds_; }
+
+ private:
+  nlohmann::json ask(const nlohmann::json& request);
+
+  std::unique_ptr<WorkerProcess> worker_;
+  std::chrono::milliseconds timeout_;
+  double seconds_ = 0.0;
+};
+
+}  // namespace nnx
