@@ -209,7 +209,8 @@ void BM_ParityTestedRecord(benchmark::State& state) {
   nnx::json record = nnx::records_of(nnx::read_strict_json_file(g_report)).front();
   std::vector<std::string> problems;
   const nnx::FeedFwdNN native(nnx::model_config_from_json(record["config"], problems));
-  nnx::StageContext context{record, g_root, native};
+  nnx::Record typed = nnx::Record::from_json(record);
+  nnx::StageContext context{typed, g_root, native};
   try {
     context.runtime = nnx::open_runtime("onnxruntime", std::nullopt);
   } catch (const std::exception& e) {
@@ -222,9 +223,9 @@ void BM_ParityTestedRecord(benchmark::State& state) {
   }
   for (auto _ : state) {
     nnx::run_parity_stage(context);
-    if (record["stages"]["parity"]["status"] != "passed") state.SkipWithError("parity failed");
+    if (typed.stage(nnx::Stage::parity).status != nnx::StageStatus::passed) state.SkipWithError("parity failed");
   }
-  state.counters["cases"] = static_cast<double>(record["input_cases"].size());
+  state.counters["cases"] = static_cast<double>(typed.input_cases.size());
 }
 BENCHMARK(BM_ParityTestedRecord)->Unit(benchmark::kMicrosecond);
 

@@ -81,7 +81,7 @@ void rebuild_weights(benchmark::State& state) {
 
 void load_session(benchmark::State& state) {
   for (auto _ : state) {
-    json record = g->record;
+    nnx::Record record = nnx::Record::from_json(g->record);
     nnx::StageContext context{record, g->root, *g->native};
     context.runtime = g->runtime;
     if (!nnx::run_load_stage(context)) state.SkipWithError("load failed");
@@ -119,11 +119,11 @@ int main(int argc, char** argv) {
     fixture.runtime = nnx::open_runtime("onnxruntime", std::nullopt);
     std::vector<std::string> problems;
     fixture.native = std::make_unique<nnx::FeedFwdNN>(nnx::model_config_from_json(fixture.record["config"], problems));
-    json record = fixture.record;
+    nnx::Record record = nnx::Record::from_json(fixture.record);
     nnx::StageContext context{record, root, *fixture.native};
     context.runtime = fixture.runtime;
     if (!nnx::run_load_stage(context)) {
-      throw std::runtime_error("load failed: " + record["stages"]["load"]["detail"].dump());
+      throw std::runtime_error("load failed: " + record.stage(nnx::Stage::load).detail.dump());
     }
     fixture.session = std::move(context.session);
     for (const auto& c : fixture.record["input_cases"]) {

@@ -7,7 +7,6 @@
 #include "model/model_config.h"
 #include "model/reference_model.h"
 #include "record/record.h"
-#include "record/validate_record.h"
 #include "stages/stages.h"
 
 namespace nnx {
@@ -48,39 +47,35 @@ std::vector<json> records_of(const json& value) {
 }
 
 json execute_record(const json& input, const std::filesystem::path& root, const ExecuteOptions& options) {
-  validate_record(input);
-  if (input["stages"]["check"]["status"] != "passed") {
-    throw ConformanceError("record of \"" + input["profile"].get<std::string>() +
+  Record record = Record::from_json(input);  // validate_record's refusal, every problem named
+  if (record.stage(Stage::check).status != StageStatus::passed) {
+    throw ConformanceError("record of \"" + record.profile +
                            "\" cannot be executed: its check stage did not pass, so no artifacts were recorded");
   }
-  const std::string runtime_name = input["runtime"]["name"].get<std::string>();
-  std::shared_ptr<Runtime> runtime = options.open_runtime(runtime_name, options.onnxruntime_library);
+  std::shared_ptr<Runtime> runtime = options.open_runtime(record.runtime.name, options.onnxruntime_library);
   std::vector<std::string> problems;
-  const ModelConfig config = model_config_from_json(input["config"], problems);
+  const ModelConfig config = model_config_from_json(record.config, problems);
   if (!problems.empty()) throw ConformanceError("record config cannot be rebuilt: " + problems.front());
   const auto model = make_reference_model(config);
   const std::string digest = model->weights_sha256();
-  if (digest != input["config"]["weights_sha256"]) {
-    throw ConformanceError("rebuilt weights have SHA-256 " + digest + ", the record says " +
-                           input["config"]["weights_sha256"].get<std::string>());
+  const std::string recorded = record.config[rf::config_key::kWeightsSha256].get<std::string>();
+  if (digest != recorded) {
+    throw ConformanceError("rebuilt weights have SHA-256 " + digest + ", the record says " + recorded);
   }
-  json record = input;
-  json& versions = record["versions"];
+  json& versions = record.versions;
   versions["nnx"] = build_version();
   versions[runtime->name()] = runtime->version();
   versions[runtime->name() + "_library"] = runtime->location();
   versions["platform"] = platform_text();
   versions["executed_by"] = "nnx-conformance execute (C++ only)";
-  record["runtime"]["version"] = runtime->version();
-  reset_input_cases(record);
-  for (Stage s : {Stage::load, Stage::parity}) {
-    record["stages"][std::string(stage_name(s))] = {{"status", "not_run"}, {"failure", nullptr}, {"detail", nullptr}};
-  }
+  record.runtime.version = runtime->version();
+  record.reset_input_cases();
+  for (Stage s : {Stage::load, Stage::parity}) record.reset_stage(s);
   StageContext context{record, root, *model};
   context.runtime = std::move(runtime);
   run_stages(context, kExecutePipeline);
-  finalize_record(record);
-  return record;
+  record.finalize();
+  return record.to_json();
 }
 
 }  // namespace nnx

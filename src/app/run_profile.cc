@@ -31,7 +31,7 @@ nlohmann::json run_profile(const Profile& profile, const std::filesystem::path& 
   require_free_profile_folder(root, profile.name);
   const Clock::time_point started = Clock::now();
   const auto model = make_reference_model(profile.model);
-  nlohmann::json record = blank_record(profile, detect_source(options.source_revision), model->weights_sha256());
+  Record record = blank_record_of(profile, detect_source(options.source_revision), model->weights_sha256());
   StageContext context{record, root, *model, &profile};
   context.open_runtime = options.open_runtime;
   context.runtime_library = options.onnxruntime_library;
@@ -39,9 +39,9 @@ nlohmann::json run_profile(const Profile& profile, const std::filesystem::path& 
   context.worker_timeout = options.worker_timeout ? *options.worker_timeout : default_worker_timeout();
   run_stages(context, kRunPipeline);
   if (context.exporter) context.exporter->stop();
-  finalize_record(record);
+  record.finalize();
   print_timing(profile, context, started);
-  return record;
+  return record.to_json();
 }
 
 }  // namespace nnx

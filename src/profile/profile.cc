@@ -121,6 +121,13 @@ std::optional<Profile> tested_profile(const std::string& name) {
 
 bool is_tested_name(const std::string& name) { return tested_profile(name).has_value(); }
 
+json Profile::to_json() const {
+  return json{{"name", name},         {"exporter", exporter},   {"opset_version", opset_version},
+              {"export_batch", export_batch}, {"dynamic_batch", dynamic_batch}, {"batches", batches},
+              {"rtol", rtol},         {"atol", atol},           {"runtime", runtime},
+              {"provider", provider}, {"dtype", dtype},         {"model", model.to_json()}};
+}
+
 Profile profile_from_json(const json& value, std::vector<std::string>& problems) {
   Profile p;
   if (!value.is_object()) {

@@ -44,6 +44,8 @@ struct Profile {
   bool dynamo() const { return exporter == "dynamo"; }
   // The record's exporter options: exactly 7 keys.
   json exporter_options() const;
+  // Every field by its name, as profile_from_json reads it back (the Python package's Profile).
+  json to_json() const;
   // Python modules the worker must import, plus "onnxruntime" (the runtime library, checked by the core).
   std::vector<std::string> requirements() const;
   // One `batch-<b>` case per batch (seed 1000+b, expect match), then `width-<input_dim+1>` (seed 2000).

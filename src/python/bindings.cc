@@ -40,13 +40,6 @@ json parse(const std::string& text, const std::string& what) {
 
 std::string dump(const json& value) { return dumps_canonical(value); }
 
-json profile_to_json(const Profile& p) {
-  return json{{"name", p.name},         {"exporter", p.exporter},   {"opset_version", p.opset_version},
-              {"export_batch", p.export_batch}, {"dynamic_batch", p.dynamic_batch}, {"batches", p.batches},
-              {"rtol", p.rtol},         {"atol", p.atol},           {"runtime", p.runtime},
-              {"provider", p.provider}, {"dtype", p.dtype},         {"model", p.model.to_json()}};
-}
-
 // A profile object (the JSON of a Python Profile), checked by the core; every problem listed.
 Profile profile_of(const json& value) {
   std::vector<std::string> problems;
@@ -158,16 +151,16 @@ int exit_error() { return kExitError; }
 int exit_usage() { return kExitUsage; }
 
 std::string default_model() { return dump(ModelConfig{}.to_json()); }
-std::string default_profile() { return dump(profile_to_json(Profile{})); }
+std::string default_profile() { return dump(Profile{}.to_json()); }
 
 std::string tested_profiles() {
   json out = json::array();
-  for (const auto& p : nnx::tested_profiles()) out.push_back(profile_to_json(p));
+  for (const auto& p : nnx::tested_profiles()) out.push_back(p.to_json());
   return dump(out);
 }
 
 std::string checked_profile(const std::string& profile_text) {
-  return dump(profile_to_json(profile_of(parse(profile_text, "the profile"))));
+  return dump(profile_of(parse(profile_text, "the profile")).to_json());
 }
 
 std::vector<std::string> requirements(const std::string& profile_text) {

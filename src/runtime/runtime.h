@@ -20,7 +20,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
 #include "base/error.h"
 
@@ -32,8 +31,6 @@ struct SessionSettings {
   int intra_op_num_threads = 1;
   int inter_op_num_threads = 1;
   std::string graph_optimization_level = "ORT_ENABLE_ALL";
-  // The record's runtime.session: {intra_op_num_threads, inter_op_num_threads, graph_optimization_level}.
-  nlohmann::json options_json() const;
 };
 
 // Bytes an external-data location resolves to (already verified against the record).

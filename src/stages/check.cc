@@ -20,24 +20,24 @@ bool run_check_stage(StageContext& context) {
   } catch (const WorkerError& e) {
     json detail{{"error", std::string("exporter worker: ") + e.what()}, {"log", context.exporter->log_tail(20)}};
     context.exporter->stop();
-    set_stage_failed(context.record, Stage::check, FailureClass::checker_error, std::move(detail));
+    context.record.set_stage_failed(Stage::check, FailureClass::checker_error, std::move(detail));
     return false;
   }
   if (!reply["error"].is_null()) {
-    set_stage_failed(context.record, Stage::check, FailureClass::checker_error, json{{"error", reply["error"]}});
+    context.record.set_stage_failed(Stage::check, FailureClass::checker_error, json{{"error", reply["error"]}});
     return false;
   }
   try {
     const auto external = reply.value("external_data", std::vector<std::string>{});
-    json files = json::array();
-    for (const auto& f : build_manifest(folder, external)) files.push_back(f.to_json());
-    context.record["artifacts"]["files"] = files;
+    std::vector<ArtifactFile> files;
+    for (const auto& f : build_manifest(folder, external)) files.push_back({f.path, f.role, f.bytes, f.sha256});
+    context.record.artifacts.files = std::move(files);
   } catch (const StageFailure& f) {
-    set_stage_failed(context.record, Stage::check, f.failure(), f.detail());
+    context.record.set_stage_failed(Stage::check, f.failure(), f.detail());
     return false;
   }
-  context.record["opset"]["model"] = reply.at("opset");
-  set_stage_passed(context.record, Stage::check,
+  context.record.opset.model = reply.at("opset");
+  context.record.set_stage_passed(Stage::check,
                    json{{"opset", reply["opset"]},
                         {"ir_version", reply["ir_version"]},
                         {"producer", reply["producer"]},

@@ -16,7 +16,7 @@ using Clock = std::chrono::steady_clock;
 
 // Opens the runtime into the context; a problem naming it when it cannot be opened.
 std::vector<std::string> open_runtime_into(StageContext& context, nlohmann::json& versions) {
-  nlohmann::json& record_versions = context.record["versions"];
+  nlohmann::json& record_versions = context.record.versions;
   const auto started = Clock::now();
   try {
     context.runtime = context.open_runtime(context.profile->runtime, context.runtime_library);
@@ -26,7 +26,7 @@ std::vector<std::string> open_runtime_into(StageContext& context, nlohmann::json
     return {context.profile->runtime + ": " + e.what()};
   }
   versions[context.runtime->name()] = context.runtime->version();
-  context.record["runtime"]["version"] = context.runtime->version();
+  context.record.runtime.version = context.runtime->version();
   record_versions[context.runtime->name()] = context.runtime->version();
   record_versions[context.runtime->name() + "_library"] = context.runtime->location();
   return {};
@@ -35,7 +35,7 @@ std::vector<std::string> open_runtime_into(StageContext& context, nlohmann::json
 // Starts the worker and asks it for `modules`; every problem it names, or why it could not answer.
 std::vector<std::string> check_python_modules(StageContext& context, const std::vector<std::string>& modules,
                                               nlohmann::json& versions) {
-  nlohmann::json& record_versions = context.record["versions"];
+  nlohmann::json& record_versions = context.record.versions;
   std::vector<std::string> problems;
   try {
     context.exporter = std::make_unique<ExporterClient>(context.worker_command, context.worker_timeout);
@@ -67,17 +67,17 @@ bool run_dependencies_stage(StageContext& context) {
     if (m != context.profile->runtime) modules.push_back(m);
   }
   for (auto& p : check_python_modules(context, modules, versions)) problems.push_back(std::move(p));
-  nlohmann::json& record_versions = context.record["versions"];
+  nlohmann::json& record_versions = context.record.versions;
   for (const char* key : {"python", "platform", "torch", "numpy", "onnx", "onnxscript"}) {
     if (!record_versions.contains(key)) record_versions[key] = nullptr;
   }
   if (!problems.empty()) {
     std::string detail;
     for (const auto& p : problems) detail += (detail.empty() ? "" : "\n") + p;
-    set_stage_failed(context.record, Stage::dependencies, FailureClass::missing_dependency, detail);
+    context.record.set_stage_failed(Stage::dependencies, FailureClass::missing_dependency, detail);
     return false;
   }
-  set_stage_passed(context.record, Stage::dependencies, versions);
+  context.record.set_stage_passed(Stage::dependencies, versions);
   return true;
 }
 

@@ -53,7 +53,7 @@ json export_request(const StageContext& context) {
 }
 
 bool fail(StageContext& context, FailureClass failure, json detail) {
-  set_stage_failed(context.record, Stage::export_model, failure, std::move(detail));
+  context.record.set_stage_failed(Stage::export_model, failure, std::move(detail));
   return false;
 }
 
@@ -79,7 +79,7 @@ bool run_export_stage(StageContext& context) {
   if (reply.contains("exception") && !reply["exception"].is_null()) {
     return fail(context, FailureClass::export_error, json{{"error", reply["exception"]}, {"log", reply.value("log", "")}});
   }
-  context.record["model_state"] = reply.at("model_state");
+  context.record.model_state = reply.at("model_state");
   const json changed = reply.value("changed", json::array());
   if (!changed.empty()) {
     return fail(context, FailureClass::state_changed, json{{"changed", changed}, {"warnings", warnings}});
@@ -88,7 +88,7 @@ bool run_export_stage(StageContext& context) {
     return fail(context, FailureClass::export_error,
                 json{{"error", "the exporter wrote no model.onnx"}, {"log", reply.value("log", "")}});
   }
-  set_stage_passed(context.record, Stage::export_model, json{{"warnings", warnings}});
+  context.record.set_stage_passed(Stage::export_model, json{{"warnings", warnings}});
   return true;
 }
 

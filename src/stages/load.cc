@@ -17,36 +17,35 @@ namespace {
 using nlohmann::json;
 
 bool fail(StageContext& context, FailureClass failure, json detail) {
-  set_stage_failed(context.record, Stage::load, failure, std::move(detail));
+  context.record.set_stage_failed(Stage::load, failure, std::move(detail));
   return false;
 }
 
 // The verified bytes of every external-data file, under its normalised path (artifact_path.h).
-std::vector<ExternalFile> external_files(const json& record, const VerifyOutcome& verified) {
+std::vector<ExternalFile> external_files(const Record& record, const VerifyOutcome& verified) {
   std::vector<ExternalFile> external;
-  for (const auto& f : record["artifacts"]["files"]) {
-    if (f["role"] != "external-data") continue;
-    const std::string path = *normalize_artifact_path(f["path"].get<std::string>());
+  for (const auto& f : record.artifacts.files) {
+    if (f.role != rf::kRoleExternalData) continue;
+    const std::string path = *normalize_artifact_path(f.path);
     external.push_back({path, verified.contents.at(path)});
   }
   return external;
 }
 
-SessionSettings session_settings(const json& record) {
+SessionSettings session_settings(const Record& record) {
   SessionSettings settings;
-  settings.provider = record["runtime"]["provider"].get<std::string>();
-  const json& session = record["runtime"]["session"];
-  settings.intra_op_num_threads = session["intra_op_num_threads"].get<int>();
-  settings.inter_op_num_threads = session["inter_op_num_threads"].get<int>();
-  settings.graph_optimization_level = session["graph_optimization_level"].get<std::string>();
+  settings.provider = record.runtime.provider;
+  settings.intra_op_num_threads = static_cast<int>(record.runtime.session.intra_op_num_threads);
+  settings.inter_op_num_threads = static_cast<int>(record.runtime.session.inter_op_num_threads);
+  settings.graph_optimization_level = record.runtime.session.graph_optimization_level;
   return settings;
 }
 
 bool load(StageContext& context) {
-  json& record = context.record;
+  const Record& record = context.record;
   VerifyOutcome verified;
   try {
-    verified = verify_artifacts(record, context.root, /*keep_contents=*/true);
+    verified = verify_artifacts(record.to_json(), context.root, /*keep_contents=*/true);
   } catch (const std::exception& e) {
     return fail(context, FailureClass::hash_mismatch,
                 json{{"error", std::string("artifacts cannot be verified: ") + e.what()}});
@@ -54,10 +53,9 @@ bool load(StageContext& context) {
   if (!verified.ok()) {
     return fail(context, FailureClass::hash_mismatch, json{{"problems", verified.problems}, {"loaded", false}});
   }
-  const std::string model_path = record["artifacts"]["model"].get<std::string>();
   const SessionSettings settings = session_settings(record);
   try {
-    context.session = context.runtime->create_session(verified.contents.at(model_path),
+    context.session = context.runtime->create_session(verified.contents.at(record.artifacts.model),
                                                       external_files(record, verified), settings);
   } catch (const RuntimeFailure& e) {
     return fail(context, FailureClass::load_error,
@@ -69,7 +67,7 @@ bool load(StageContext& context) {
     context.session.reset();
     return fail(context, FailureClass::load_error, std::move(detail));
   }
-  set_stage_passed(record, Stage::load, json{{"providers", providers}});
+  context.record.set_stage_passed(Stage::load, json{{"providers", providers}});
   return true;
 }
 

@@ -11,15 +11,4 @@ void run_stages(StageContext& context, std::span<const StageUnit> units) {
   }
 }
 
-void reset_input_cases(nlohmann::json& record) {
-  for (auto& c : record["input_cases"]) {
-    c["outcome"] = nullptr;
-    c["passed"] = false;
-    c["failure"] = nullptr;
-    c["max_abs_error"] = nullptr;
-    c["max_rel_error"] = nullptr;
-    c["detail"] = nullptr;
-  }
-}
-
 }  // namespace nnx

@@ -3,7 +3,8 @@
 // parity on a saved record with a runtime it opened itself).
 //
 // Each stage is one function `bool run_<stage>_stage(StageContext&)` (stages.h) that writes its outcome into
-// `record` (passed, or failed with its class and detail) and returns whether it passed; it never throws for
+// the typed `record` (record/record.h: passed, or failed with its class and detail) and returns whether it
+// passed; it never throws for
 // a stage failure. Interrupted (SIGINT/SIGTERM) propagates and ends the run without a record.
 #pragma once
 
@@ -16,6 +17,7 @@
 
 #include "model/reference_model.h"
 #include "profile/profile.h"
+#include "record/record.h"
 #include "runtime/runtime.h"
 #include "worker/exporter_client.h"
 #include "worker/worker_process.h"
@@ -29,11 +31,11 @@ struct StageTimes {
 };
 
 struct StageContext {
-  StageContext(nlohmann::json& record_, std::filesystem::path root_, const ReferenceModel& model_,
+  StageContext(Record& record_, std::filesystem::path root_, const ReferenceModel& model_,
                const Profile* profile_ = nullptr)
       : record(record_), root(std::move(root_)), model(model_), profile(profile_) {}
 
-  nlohmann::json& record;
+  Record& record;
   std::filesystem::path root;             // the artifacts root; the profile folder is layout.h's rule
   const ReferenceModel& model;            // what parity compares with; its parameters are exported
   const Profile* profile = nullptr;       // run only: what is exported and checked

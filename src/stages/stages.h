@@ -40,7 +40,4 @@ inline constexpr std::array<StageUnit, 2> kExecutePipeline = {{
 // Runs `units` in order until one does not pass (stages/pipeline.cc).
 void run_stages(StageContext& context, std::span<const StageUnit> units);
 
-// Resets every input case to blank (outcome null, passed false, errors and detail null).
-void reset_input_cases(nlohmann::json& record);
-
 }  // namespace nnx
