@@ -1,4 +1,4 @@
-// Re-executing a saved record (record-format §7), in C++ only: no Python, no PyTorch.
+// Re-executing a saved record (doc/record-format.md §7), in C++ only: no Python, no PyTorch.
 //
 // `execute_record` validates the record, refuses one whose check did not pass, opens the record's runtime
 // (RuntimeUnavailable when it cannot: exit 10 on the command line), rebuilds the native model from

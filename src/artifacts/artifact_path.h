@@ -1,4 +1,4 @@
-// The artifact path rule (record-format §5): a non-empty relative '/'-separated path without '\' or ':',
+// The artifact path rule (doc/record-format.md §5): a non-empty relative '/'-separated path without '\' or ':',
 // not absolute, and after normalisation (collapse '//' and '.', resolve 'x/..') not '.', '..' and not
 // starting with '../'. The normalised path is the one used.
 #pragma once

@@ -1,4 +1,4 @@
-// The artifact manifest of a profile folder and its verification (record-format §4 check, §7 verify).
+// The artifact manifest of a profile folder and its verification (doc/record-format.md §4 check, §7 verify).
 //
 // `build_manifest` lists every file the exporter wrote with its role (`model` for model.onnx,
 // `external-data` for a location some tensor references, `sidecar` otherwise), size and SHA-256; a symlink,

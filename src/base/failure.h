@@ -1,4 +1,4 @@
-// Stages, failure classes, levels and exit codes of nnx.export-conformance/1 (record-format §1).
+// Stages, failure classes, levels and exit codes of nnx.export-conformance/1 (doc/record-format.md §1).
 //
 // This is the one place that maps a failure class to its stage and to the command line's exit code.
 // A stage that did not pass is a StageFailure inside the stages layer (recorded, never shown to a user);

@@ -1,4 +1,4 @@
-// JSON text byte for byte as Python's json.dumps writes it (record-format §3 canonical settings text,
+// JSON text byte for byte as Python's json.dumps writes it (doc/record-format.md §3 canonical settings text,
 // §8 report file), with ensure_ascii=True and sort_keys=True: keys in code point order, non-ASCII and
 // control characters escaped (\uXXXX, lowercase hex, surrogate pairs above U+FFFF; \n \r \t \b \f; DEL
 // as \u007f), '/' unescaped, integers (int64 and uint64) plain, floats as Python's repr(float).

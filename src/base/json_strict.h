@@ -1,4 +1,4 @@
-// Strict JSON reading (record-format §6): RFC 8259 text, refused with a JsonError naming the problem and
+// Strict JSON reading (doc/record-format.md §6): RFC 8259 text, refused with a JsonError naming the problem and
 // its byte offset when it holds invalid UTF-8 (overlong forms, encoded surrogates), a lone surrogate
 // escape, NaN/Infinity, a duplicate object key (any depth), trailing data, a leading byte order mark,
 // nesting deeper than kMaxJsonDepth, more than kMaxJsonTextBytes bytes, a number that overflows double,

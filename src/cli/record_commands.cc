@@ -1,4 +1,4 @@
-// `nnx-conformance validate | verify | execute`: records that can be trusted later (record-format §6, §7).
+// `nnx-conformance validate | verify | execute`: records that can be trusted later (doc/record-format.md §6, §7).
 // FILE is one record or a report (every record in it). validate and verify exit 0 or 1 with the problems
 // on stderr; execute exits like run (the class code of the first failing record).
 #include <CLI/CLI.hpp>

@@ -1,4 +1,4 @@
-// The native model FeedFwdNN, the C++ ReferenceModel of `feed_fwd` (record-format §2): Linear layers over
+// The native model FeedFwdNN, the C++ ReferenceModel of `feed_fwd` (doc/record-format.md §2): Linear layers over
 // consecutive widths, every layer but the last followed by the activation (and dropout, a no-op in eval
 // mode), raw logits out.
 //

@@ -1,4 +1,4 @@
-// The native model's configuration (record-format §2): a feed-forward net and its weight generator.
+// The native model's configuration (doc/record-format.md §2): a feed-forward net and its weight generator.
 //
 // `ModelConfig::to_json` writes the record's `config` minus `weights_sha256`; `model_config_from_json`
 // rebuilds one from a record, naming every problem (types are strict: a boolean or 2.0 is not an integer).
@@ -37,7 +37,7 @@ struct ModelConfig {
   std::int64_t widest_layer() const;
 
   json to_json() const;
-  // Problems with this configuration against record-format §1/§2 limits; empty when valid.
+  // Problems with this configuration against doc/record-format.md §1/§2 limits; empty when valid.
   std::vector<std::string> problems() const;
 };
 

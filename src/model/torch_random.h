@@ -1,4 +1,4 @@
-// PyTorch's CPU random generator and torch.randn(float32), reproduced bit for bit (record-format §2).
+// PyTorch's CPU random generator and torch.randn(float32), reproduced bit for bit (doc/record-format.md §2).
 //
 // What is reproduced (checked against torch 2.13.0 on x86-64 / glibc; see tests/e2e/test_draws_match_pytorch.py):
 //

@@ -1,4 +1,4 @@
-// A conformance profile: everything a parity claim depends on (record-format §3).
+// A conformance profile: everything a parity claim depends on (doc/record-format.md §3).
 //
 // A Profile is plain data with the spec's defaults. `problems()` names every violation of the limits,
 // including a Profile that reuses a tested name with other settings; nothing may run unless it is empty.
@@ -50,7 +50,7 @@ struct Profile {
   std::vector<std::string> requirements() const;
   // One `batch-<b>` case per batch (seed 1000+b, expect match), then `width-<input_dim+1>` (seed 2000).
   std::vector<InputCase> input_cases() const;
-  // The settings compared as canonical text (record-format §3).
+  // The settings compared as canonical text (doc/record-format.md §3).
   json settings() const;
   std::string canonical_settings_text() const;
 

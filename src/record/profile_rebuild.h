@@ -1,4 +1,4 @@
-// The settings a record states, and the Profile they rebuild into (record-format §3, §6 settings rule).
+// The settings a record states, and the Profile they rebuild into (doc/record-format.md §3, §6 settings rule).
 //
 // `record_settings` builds the canonical settings object of §3 from the record's own values: tolerances
 // {rtol, atol} (numbers as floats), input cases (name, shape, seed, expect of every case), dtype, runtime

@@ -1,4 +1,4 @@
-// A record of nnx.export-conformance/1 (record-format §5): exactly 17 keys. Its spelling is
+// A record of nnx.export-conformance/1 (doc/record-format.md §5): exactly 17 keys. Its spelling is
 // record_format.h's; this header is the record as the engine writes and reads it.
 //
 // `Record` is the typed record, like LevelDB's VersionEdit with EncodeTo/DecodeFrom: `to_json` writes the

@@ -1,4 +1,4 @@
-// Record::to_json and Record::from_json (record.h): the typed record as the 17 keys of record-format §5.
+// Record::to_json and Record::from_json (record.h): the typed record as the 17 keys of doc/record-format.md §5.
 // from_json reads only records validate_record accepts, so every read below finds the key and type the
 // rules guarantee.
 #include <utility>

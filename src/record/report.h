@@ -1,4 +1,4 @@
-// The report file (record-format §8): {format, status, profiles}, status `passed` iff non-empty and every
+// The report file (doc/record-format.md §8): {format, status, profiles}, status `passed` iff non-empty and every
 // record passed. Every record is validated before anything is written; the file is written atomically
 // (a temporary file in the same folder, flushed, fsynced and renamed), sorted keys, 2-space indent, one
 // newline at the end, so a reader sees either the old report or the new one, never a mix.

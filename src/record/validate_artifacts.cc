@@ -1,4 +1,4 @@
-// The artifacts and opset of a record (record-format §4 check, §5 artifact paths, §6 artifacts).
+// The artifacts and opset of a record (doc/record-format.md §4 check, §5 artifact paths, §6 artifacts).
 #include <cstdint>
 #include <map>
 #include <string>

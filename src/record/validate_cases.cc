@@ -1,4 +1,4 @@
-// The input cases of a record: their fields, the case table of record-format §5 and the parity stage
+// The input cases of a record: their fields, the case table of doc/record-format.md §5 and the parity stage
 // (§4 parity, §6 input cases).
 #include <cmath>
 #include <cstdint>

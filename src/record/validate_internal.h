@@ -1,5 +1,5 @@
 // Private to src/record/validate_*.cc: the helpers the checks of validate_record share, and the checks
-// each file contributes (record-format §6). Every check appends "<where>: <what>" problems and never throws.
+// each file contributes (doc/record-format.md §6). Every check appends "<where>: <what>" problems and never throws.
 //
 //   validate_record.cc     record_problems: top-level keys, strict JSON, the simple sections, tolerances
 //   validate_stages.cc     stages, the summary (status/failure/level via derive_outcome), model_state

@@ -1,4 +1,4 @@
-// validate_record (record-format §6): the form of a record (its 17 keys, strict JSON, the format), the
+// validate_record (doc/record-format.md §6): the form of a record (its 17 keys, strict JSON, the format), the
 // simple sections and tolerances here; stages, cases and artifacts in validate_stages.cc,
 // validate_cases.cc and validate_artifacts.cc (validate_internal.h); the settings rule in profile_rebuild.cc.
 #include "record/validate_record.h"

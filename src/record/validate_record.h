@@ -1,4 +1,4 @@
-// validate_record (record-format §6): every rule a record of nnx.export-conformance/1 must satisfy.
+// validate_record (doc/record-format.md §6): every rule a record of nnx.export-conformance/1 must satisfy.
 //
 // `record_problems` returns every problem found, each naming what is wrong and where (e.g.
 // "stages.check: ran after export did not pass"); it is empty exactly when the record is valid. It never

@@ -1,5 +1,5 @@
 // The stages of a record, the summary they give (status, failure, level) and model_state against the
-// export stage (record-format §4 export, §5, §6 stages and model_state).
+// export stage (doc/record-format.md §4 export, §5, §6 stages and model_state).
 #include <string>
 
 #include "base/json_fields.h"
