@@ -68,11 +68,30 @@ std::vector<ArtifactEntry> build_manifest(const std::filesystem::path& folder,
 
 namespace {
 
-struct Listed {
-  std::string path;
-  std::uint64_t bytes;
-  std::string sha256;
-};
+using Listed = ArtifactEntry;  // path normalised; role unused here
+
+// Refuses a profile folder name that is not a plain name.
+void require_plain_directory(const std::string& directory) {
+  if (!is_plain_name(directory)) {
+    throw ConformanceError("malformed record: artifacts.directory \"" + directory +
+                           "\" is not a plain name ([A-Za-z0-9._-]+, not . or ..)");
+  }
+}
+
+// Appends one listed file under its normalised path; ConformanceError for a malformed hash, a path the rule
+// refuses or a path listed twice.
+void add_listed(const ArtifactEntry& f, std::set<std::string>& paths, std::vector<Listed>& listed) {
+  if (!is_sha256_hex(f.sha256)) {
+    throw ConformanceError("malformed record: every artifacts.files entry needs a path, bytes and a sha256");
+  }
+  std::string why;
+  auto normal = normalize_artifact_path(f.path, &why);
+  if (!normal) throw ConformanceError("malformed record: artifact path \"" + f.path + "\": " + why);
+  if (!paths.insert(*normal).second) {
+    throw ConformanceError("malformed record: artifact path \"" + *normal + "\" is listed twice");
+  }
+  listed.push_back({*normal, f.role, f.bytes, f.sha256});
+}
 
 // The record's profile folder name and listed files, or ConformanceError naming what is malformed.
 std::vector<Listed> listed_files(const json& record, std::string& directory) {
@@ -84,10 +103,7 @@ std::vector<Listed> listed_files(const json& record, std::string& directory) {
     throw ConformanceError("malformed record: artifacts.directory must be a string");
   }
   directory = artifacts["directory"].get<std::string>();
-  if (!is_plain_name(directory)) {
-    throw ConformanceError("malformed record: artifacts.directory \"" + directory +
-                           "\" is not a plain name ([A-Za-z0-9._-]+, not . or ..)");
-  }
+  require_plain_directory(directory);
   if (!artifacts.contains("files") || !artifacts["files"].is_array()) {
     throw ConformanceError("malformed record: artifacts.files must be a list");
   }
@@ -95,19 +111,11 @@ std::vector<Listed> listed_files(const json& record, std::string& directory) {
   std::set<std::string> paths;
   for (const auto& f : artifacts["files"]) {
     if (!f.is_object() || !f.contains("path") || !f["path"].is_string() || !f.contains("bytes") ||
-        !f["bytes"].is_number_unsigned() || !f.contains("sha256") || !f["sha256"].is_string() ||
-        !is_sha256_hex(f["sha256"].get<std::string>())) {
+        !f["bytes"].is_number_unsigned() || !f.contains("sha256") || !f["sha256"].is_string()) {
       throw ConformanceError("malformed record: every artifacts.files entry needs a path, bytes and a sha256");
     }
-    std::string why;
-    auto normal = normalize_artifact_path(f["path"].get<std::string>(), &why);
-    if (!normal) {
-      throw ConformanceError("malformed record: artifact path \"" + f["path"].get<std::string>() + "\": " + why);
-    }
-    if (!paths.insert(*normal).second) {
-      throw ConformanceError("malformed record: artifact path \"" + *normal + "\" is listed twice");
-    }
-    listed.push_back({*normal, f["bytes"].get<std::uint64_t>(), f["sha256"].get<std::string>()});
+    add_listed({f["path"].get<std::string>(), "", f["bytes"].get<std::uint64_t>(), f["sha256"].get<std::string>()},
+               paths, listed);
   }
   return listed;
 }
@@ -136,11 +144,9 @@ void verify_file(const std::filesystem::path& folder, const Listed& l, bool keep
   }
 }
 
-}  // namespace
-
-VerifyOutcome verify_artifacts(const json& record, const std::filesystem::path& root, bool keep_contents) {
-  std::string directory;
-  const std::vector<Listed> listed = listed_files(record, directory);
+// The listed files (normalised, each once) against root/<directory>: every problem together.
+VerifyOutcome verify_listed(const std::string& directory, const std::vector<Listed>& listed,
+                            const std::filesystem::path& root, bool keep_contents) {
   if (!std::filesystem::is_directory(root)) {
     throw ConformanceError("artifact root \"" + root.string() + "\" is not a folder");
   }
@@ -174,6 +180,23 @@ VerifyOutcome verify_artifacts(const json& record, const std::filesystem::path& 
   }
   if (!out.ok()) out.contents.clear();
   return out;
+}
+
+}  // namespace
+
+VerifyOutcome verify_artifacts(const json& record, const std::filesystem::path& root, bool keep_contents) {
+  std::string directory;
+  const std::vector<Listed> listed = listed_files(record, directory);
+  return verify_listed(directory, listed, root, keep_contents);
+}
+
+VerifyOutcome verify_artifacts(const std::string& directory, const std::vector<ArtifactEntry>& files,
+                               const std::filesystem::path& root, bool keep_contents) {
+  require_plain_directory(directory);
+  std::vector<Listed> listed;
+  std::set<std::string> paths;
+  for (const auto& f : files) add_listed(f, paths, listed);
+  return verify_listed(directory, listed, root, keep_contents);
 }
 
 }  // namespace nnx

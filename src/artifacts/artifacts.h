@@ -43,5 +43,8 @@ struct VerifyOutcome {
 
 // `record` is a record object (only its `artifacts` section is read).
 VerifyOutcome verify_artifacts(const json& record, const std::filesystem::path& root, bool keep_contents = false);
+// The same for a profile folder name and its listed files, as a typed record holds them (record/record.h).
+VerifyOutcome verify_artifacts(const std::string& directory, const std::vector<ArtifactEntry>& files,
+                               const std::filesystem::path& root, bool keep_contents = false);
 
 }  // namespace nnx

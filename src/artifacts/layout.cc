@@ -8,6 +8,17 @@
 
 namespace nnx {
 namespace fs = std::filesystem;
+namespace {
+
+// Clearing profile folders through a symlinked root would act on what it points to.
+void refuse_symlinked_root(const fs::path& root) {
+  std::error_code ec;
+  if (fs::symlink_status(root, ec).type() == fs::file_type::symlink && !ec) {
+    throw UsageError("refusing to clear profile folders in the symlinked artifacts folder " + root.string());
+  }
+}
+
+}  // namespace
 
 bool is_plain_name(const std::string& name) {
   if (name.empty() || name == "." || name == "..") return false;
@@ -24,11 +35,8 @@ fs::path default_artifacts_root(const fs::path& report_path) {
 }
 
 void check_artifact_root(const fs::path& root, bool clearing) {
+  if (clearing) refuse_symlinked_root(root);
   std::error_code ec;
-  const auto st = fs::symlink_status(root, ec);
-  if (!ec && st.type() == fs::file_type::symlink && clearing) {
-    throw UsageError("refusing to clear profile folders in the symlinked artifacts folder " + root.string());
-  }
   if (fs::exists(root, ec) && !fs::is_directory(root, ec)) {
     throw UsageError("the artifacts folder " + root.string() + " exists and is not a folder");
   }
@@ -48,11 +56,8 @@ void require_free_profile_folder(const fs::path& root, const std::string& name) 
 }
 
 void clear_profile_folder(const fs::path& root, const std::string& name) {
+  refuse_symlinked_root(root);
   std::error_code ec;
-  const auto st = fs::symlink_status(root, ec);
-  if (!ec && st.type() == fs::file_type::symlink) {
-    throw UsageError("refusing to clear profile folders in the symlinked artifacts folder " + root.string());
-  }
   const auto folder = profile_folder(root, name);
   const auto fst = fs::symlink_status(folder, ec);
   if (ec || fst.type() == fs::file_type::not_found) return;

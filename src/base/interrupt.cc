@@ -21,12 +21,6 @@ struct sigaction recording_action() {
 
 }  // namespace
 
-void install_interrupt_handlers() {
-  const struct sigaction action = recording_action();
-  ::sigaction(SIGINT, &action, nullptr);
-  ::sigaction(SIGTERM, &action, nullptr);
-}
-
 int interrupt_signal() noexcept { return static_cast<int>(g_signal); }
 
 void throw_if_interrupted() {

@@ -1,11 +1,12 @@
 // Cooperative interruption: SIGINT or SIGTERM during a run (doc/architecture.md, "Signals").
 //
-// `install_interrupt_handlers` makes SIGINT and SIGTERM only record the signal (no SA_RESTART, so a blocking
-// call returns EINTR). Long waits look at `interrupt_signal()`: the worker client kills and reaps the
-// worker's process group and throws Interrupted; the run checks it between stages and before the report is
-// written. Front ends map Interrupted to their own outcome (the command line: exit 128 + signal, no report;
-// the Python module: KeyboardInterrupt). `ScopedInterruptHandlers` installs the handlers for one run and
-// puts back the ones it found (the Python interpreter's own SIGINT handler, for instance).
+// `ScopedInterruptHandlers` makes SIGINT and SIGTERM only record the signal for its lifetime (no
+// SA_RESTART, so a blocking call returns EINTR) and puts back the handlers it found (the Python
+// interpreter's own SIGINT handler, for instance); app/ holds one for each run and execute. Long waits look
+// at `interrupt_signal()`: the worker client kills and reaps the worker's process group and throws
+// Interrupted; the run checks it between stages and before the report is written. Front ends map
+// Interrupted to their own outcome (the command line: exit 128 + signal, no report; the Python module:
+// KeyboardInterrupt).
 #pragma once
 
 #include <signal.h>
@@ -16,8 +17,6 @@
 
 namespace nnx {
 
-// SIGINT and SIGTERM set the interrupt flag and nothing else. Idempotent.
-void install_interrupt_handlers();
 // 0, or the first SIGINT/SIGTERM received since the handlers were installed (or the flag was cleared).
 int interrupt_signal() noexcept;
 // Throws Interrupted when a signal was received.

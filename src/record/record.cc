@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "base/build_info.h"
+
 namespace nnx {
 namespace {
 
@@ -59,13 +61,13 @@ Record blank_record_of(const Profile& profile, const SourceInfo& source, const s
   r.source = json{{rf::source_key::kRevision, source.revision},
                   {rf::source_key::kOrigin, source.origin},
                   {rf::source_key::kDirty, source.dirty},
-                  {rf::source_key::kVersion, NNX_VERSION}};
+                  {rf::source_key::kVersion, build_version()}};
   r.config = profile.model.to_json();
   r.config[rf::config_key::kWeightsSha256] = weights_sha256;
   r.exporter = {profile.exporter, profile.exporter_options()};
   r.opset = {profile.opset_version, nullptr};
   r.artifacts = {profile.name, kModelFile, {}};
-  r.versions = json{{rf::versions_key::kThisSoftware, NNX_VERSION}};
+  r.versions = json{{rf::versions_key::kThisSoftware, build_version()}};
   r.runtime = {profile.runtime, nullptr, profile.provider, SessionOptions{}};
   r.dtype = profile.dtype;
   for (const auto& c : profile.input_cases()) r.input_cases.push_back(RecordCase::blank(c));

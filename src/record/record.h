@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "artifacts/artifacts.h"
 #include "artifacts/layout.h"
 #include "base/failure.h"
 #include "profile/profile.h"
@@ -50,14 +51,8 @@ class JsonNumber {
   json number_ = 0.0;
 };
 
-// One entry of artifacts.files (§4 check, §5 artifact paths).
-struct ArtifactFile {
-  std::string path;  // as listed (valid under the §5 rule)
-  std::string role;  // rf::kRoleModel | rf::kRoleExternalData | rf::kRoleSidecar
-  std::uint64_t bytes = 0;
-  std::string sha256;
-  json to_json() const;
-};
+// One entry of artifacts.files (§4 check, §5 artifact paths): the manifest's own entry type.
+using ArtifactFile = ArtifactEntry;
 
 // runtime.session: the fixed session options of §4 load.
 struct SessionOptions {

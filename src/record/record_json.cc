@@ -116,11 +116,6 @@ double JsonNumber::value() const {
   return d;
 }
 
-json ArtifactFile::to_json() const {
-  namespace key = rf::file_key;
-  return json{{key::kPath, path}, {key::kRole, role}, {key::kBytes, bytes}, {key::kSha256, sha256}};
-}
-
 json SessionOptions::to_json() const {
   namespace key = rf::session_key;
   return json{{key::kIntraOpThreads, intra_op_num_threads},

@@ -29,9 +29,7 @@ bool run_check_stage(StageContext& context) {
   }
   try {
     const auto external = reply.value("external_data", std::vector<std::string>{});
-    std::vector<ArtifactFile> files;
-    for (const auto& f : build_manifest(folder, external)) files.push_back({f.path, f.role, f.bytes, f.sha256});
-    context.record.artifacts.files = std::move(files);
+    context.record.artifacts.files = build_manifest(folder, external);
   } catch (const StageFailure& f) {
     context.record.set_stage_failed(Stage::check, f.failure(), f.detail());
     return false;

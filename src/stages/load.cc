@@ -45,7 +45,8 @@ bool load(StageContext& context) {
   const Record& record = context.record;
   VerifyOutcome verified;
   try {
-    verified = verify_artifacts(record.to_json(), context.root, /*keep_contents=*/true);
+    verified = verify_artifacts(record.artifacts.directory, record.artifacts.files, context.root,
+                                /*keep_contents=*/true);
   } catch (const std::exception& e) {
     return fail(context, FailureClass::hash_mismatch,
                 json{{"error", std::string("artifacts cannot be verified: ") + e.what()}});

@@ -227,7 +227,7 @@ TEST(InterruptDeathTest, SigtermDuringARequestKillsTheWorkerAndThrows) {
   write_file(script, "import time\nwhile True:\n    time.sleep(1)\n");
   EXPECT_EXIT(
       {
-        nnx::install_interrupt_handlers();
+        const nnx::ScopedInterruptHandlers interrupts;
         nnx::WorkerProcess worker(nnx::WorkerCommand{"python3", script, {}});
         const pid_t pid = worker.pid();
         const pid_t parent = ::getpid();
