@@ -32,12 +32,9 @@ void add_record_commands(CLI::App& app, RecordArgs& args) {
 
 namespace {
 
+// A JsonError is a refusal like any other (exit 1); its message names the file already.
 std::vector<json> read_records(const std::string& file, json& document) {
-  try {
-    document = read_strict_json_file(file);
-  } catch (const JsonError& e) {
-    throw ConformanceError(e.what());  // read_strict_json_file's messages name the file already
-  }
+  document = read_strict_json_file(file);
   return records_of(document);
 }
 

@@ -12,7 +12,7 @@ namespace nnx {
 
 std::uint64_t max_worker_output_bytes() {
   const char* value = std::getenv("NNX_WORKER_MAX_OUTPUT_BYTES");
-  if (value == nullptr || *value == '\0') return std::uint64_t{1} << 30;
+  if (value == nullptr || *value == '\0') return WorkerLimits{}.max_output_bytes;
   const std::string text = value;
   std::uint64_t bytes = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), bytes, 10);
