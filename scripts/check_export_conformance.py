@@ -12,6 +12,9 @@ Everything is done by nnx.export_conformance (the C++ core behind it). Exit code
 profile, a folder holding files without --force). It prints one summary line per profile, then where the
 report and the artifacts are, and the exit code.
 
+From Python, `main(argv)` returns the exit code; a usage error raises `SystemExit(2)` as argparse does (the
+message on stderr), so run as a script it exits 2.
+
 `nnx` is imported from the environment (`pip install .`). When it is not installed there, the package this
 checkout's build staged is used: $NNX_BUILD_DIR/python, else build/python of this checkout (`make build`).
 """
@@ -21,6 +24,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn, Optional
 
 PROG = "check_export_conformance"
 
@@ -41,8 +45,14 @@ def import_conformance():
 
 
 class Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, exit 2
+    def error(self, message: str):  # one line, SystemExit(2)
         self.exit(2, f"{PROG}: usage error: {message} (see --help)\n")
+
+
+def usage_error(message: str) -> NoReturn:
+    """argparse's way: the message on stderr, then SystemExit(2)."""
+    print(f"{PROG}: usage error: {message}", file=sys.stderr)
+    raise SystemExit(2)
 
 
 def parse_args(argv: list[str], tested: list[str]) -> argparse.Namespace:
@@ -60,7 +70,10 @@ def parse_args(argv: list[str], tested: list[str]) -> argparse.Namespace:
     return args
 
 
-def main(argv: list[str]) -> int:
+def main(argv: Optional[list[str]] = None) -> int:
+    """Runs the script with `argv` (default: sys.argv[1:]) and returns its exit code; usage errors raise
+    SystemExit(2)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
         conformance = import_conformance()
     except ImportError as error:
@@ -70,22 +83,19 @@ def main(argv: list[str]) -> int:
     args = parse_args(argv, list(conformance.PROFILES))
     artifacts = args.artifacts if args.artifacts is not None else conformance.default_artifacts_root(args.output)
     try:
-        records = conformance.run_profiles(args.profile, artifacts, source_revision=args.source_revision,
-                                           force=args.force)
-        conformance.save_report(records, args.output)
+        report = conformance.run_profiles(artifacts, args.profile, source_revision=args.source_revision,
+                                          force=args.force)
+        conformance.save_report(report, args.output)
     except conformance.FolderInUse as error:  # the core's words, with this script's flag
-        print(f"{PROG}: usage error: {error.problems[0]}; use --force to clear the chosen profiles' folders",
-              file=sys.stderr)
-        return 2
+        usage_error(f"{error.problems[0]}; use --force to clear the chosen profiles' folders")
     except conformance.UsageError as error:
-        print(f"{PROG}: usage error: {error}", file=sys.stderr)
-        return 2
+        usage_error(str(error))
     except (conformance.ConformanceError, OSError, RuntimeError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 1
-    for line in conformance.summary_lines(records):
+    for line in conformance.summary_lines(report):
         print(line)
-    code = conformance.exit_code(records)
+    code = conformance.exit_code(report)
     print(f"report: {args.output}")
     print(f"artifacts: {artifacts}")
     print(f"exit code: {code}")
@@ -93,4 +103,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

@@ -6,12 +6,17 @@ loads it in ONNX Runtime and compares every logit with the native model. Each st
 
     dependencies ─► export ─► check ─► load ─► parity
 
-    from nnx.export_conformance import run_profile, execute, verify_artifacts
+    from nnx.export_conformance import run_profile, run_profiles, execute, verify_artifacts, save_report, exit_code
 
     record = run_profile("feedfwd-fp32-dynamo", "artifacts/")   # a JSON-ready dict
     assert record["level"] == "executed"
     verify_artifacts(record, "artifacts/")   # refuses a changed, missing or extra file
     again = execute(record, "artifacts/")    # re-runs load + parity; hashes checked first
+    report = run_profiles("all/", force=True)   # {format, status, profiles}: both tested profiles
+    save_report(report, "conformance.json"); print(exit_code(report))
+
+The signatures are those of the published original (``thekaveh-nnx`` 0.4.1), so code written for it runs
+unchanged; ``force`` and ``onnxruntime`` are keyword-only additions.
 
 One implementation: every function here calls the C++ core (``nnx._core``); records cross as JSON text
 and come back as plain dicts and lists. Importing this module imports neither torch, onnx, onnxruntime nor
@@ -37,7 +42,7 @@ import importlib.util
 import json
 import os
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -61,6 +66,7 @@ __all__ = [
     "Profile",
     "RuntimeUnavailable",
     "UsageError",
+    "build_model",
     "execute",
     "exit_code",
     "run_profile",
@@ -94,7 +100,8 @@ class Profile:
 
     Defaults are the core's (record-format §3). The core checks a Profile when it is made: an invalid one,
     or one reusing a tested name with other settings, raises :class:`ConformanceError` naming every
-    problem. ``model`` may be partial; it holds the full configuration afterwards.
+    problem. ``model`` may be partial; it holds the full configuration afterwards. ``batches`` and
+    ``model["hidden_dims"]`` take any sequence (a list or a tuple); the JSON holds lists.
     """
 
     name: str
@@ -111,7 +118,7 @@ class Profile:
     model: Mapping[str, Any] = field(default_factory=lambda: copy.deepcopy(MODEL))
 
     def __post_init__(self) -> None:
-        if isinstance(self.batches, list):
+        if _is_sequence(self.batches):  # a list, a tuple or any other sequence: kept as a tuple
             object.__setattr__(self, "batches", tuple(self.batches))
         if isinstance(self.model, Mapping):
             object.__setattr__(self, "model", copy.deepcopy(dict(self.model)))  # a private copy
@@ -126,13 +133,13 @@ class Profile:
             "opset_version": self.opset_version,
             "export_batch": self.export_batch,
             "dynamic_batch": self.dynamic_batch,
-            "batches": list(self.batches) if isinstance(self.batches, (tuple, list)) else self.batches,
+            "batches": list(self.batches) if _is_sequence(self.batches) else self.batches,
             "rtol": self.rtol,
             "atol": self.atol,
             "runtime": self.runtime,
             "provider": self.provider,
             "dtype": self.dtype,
-            "model": copy.deepcopy(self.model),
+            "model": _plain(self.model),
         }
 
     @property
@@ -147,16 +154,32 @@ class Profile:
 # --- the boundary ---------------------------------------------------------------------------------------------
 
 
+def _is_sequence(value: Any) -> bool:
+    return isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray))
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with every sequence (a tuple too) as a list and every mapping as a dict; anything else as
+    it is, for the strict check to judge (a non-string key, NaN, an object JSON cannot hold)."""
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if _is_sequence(value):
+        return [_plain(item) for item in value]
+    return value
+
+
 def _dumps(value: Any, what: str, strict: bool = True) -> str:
-    """JSON text for the core. Strict: refused when it would not come back unchanged (NaN, a non-string
-    key, a tuple, an object JSON cannot hold); the core then reads it with its strict parser."""
+    """JSON text for the core. Sequences (tuples too) cross as lists and mappings as objects; strict: refused
+    when it would not come back unchanged (NaN, a non-string key, an object JSON cannot hold); the core
+    then reads it with its strict parser."""
     try:
+        value = _plain(value)
         text = json.dumps(value, allow_nan=not strict)
     except (TypeError, ValueError, RecursionError) as error:
         raise ConformanceError(f"{what} is not strict JSON: {error}") from None
     if strict and json.loads(text) != value:
         raise ConformanceError(f"{what} is not strict JSON: it does not survive a JSON round trip unchanged "
-                               "(a non-string key or a tuple?)")
+                               "(a non-string key?)")
     return text
 
 
@@ -198,11 +221,7 @@ def _onnxruntime_library(explicit: Optional[PathLike]) -> Optional[str]:
 
 
 def _profile_item(item: Any) -> Any:
-    if isinstance(item, Profile):
-        return item.to_json()
-    if isinstance(item, Mapping):
-        return dict(item)
-    return item
+    return item.to_json() if isinstance(item, Profile) else item
 
 
 #: The tested profiles by name, in run order (torchscript, then dynamo): the only executed-parity claims.
@@ -215,22 +234,22 @@ PROFILES: Mapping[str, Profile] = MappingProxyType(
 
 
 def run_profile(
-    profile: Union[str, Profile],
-    root: PathLike,
-    source_revision: Optional[str] = None,
+    profile_or_name: Union[str, Profile],
+    directory: PathLike,
     *,
+    source_revision: Optional[str] = None,
     onnxruntime: Optional[PathLike] = None,
 ) -> dict[str, Any]:
-    """Run one profile (a :class:`Profile` or a tested name) with its artifacts in ``root/<name>/`` and
+    """Run one profile (a :class:`Profile` or a tested name) with its artifacts in ``directory/<name>/`` and
     return its record. Refused before anything is written: an unknown name, an invalid Profile or one
-    reusing a tested name (:class:`ConformanceError`), a folder ``root/<name>`` that exists as a file or
+    reusing a tested name (:class:`ConformanceError`), a folder ``directory/<name>`` that exists as a file or
     holds files (:class:`FolderInUse`). A failing stage never raises: the record says what passed.
     ``source_revision`` is recorded with origin ``given`` ('' records null); else the git checkout this
     build belongs to, else ``unknown`` (an installed copy)."""
     python, script = _worker()
     text = _core.run_profile(
-        _dumps(_profile_item(profile), "the profile"),
-        os.fspath(root),
+        _dumps(_profile_item(profile_or_name), "the profile"),
+        _directory(directory, "run_profile(profile_or_name, directory, *, source_revision=None)"),
         source_revision,
         _onnxruntime_library(onnxruntime),
         python,
@@ -240,30 +259,30 @@ def run_profile(
 
 
 def run_profiles(
-    profiles: Optional[Iterable[Union[str, Profile]]],
-    root: PathLike,
+    directory: PathLike,
+    names: Optional[Iterable[Union[str, Profile]]] = None,
+    *,
     source_revision: Optional[str] = None,
     force: bool = False,
-    *,
     onnxruntime: Optional[PathLike] = None,
-) -> list[dict[str, Any]]:
-    """Run several profiles (tested names or Profiles; None: every tested profile) into ``root`` and return
-    their records in run order. A profile given twice runs once. Every folder is checked before anything
-    runs: without ``force`` a folder holding files is :class:`FolderInUse`; ``force`` clears only the
-    chosen profiles' folders. An unknown tested name is a :class:`UsageError`."""
-    if profiles is None:
-        items: list[Any] = list(_core.tested_names([]))
-    elif isinstance(profiles, (str, Profile)):
-        items = [_profile_item(profiles)]
+) -> dict[str, Any]:
+    """Run several profiles into ``directory`` and return the report ``{format, status, profiles}`` (the
+    core's report: ``status`` is ``passed`` iff there is a record and every record passed; ``profiles`` the
+    records in run order). ``names``: tested names (a :class:`Profile` too); None means every tested
+    profile, torchscript first; a name given twice runs once. Everything is checked before anything is
+    written: an unknown tested name is a :class:`UsageError`, an invalid Profile a :class:`ConformanceError`,
+    and without ``force`` a profile folder holding files is :class:`FolderInUse`; ``force`` clears only the
+    chosen profiles' folders."""
+    if names is None:
+        items: Any = None
+    elif isinstance(names, (str, Profile, Mapping)):
+        items = [_profile_item(names)]
     else:
-        items = [_profile_item(p) for p in profiles]
-    for item in items:
-        if isinstance(item, str):
-            _core.tested_names([item])  # an unknown tested name is a usage error
+        items = [_profile_item(item) for item in names]
     python, script = _worker()
     text = _core.run_profiles(
         _dumps(items, "the profiles"),
-        os.fspath(root),
+        _directory(directory, "run_profiles(directory, names=None, *, source_revision=None, force=False)"),
         source_revision,
         bool(force),
         _onnxruntime_library(onnxruntime),
@@ -273,26 +292,64 @@ def run_profiles(
     return json.loads(text)
 
 
-def execute(record: Mapping[str, Any], root: PathLike, *, onnxruntime: Optional[PathLike] = None) -> dict[str, Any]:
-    """Run a saved record's load and parity stages again on its artifacts under ``root``, in C++ only (no
-    Python exporters): the record is validated, its weights rebuilt and compared with ``weights_sha256``,
+def execute(record: Mapping[str, Any], directory: PathLike, *, onnxruntime: Optional[PathLike] = None) -> dict[str, Any]:
+    """Run a saved record's load and parity stages again on its artifacts under ``directory``, in C++ only
+    (no Python exporters): the record is validated, its weights rebuilt and compared with ``weights_sha256``,
     every artifact verified before anything is loaded (a mismatch is a ``hash-mismatch`` record). Returns
     the new record. Refused: an invalid record or one whose check did not pass (:class:`ConformanceError`),
     no usable ONNX Runtime (:class:`RuntimeUnavailable`)."""
-    text = _core.execute(_dumps(record, "the record"), os.fspath(root), _onnxruntime_library(onnxruntime))
+    text = _core.execute(_dumps(record, "the record"), os.fspath(directory), _onnxruntime_library(onnxruntime))
     return json.loads(text)
+
+
+def build_model(config: Mapping[str, Any] = MODEL) -> "BuiltModel":
+    """The PyTorch network of a model config (doc/record-format.md §2) holding its deterministic weights, as
+    a :class:`BuiltModel` (``.net``, ``.config``, ``.weights_sha256``, ``.parameter_shapes``). The weights are
+    the core's PyTorch-exact draws (``torch.randn(shape, generator=Generator().manual_seed(seed)) * std``
+    per parameter in order), handed over as raw float32 bytes; the network class is the one the exporter
+    worker exports (``nnx/_worker/nnx_torch_model.py``). torch is imported here, not when nnx is imported.
+    Refused (:class:`ConformanceError`): an invalid config, or one whose ``weights_sha256`` (a record's
+    config carries one) differs from its weights' digest."""
+    parameters, digest, full = _core.model_weights(_dumps(config, "the model config"))
+    import torch
+
+    tensors = [
+        (name, tuple(shape), torch.frombuffer(bytearray(raw), dtype=torch.float32).reshape(shape))
+        for name, shape, raw in parameters
+    ]
+    full_config = json.loads(full)
+    net = _torch_model().build_network(full_config, tensors)
+    return BuiltModel(net=net, config=full_config, weights_sha256=digest,
+                      parameter_shapes=tuple((name, shape) for name, shape, _ in tensors))
+
+
+@dataclass(frozen=True)
+class BuiltModel:
+    """What :func:`build_model` returns: ``net`` the ``torch.nn.Module`` (train mode, as PyTorch makes it;
+    call ``net.eval()`` for the reference forward), ``config`` the full model config with its
+    ``weights_sha256``, and ``parameter_shapes`` the (name, shape) pairs in PyTorch's order."""
+
+    net: Any
+    config: dict[str, Any]
+    weights_sha256: str
+    parameter_shapes: tuple[tuple[str, tuple[int, ...]], ...]
+
+    @property
+    def device(self) -> Any:
+        """Where the network's parameters are (the CPU)."""
+        return next(self.net.parameters()).device
 
 
 # --- checking -------------------------------------------------------------------------------------------------
 
 
-def verify_artifacts(record: Mapping[str, Any], root: PathLike) -> None:
-    """Check every artifact of ``record`` under ``root/<artifacts.directory>`` byte for byte. Returns None
-    when all verify; else raises :class:`ConformanceError` naming every problem (``<path>: missing``,
+def verify_artifacts(record: Mapping[str, Any], directory: PathLike) -> None:
+    """Check every artifact of ``record`` under ``directory/<artifacts.directory>`` byte for byte. Returns
+    None when all verify; else raises :class:`ConformanceError` naming every problem (``<path>: missing``,
     ``<path>: hash mismatch``, ``<path>: not in the record``, ``<path>: a symlink``) in ``problems``."""
-    problems = _core.verify_artifacts(_dumps(record, "the record"), os.fspath(root))
+    problems = _core.verify_artifacts(_dumps(record, "the record"), os.fspath(directory))
     if problems:
-        where = os.path.join(os.fspath(root), str(record.get("artifacts", {}).get("directory", "")))
+        where = os.path.join(os.fspath(directory), str(record.get("artifacts", {}).get("directory", "")))
         raise ConformanceError(
             f"the artifacts in {where} do not verify ({len(problems)} problem{'s' if len(problems) != 1 else ''}):"
             + "".join(f"\n  - {p}" for p in problems),
@@ -308,23 +365,28 @@ def validate_record(record: Any) -> None:
 
 # --- reporting ------------------------------------------------------------------------------------------------
 
+#: What the reporting functions take: a report ``{format, status, profiles}`` (as ``run_profiles`` returns),
+#: a bare ``{"profiles": [...]}`` mapping, or the records themselves (a list or any sequence).
+Records = Union[Mapping[str, Any], Iterable[Mapping[str, Any]]]
 
-def exit_code(records: Union[Iterable[Mapping[str, Any]], Mapping[str, Any]]) -> int:
+
+def exit_code(report: Records) -> int:
     """0 when every record passed (and there is one); else the exit code of the first failing record's
-    class (:data:`EXIT_CODES`); 1 for no records or an unknown failure. Takes records or a report."""
-    return _core.exit_code(_dumps(_records_value(records), "the records", strict=False))
+    class (:data:`EXIT_CODES`); 1 for no records or an unknown failure."""
+    return _core.exit_code(_dumps(_records_value(report), "the records", strict=False))
 
 
-def summary_lines(records: Union[Iterable[Mapping[str, Any]], Mapping[str, Any]]) -> list[str]:
+def summary_lines(report: Records) -> list[str]:
     """One line per record: ``<profile>: <status>[ (<failure>)]; level=...; n/m input cases passed``."""
-    return list(_core.summary_lines(_dumps(_records_value(records), "the records", strict=False)))
+    return list(_core.summary_lines(_dumps(_records_value(report), "the records", strict=False)))
 
 
-def save_report(records: Union[Iterable[Mapping[str, Any]], Mapping[str, Any]], path: PathLike) -> None:
-    """Write ``{format, status, profiles}`` (from records, or a report whose format and status agree with
-    them) to ``path`` atomically, sorted keys, 2-space indent, newline at the end — after validating every
-    record (:class:`ConformanceError` names the problems; nothing is written then)."""
-    _core.save_report(_dumps(_records_value(records), "the report"), os.fspath(path))
+def save_report(report: Records, path: PathLike) -> None:
+    """Write ``{format, status, profiles}`` (from a report whose format and status agree with its records, a
+    bare ``{"profiles": [...]}``, or the records) to ``path`` atomically, sorted keys, 2-space indent,
+    newline at the end — after validating every record (:class:`ConformanceError` names the problems;
+    nothing is written then)."""
+    _core.save_report(_dumps(_records_value(report), "the report"), os.fspath(path))
 
 
 def default_artifacts_root(report_path: PathLike) -> Path:
@@ -335,5 +397,34 @@ def default_artifacts_root(report_path: PathLike) -> Path:
 
 def _records_value(records: Any) -> Any:
     if isinstance(records, Mapping):
-        return dict(records)
-    return list(records)
+        return records
+    return list(records)  # any iterable of records (a generator too)
+
+
+def _directory(directory: Any, signature: str) -> str:
+    """The artifacts folder as text; a TypeError naming the signature for anything else (code written for
+    the earlier ``run_profiles(profiles, root)`` passes a list or None first)."""
+    try:
+        return os.fspath(directory)
+    except TypeError:
+        raise TypeError(f"{signature}: directory must be a path, not {type(directory).__name__}") from None
+
+
+_TORCH_MODEL: Any = None
+
+
+def _torch_model() -> Any:
+    """The package's nnx/_worker/nnx_torch_model.py (the network class the worker exports), loaded once."""
+    global _TORCH_MODEL
+    if _TORCH_MODEL is None:
+        import importlib.util
+
+        path = Path(__file__).resolve().parent / "_worker" / "nnx_torch_model.py"
+        spec = importlib.util.spec_from_file_location("nnx._torch_model", path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load the network module {path}")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules.setdefault("nnx._torch_model", module)
+        _TORCH_MODEL = sys.modules["nnx._torch_model"]
+    return _TORCH_MODEL

@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <bit>
 #include <mutex>
 
 #include "app/execute_record.h"
@@ -16,6 +17,8 @@
 #include "base/failure.h"
 #include "base/json_python.h"
 #include "base/json_strict.h"
+#include "model/model_config.h"
+#include "model/reference_model.h"
 #include "profile/profile.h"
 #include "record/report.h"
 #include "record/validate_record.h"
@@ -65,9 +68,21 @@ Profile profile_or_name(const json& value) {
   throw ConformanceError("unknown profile \"" + name + "\" (tested profiles: " + known + ")");
 }
 
+// A list of records, one record, or a report. A bare {"profiles": [...]} mapping is enough too (the original
+// API's callers build one: only "profiles" is read); a report with a format or status is checked whole.
 std::vector<json> records_from(const json& value) {
   if (value.is_array()) return value.get<std::vector<json>>();
+  if (is_report(value) && value.size() == 1) {
+    if (!value["profiles"].is_array()) throw ConformanceError("report: profiles must be a list");
+    return value["profiles"].get<std::vector<json>>();
+  }
   return records_of(value);
+}
+
+// A tested name (an unknown one is a usage error, as on the command line) or a profile object.
+Profile run_item(const json& value) {
+  if (value.is_string()) return tested_profiles_named({value.get<std::string>()}).front();
+  return profile_of(value);
 }
 
 RunOptions run_options(const std::optional<std::string>& source_revision,
@@ -80,11 +95,10 @@ RunOptions run_options(const std::optional<std::string>& source_revision,
   return options;
 }
 
-std::vector<json> run(std::vector<Profile> profiles, const std::filesystem::path& root, bool force,
-                      RunOptions options) {
+RunOutcome run(std::vector<Profile> profiles, const std::filesystem::path& root, bool force, RunOptions options) {
   RunRequest request{std::move(profiles), root, std::nullopt, force, std::move(options)};
   const std::lock_guard<std::mutex> lock(g_run_mutex);
-  return run_to_report(request).records;
+  return run_to_report(request);
 }
 
 void raise(const char* cls, const std::string& message, const std::vector<std::string>& problems = {}) {
@@ -182,7 +196,7 @@ std::string run_profile(const std::string& profile_text, const std::filesystem::
                         const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
                         const std::string& script) {
   const Profile profile = profile_or_name(parse(profile_text, "the profile"));
-  return dump(run({profile}, root, false, run_options(source_revision, onnxruntime, python, script)).front());
+  return dump(run({profile}, root, false, run_options(source_revision, onnxruntime, python, script)).records.front());
 }
 
 std::string run_profiles(const std::string& profiles_text, const std::filesystem::path& root,
@@ -190,10 +204,14 @@ std::string run_profiles(const std::string& profiles_text, const std::filesystem
                          const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
                          const std::string& script) {
   const json items = parse(profiles_text, "the profiles");
-  if (!items.is_array()) throw ConformanceError("profiles must be a list of names or profiles");
+  if (!items.is_null() && !items.is_array()) throw ConformanceError("profiles must be a list of names or profiles");
   std::vector<Profile> profiles;
-  for (const auto& item : items) profiles.push_back(profile_or_name(item));
-  return dump(json(run(std::move(profiles), root, force, run_options(source_revision, onnxruntime, python, script))));
+  if (items.is_null()) {
+    profiles = tested_profiles_named({});  // every tested profile, in run order
+  } else {
+    for (const auto& item : items) profiles.push_back(run_item(item));  // all checked before anything runs
+  }
+  return dump(run(std::move(profiles), root, force, run_options(source_revision, onnxruntime, python, script)).report);
 }
 
 std::string execute(const std::string& record_text, const std::filesystem::path& root,
@@ -232,9 +250,34 @@ std::string make_report(const std::string& records_text) {
 void save_report(const std::string& report_text, const std::filesystem::path& path) {
   const json value = parse(report_text, "the report");
   if (!value.is_array() && !is_report(value)) throw ConformanceError("save_report takes a list of records or a report");
-  // records_of refuses a malformed report
-  const json report = nnx::make_report(value.is_array() ? value.get<std::vector<json>>() : records_of(value));
-  nnx::save_report(report, path);
+  // records_from refuses a malformed report; the file's format and status are the core's
+  nnx::save_report(nnx::make_report(records_from(value)), path);
+}
+
+py::tuple model_weights(const std::string& config_text) {
+  static_assert(std::endian::native == std::endian::little, "the parameters cross as little-endian float32");
+  const json value = parse(config_text, "the model config");
+  std::vector<std::string> problems;
+  const ModelConfig config = model_config_from_json(value, problems);
+  if (problems.empty()) problems = config.problems();
+  if (!problems.empty()) {
+    std::string message = "invalid model config:";
+    for (const auto& item : problems) message += "\n  - " + item;
+    throw ProblemList{message, problems};
+  }
+  const auto model = make_reference_model(config);
+  const std::string digest = model->weights_sha256();
+  if (value.contains("weights_sha256") && value["weights_sha256"] != digest) {
+    throw ConformanceError("the model config's weights_sha256 differs from its weights' digest " + digest);
+  }
+  py::list parameters;
+  for (const auto& p : model->parameters()) {
+    const auto* data = reinterpret_cast<const char*>(p.values.data());
+    parameters.append(py::make_tuple(p.name, py::cast(p.shape), py::bytes(data, p.values.size() * sizeof(float))));
+  }
+  json full = config.to_json();
+  full["weights_sha256"] = digest;
+  return py::make_tuple(parameters, digest, dump(full));
 }
 
 }  // namespace nnx::python

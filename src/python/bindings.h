@@ -16,6 +16,8 @@
 #include <tuple>
 #include <vector>
 
+#include <pybind11/pybind11.h>
+
 namespace nnx::python {
 
 struct ProblemList {
@@ -50,6 +52,8 @@ std::string run_profile(const std::string& profile_text, const std::filesystem::
                         const std::optional<std::string>& source_revision,
                         const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
                         const std::string& script);
+// `profiles_text`: a JSON list of tested names and profile objects, or null for every tested profile. Returns
+// the report {format, status, profiles} the core's report writer makes (records in run order).
 std::string run_profiles(const std::string& profiles_text, const std::filesystem::path& root,
                          const std::optional<std::string>& source_revision, bool force,
                          const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
@@ -60,9 +64,17 @@ std::string execute(const std::string& record_text, const std::filesystem::path&
 std::vector<std::string> verify_artifacts(const std::string& record_text, const std::filesystem::path& root);
 void validate_record(const std::string& record_text);
 
+// `records_text`: a list of records, one record, a report, or a bare {"profiles": [...]} mapping (the original
+// API's report shape: only "profiles" is read; a format or status that is present is still checked).
 int exit_code(const std::string& records_text);
 std::vector<std::string> summary_lines(const std::string& records_text);
 std::string make_report(const std::string& records_text);
 void save_report(const std::string& report_text, const std::filesystem::path& path);
+
+// A model config's parameters as the core draws them (model/reference_model.h, PyTorch-exact): a tuple
+// (parameters, weights_sha256, config) — parameters a list of (name, shape, raw little-endian float32 bytes)
+// in PyTorch's order; config the full config as JSON text, with weights_sha256. A config carrying a
+// weights_sha256 other than its own is refused. Returns Python objects (bytes cannot cross as std::string).
+pybind11::tuple model_weights(const std::string& config_text);
 
 }  // namespace nnx::python

@@ -60,7 +60,7 @@ PYTHON_RUN = """
 import sys
 import nnx.export_conformance as ec
 try:
-    ec.run_profiles(["feedfwd-fp32-torchscript"], sys.argv[1])
+    ec.run_profiles(sys.argv[1], ["feedfwd-fp32-torchscript"])
 except KeyboardInterrupt:
     print("KeyboardInterrupt")
     sys.exit(42)

@@ -26,9 +26,10 @@ TORCHSCRIPT, DYNAMO = "feedfwd-fp32-torchscript", "feedfwd-fp32-dynamo"
 def test_the_package_is_the_one_this_build_staged():
     assert Path(nnx.__file__).resolve().parent == (BUILD / "python" / "nnx").resolve()
     assert (Path(ec.__file__).parent / "_worker" / "nnx_worker.py").is_file()
-    # The package ships no test-only module: its worker folder holds the worker alone (and maybe its bytecode).
+    # The package ships no test-only module: its worker folder holds the worker and its network module alone
+    # (and maybe their bytecode).
     shipped = sorted(p.name for p in (Path(ec.__file__).parent / "_worker").iterdir() if p.name != "__pycache__")
-    assert shipped == ["nnx_worker.py"]
+    assert shipped == ["nnx_torch_model.py", "nnx_worker.py"]
     assert nnx.__version__ == "0.1.0"
 
 
@@ -78,8 +79,10 @@ def both(tmp_path_factory):
     """Both tested profiles through run_profiles: (records, artifact root)."""
     require_runtime()
     root = tmp_path_factory.mktemp("api") / "artifacts"
-    records = ec.run_profiles(None, root)
-    return records, root
+    report = ec.run_profiles(root)
+    assert list(report) == ["format", "profiles", "status"]  # the core's report
+    assert report["format"] == ec.FORMAT and report["status"] == "passed"
+    return report["profiles"], root
 
 
 def test_both_profiles_pass_through_the_api(both):
@@ -220,17 +223,17 @@ def test_run_profiles_runs_repeats_once_and_force_clears_only_chosen_folders(tmp
     (tmp_path / "unrelated").mkdir()
     (tmp_path / "unrelated" / "keep.txt").write_text("not a profile")
     with pytest.raises(ec.FolderInUse):
-        ec.run_profiles([TORCHSCRIPT], tmp_path)
+        ec.run_profiles(tmp_path, [TORCHSCRIPT])
     with pytest.raises(ec.UsageError, match="unknown profile"):
-        ec.run_profiles([TORCHSCRIPT, "nope"], tmp_path, force=True)
+        ec.run_profiles(tmp_path, [TORCHSCRIPT, "nope"], force=True)
     assert (tmp_path / TORCHSCRIPT / "stale.onnx").exists()  # nothing cleared before every name was known
-    records = ec.run_profiles([TORCHSCRIPT, TORCHSCRIPT, ec.PROFILES[TORCHSCRIPT]], tmp_path, force=True)
-    assert [r["profile"] for r in records] == [TORCHSCRIPT]
+    report = ec.run_profiles(tmp_path, [TORCHSCRIPT, TORCHSCRIPT, ec.PROFILES[TORCHSCRIPT]], force=True)
+    assert [r["profile"] for r in report["profiles"]] == [TORCHSCRIPT] and report["status"] == "passed"
     assert not (tmp_path / TORCHSCRIPT / "stale.onnx").exists()
     assert (tmp_path / DYNAMO / "keep.txt").read_text() == "other profile"
     assert (tmp_path / "unrelated" / "keep.txt").exists()
     with pytest.raises(ec.ConformanceError, match="different settings"):
-        ec.run_profiles([ec.Profile("twin"), ec.Profile("twin", batches=(1,))], tmp_path / "twins")
+        ec.run_profiles(tmp_path / "twins", [ec.Profile("twin"), ec.Profile("twin", batches=(1,))])
     assert not (tmp_path / "twins" / "twin").exists()  # at most the root's lock file was made
 
 
@@ -241,7 +244,7 @@ def test_a_root_another_run_holds_is_a_usage_error(tmp_path):
     try:
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
         with pytest.raises(ec.UsageError, match="another nnx-conformance run holds"):
-            ec.run_profiles([TORCHSCRIPT], tmp_path)
+            ec.run_profiles(tmp_path, [TORCHSCRIPT])
     finally:
         os.close(held)
     assert list(tmp_path.iterdir()) == []
@@ -252,11 +255,11 @@ def test_force_on_a_symlinked_root_is_refused_before_anything_is_created(tmp_pat
     target.mkdir()
     (tmp_path / "root").symlink_to(target)
     with pytest.raises(ec.UsageError, match="symlinked artifacts folder"):
-        ec.run_profiles([TORCHSCRIPT], tmp_path / "root", force=True)
+        ec.run_profiles(tmp_path / "root", [TORCHSCRIPT], force=True)
     assert list(target.iterdir()) == []  # not even the lock file
     (tmp_path / "file-root").write_text("x")
     with pytest.raises(ec.UsageError, match="not a folder"):
-        ec.run_profiles([TORCHSCRIPT], tmp_path / "file-root")
+        ec.run_profiles(tmp_path / "file-root", [TORCHSCRIPT])
 
 
 def test_the_onnxruntime_wheel_is_found_without_importing_it(tmp_path, monkeypatch):
