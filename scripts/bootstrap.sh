@@ -104,3 +104,4 @@ if [[ ! -f "$STAMP" ]] || ! cmp -s "$STAMP" "$REQS"; then
   cp "$REQS" "$STAMP"
 fi
 log "ready: ONNX Runtime $ORT_VERSION in .deps/onnxruntime, Python in .venv"
+"$ROOT/scripts/install_original.sh"   # the published original, for tests/e2e/test_original_api.py
