@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Bootstraps everything the build and the tests need, idempotently.
 #
-#   Debian packages   cmake, ninja, g++, OpenSSL, nlohmann-json, GoogleTest, Google Benchmark, OpenBLAS, clang
+#   Debian packages   cmake, ninja, g++, OpenSSL, nlohmann-json, GoogleTest, Google Benchmark, OpenBLAS, clang,
+#                     protobuf (libprotobuf-dev, protobuf-compiler: the model reader compiles .venv's onnx.proto)
 #   ONNX Runtime      libonnxruntime.so.1 (1.30.0) from the npm package onnxruntime-node@1.30.0 (only that
 #                     file; its install script is never run), C/C++ headers (API 21) from Debian trixie's
 #                     libonnxruntime-dev, fetched with a private apt configuration (the system's apt sources
@@ -23,7 +24,8 @@ log() { printf 'bootstrap: %s\n' "$*" >&2; }
 
 # --- Debian packages -------------------------------------------------------------------------
 DEB_PACKAGES=(cmake ninja-build g++ make libssl-dev nlohmann-json3-dev libgtest-dev libgmock-dev
-              libbenchmark-dev libopenblas-dev libcli11-dev clang libclang-rt-14-dev python3-venv strace time)
+              libbenchmark-dev libopenblas-dev libcli11-dev clang libclang-rt-14-dev python3-venv strace time
+              libprotobuf-dev protobuf-compiler)
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

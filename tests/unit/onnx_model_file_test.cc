@@ -1,0 +1,243 @@
+// read_onnx_model (src/onnx_file/onnx_model_file.h) on real ONNX model files.
+//
+// The files are written once per test process by onnx's own Python API (onnx.helper, numpy_helper,
+// external_data_helper.set_external_data and onnx.save_model with save_as_external_data) with the Python of
+// .venv (NNX_ONNX_PYTHON, set by CMake): the exporters' files come from that same writer, so the reader is
+// tested against ONNX's implementation of the format (offsets and lengths as onnx writes them), not against
+// protobuf messages this repository would build for itself with the same generated classes it reads with.
+// Hostile variants (a wrong length, impossible dims) are edited with the same API.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+
+#include "base/error.h"
+#include "onnx_file/onnx_model_file.h"
+
+namespace nnx {
+namespace {
+
+namespace fs = std::filesystem;
+using Bytes = std::vector<std::byte>;
+
+constexpr const char* kWriteModels = R"PY(
+import os, sys
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+from onnx.external_data_helper import set_external_data
+
+out = sys.argv[1]
+W = np.arange(6, dtype=np.float32).reshape(2, 3) * 0.5 - 1.0
+B = np.array([0.25, -2.5, 1e-3], dtype=np.float32)
+
+def feedforward(b_raw):
+    w = numpy_helper.from_array(W, "W")  # raw_data
+    b = numpy_helper.from_array(B, "B") if b_raw else helper.make_tensor("B", TensorProto.FLOAT, [3], B.tolist())
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["X", "W"], ["XW"]), helper.make_node("Add", ["XW", "B"], ["Y"])], "ff",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 2])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 3])], [w, b])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+def external_entry(tensor, key, value):
+    for e in tensor.external_data:
+        if e.key == key:
+            e.value = value
+
+onnx.save_model(feedforward(False), f"{out}/inline.onnx")
+os.makedirs(f"{out}/ext")
+onnx.save_model(feedforward(True), f"{out}/ext/model.onnx", save_as_external_data=True,
+                all_tensors_to_one_file=True, location="./w.bin", size_threshold=0)
+short = onnx.load(f"{out}/ext/model.onnx", load_external_data=False)
+external_entry(short.graph.initializer[1], "length", "8")
+onnx.save_model(short, f"{out}/ext/short.onnx")
+
+for name, dims in (("huge", [1 << 20, 1 << 20]), ("overflow", [1 << 40, 1 << 40])):
+    hostile = feedforward(False)
+    t = hostile.graph.initializer.add()
+    t.name, t.data_type, t.raw_data = name, TensorProto.FLOAT, b"\0\0\0\0"
+    t.dims.extend(dims)
+    onnx.save_model(hostile, f"{out}/{name}.onnx")
+
+def raw(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.float32), name)
+
+def external(tensor, location):
+    set_external_data(tensor, location)
+    return tensor
+
+# Nested: an If whose branches hold an initializer, a Constant's tensor and, deeper, a Loop body with a
+# Constant; a sparse initializer; a node with a list of tensors; a model-local function with a Constant.
+deep = helper.make_graph([helper.make_node("Constant", [], ["d"], value=external(raw("d", [4]), "deep/./d.bin"))],
+                         "deep", [], [helper.make_tensor_value_info("d", TensorProto.FLOAT, [1])])
+then_branch = helper.make_graph(
+    [helper.make_node("Constant", [], ["c"], value=external(raw("c", [1]), "then/c.bin")),
+     helper.make_node("Loop", ["", ""], [], body=deep)], "then", [],
+    [helper.make_tensor_value_info("c", TensorProto.FLOAT, [1])], [external(raw("ti", [2]), "then/ti.bin")])
+else_branch = helper.make_graph([helper.make_node("Constant", [], ["e"], value_float=1.0)], "else", [],
+                                [helper.make_tensor_value_info("e", TensorProto.FLOAT, [1])])
+fn = helper.make_function("local", "fn", ["x"], ["y"],
+                          [helper.make_node("Constant", [], ["y"], value=external(raw("f", [3]), "fn.bin"))],
+                          [helper.make_opsetid("", 18)])
+nodes = [helper.make_node("If", ["cond"], ["r"], then_branch=then_branch, else_branch=else_branch),
+         helper.make_node("Custom", [], ["z"], domain="local",
+                          many=[external(raw("m0", [5]), "w.bin"), external(raw("m1", [6]), "./w.bin")]),
+         helper.make_node("fn", ["r"], ["s"], domain="local")]
+graph = helper.make_graph(nodes, "nested", [helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
+                          [helper.make_tensor_value_info("s", TensorProto.FLOAT, [1])],
+                          [external(raw("top", [7]), "top.bin")])
+values = external(raw("sv", [8]), "sparse/values.bin")
+indices = numpy_helper.from_array(np.array([0], dtype=np.int64), "si")
+graph.sparse_initializer.append(helper.make_sparse_tensor(values, indices, [4]))
+model = helper.make_model(graph, functions=[fn],
+                          opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("local", 1)])
+for folder in ("sparse", "then", "deep"):
+    os.makedirs(f"{out}/nested/{folder}")
+with open(f"{out}/nested/sparse/values.bin", "wb") as f:  # save_model writes no sparse tensor's data
+    f.write(values.raw_data)
+values.ClearField("raw_data")
+onnx.save_model(model, f"{out}/nested/model.onnx")
+)PY";
+
+Bytes read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Bytes bytes(chars.size());
+  std::memcpy(bytes.data(), chars.data(), chars.size());
+  return bytes;
+}
+
+class OnnxModelFileTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fs::temp_directory_path() / ("nnx-onnx-file-" + std::to_string(::getpid())));
+    fs::remove_all(*dir_);
+    fs::create_directories(*dir_);
+    std::ofstream(*dir_ / "write_models.py") << kWriteModels;
+    const std::string python = NNX_ONNX_PYTHON;
+    ASSERT_TRUE(fs::exists(python)) << python << " is missing: run make bootstrap (the tests need onnx)";
+    const std::string command = "'" + python + "' '" + (*dir_ / "write_models.py").string() + "' '" +
+                                dir_->string() + "'";
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*dir_);
+    delete dir_;
+  }
+
+  // A lookup over files of `folder`, recording every location asked for.
+  ExternalBytes files_of(const fs::path& folder) {
+    return [this, folder](const std::string& location) -> std::optional<std::span<const std::byte>> {
+      asked_.push_back(location);
+      if (!fs::exists(folder / location)) return std::nullopt;
+      auto [it, _] = loaded_.emplace(location, read_bytes(folder / location));
+      return std::span<const std::byte>(it->second);
+    };
+  }
+  OnnxModelFile read(const std::string& model, const ExternalBytes& external = nullptr) {
+    const Bytes bytes = read_bytes(*dir_ / model);
+    return read_onnx_model(bytes, external);
+  }
+  // The message of the ConformanceError reading `bytes` throws ("" when it does not throw).
+  static std::string refusal(const Bytes& bytes, const ExternalBytes& external) {
+    try {
+      read_onnx_model(bytes, external);
+    } catch (const ConformanceError& e) {
+      return e.what();
+    }
+    return "";
+  }
+
+  static fs::path* dir_;
+  std::vector<std::string> asked_;
+  std::map<std::string, Bytes> loaded_;
+};
+fs::path* OnnxModelFileTest::dir_ = nullptr;
+
+const std::vector<float> kW = {-1.0f, -0.5f, 0.0f, 0.5f, 1.0f, 1.5f};
+const std::vector<float> kB = {0.25f, -2.5f, 1e-3f};
+
+TEST_F(OnnxModelFileTest, RawDataAndFloatDataGiveTheValuesInFileOrder) {
+  const OnnxModelFile file = read("inline.onnx");
+  EXPECT_TRUE(file.external_locations.empty());
+  ASSERT_EQ(file.initializers.size(), 2u);
+  EXPECT_EQ(file.initializers[0].name, "W");
+  EXPECT_EQ(file.initializers[0].dims, (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(file.initializers[0].data_type, kOnnxFloat);
+  EXPECT_EQ(file.initializers[0].values, kW);  // raw_data
+  EXPECT_EQ(file.initializers[1].name, "B");
+  EXPECT_EQ(file.initializers[1].values, kB);  // float_data
+  EXPECT_FALSE(file.initializers[1].external_location);
+}
+
+TEST_F(OnnxModelFileTest, ExternalDataIsReadAtItsOffsetAndLengthUnderTheExactLocation) {
+  const OnnxModelFile file = read("ext/model.onnx", files_of(*dir_ / "ext"));
+  EXPECT_EQ(file.external_locations, std::vector<std::string>{"./w.bin"});
+  ASSERT_EQ(file.initializers.size(), 2u);
+  EXPECT_EQ(file.initializers[0].values, kW);  // offset 0, length 24
+  EXPECT_EQ(file.initializers[1].values, kB);  // offset 24, length 12
+  EXPECT_EQ(file.initializers[1].external_location, "./w.bin");
+  EXPECT_EQ(asked_, (std::vector<std::string>{"./w.bin", "./w.bin"}));
+}
+
+TEST_F(OnnxModelFileTest, AMissingExternalFileIsRefusedNamingTheTensorAndLocation) {
+  const std::string why = refusal(read_bytes(*dir_ / "ext/model.onnx"),
+                                  [](const std::string&) { return std::nullopt; });
+  EXPECT_NE(why.find("initializer \"W\""), std::string::npos) << why;
+  EXPECT_NE(why.find("\"./w.bin\" is absent"), std::string::npos) << why;
+}
+
+TEST_F(OnnxModelFileTest, ATruncatedExternalFileIsOutOfRange) {
+  Bytes data = read_bytes(*dir_ / "ext/w.bin");
+  ASSERT_EQ(data.size(), 36u);
+  data.resize(30);  // B (offset 24, length 12) now ends beyond the file
+  const std::string why = refusal(read_bytes(*dir_ / "ext/model.onnx"),
+                                  [&](const std::string&) { return std::span<const std::byte>(data); });
+  EXPECT_NE(why.find("initializer \"B\""), std::string::npos) << why;
+  EXPECT_NE(why.find("beyond the end of \"./w.bin\" (30 bytes)"), std::string::npos) << why;
+}
+
+TEST_F(OnnxModelFileTest, ALengthThatDoesNotMatchTheDimsIsRefused) {
+  const std::string why = refusal(read_bytes(*dir_ / "ext/short.onnx"), files_of(*dir_ / "ext"));
+  EXPECT_NE(why.find("initializer \"B\": its external data in \"./w.bin\" holds 8 bytes but its dims need 3"),
+            std::string::npos)
+      << why;
+}
+
+TEST_F(OnnxModelFileTest, DimsFarBeyondTheBytesAreRefusedBeforeAnyAllocation) {
+  const std::string huge = refusal(read_bytes(*dir_ / "huge.onnx"), nullptr);  // 2^40 elements, 4 bytes
+  EXPECT_NE(huge.find("initializer \"huge\": raw_data holds 4 bytes but its dims need 1099511627776"),
+            std::string::npos)
+      << huge;
+  const std::string overflow = refusal(read_bytes(*dir_ / "overflow.onnx"), nullptr);  // 2^80 elements
+  EXPECT_NE(overflow.find("initializer \"overflow\": too many elements"), std::string::npos) << overflow;
+}
+
+TEST_F(OnnxModelFileTest, ATruncatedModelDoesNotParse) {
+  Bytes bytes = read_bytes(*dir_ / "ext/model.onnx");
+  bytes.resize(bytes.size() - 1);  // inside the last field (opset_import)
+  EXPECT_NE(refusal(bytes, files_of(*dir_ / "ext")).find("not an ONNX model"), std::string::npos);
+  EXPECT_NE(refusal(Bytes{}, nullptr).find("no graph"), std::string::npos);
+  const Bytes garbage(64, std::byte{0xff});
+  EXPECT_NE(refusal(garbage, nullptr).find("not an ONNX model"), std::string::npos);
+}
+
+TEST_F(OnnxModelFileTest, LocationsOfNestedGraphsSparseTensorsAttributesAndFunctionsAreListedAsWritten) {
+  const OnnxModelFile file = read("nested/model.onnx", files_of(*dir_ / "nested"));
+  EXPECT_EQ(file.external_locations,
+            (std::vector<std::string>{"./w.bin", "deep/./d.bin", "fn.bin", "sparse/values.bin", "then/c.bin",
+                                      "then/ti.bin", "top.bin", "w.bin"}));
+  ASSERT_EQ(file.initializers.size(), 1u);  // the main graph's own
+  EXPECT_EQ(file.initializers[0].values, std::vector<float>{7.0f});
+  EXPECT_EQ(file.initializers[0].external_location, "top.bin");
+}
+
+}  // namespace
+}  // namespace nnx
