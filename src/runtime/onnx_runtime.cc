@@ -59,6 +59,13 @@ RuntimeFailure failure(int code, const std::string& message) {
 
 RuntimeFailure from_ort(const Ort::Exception& e) { return failure(static_cast<int>(e.GetOrtErrorCode()), e.what()); }
 
+// The name under which ONNX Runtime's in-memory table of external files finds `location` (the model's own
+// spelling): the table drops one leading "./" (or ".//", ".\") from each name it is given but looks a
+// tensor's location up as written, so a location that itself starts so is given behind one more "./".
+std::string external_table_name(const std::string& location) {
+  return location.starts_with("./") || location.starts_with(".\\") ? "./" + location : location;
+}
+
 // A session on one OnnxRuntime (which it keeps alive).
 class OnnxSession : public Session {
  public:
@@ -191,7 +198,7 @@ OnnxSession::OnnxSession(std::shared_ptr<OnnxRuntime> runtime, std::span<const s
       std::vector<char*> buffers;
       std::vector<size_t> lengths;
       for (const auto& f : external) {
-        names.push_back(f.location);
+        names.push_back(external_table_name(f.location));
         buffers.push_back(const_cast<char*>(reinterpret_cast<const char*>(f.bytes.data())));
         lengths.push_back(f.bytes.size());
       }

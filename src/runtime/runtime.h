@@ -35,7 +35,7 @@ struct SessionSettings {
 
 // Bytes an external-data location resolves to (already verified against the record).
 struct ExternalFile {
-  std::string location;
+  std::string location;  // exactly as the model writes it ("./w.bin")
   std::span<const std::byte> bytes;
 };
 

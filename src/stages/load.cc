@@ -2,12 +2,19 @@
 // against the folder FIRST (any problem: hash-mismatch, and nothing is loaded); then a session is created
 // from the verified bytes (never from a path) on the declared provider with the record's session options.
 // Failure to create it, or a first provider other than the declared one: load-error.
+// External data: ONNX Runtime finds an in-memory external file by the location string the model holds, so
+// every location model.onnx references (read with onnx_file/onnx_model_file.h) is handed over under the
+// model's exact spelling ("./w.bin") with the verified bytes of the file it normalises to (artifact_path.h);
+// a model the reader refuses, or a location that names no file the record lists as external-data: load-error.
 #include <chrono>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "artifacts/artifact_path.h"
 #include "artifacts/artifacts.h"
+#include "onnx_file/onnx_model_file.h"
 #include "record/record.h"
 #include "stages/stages.h"
 
@@ -21,14 +28,34 @@ bool fail(StageContext& context, FailureClass failure, json detail) {
   return false;
 }
 
-// The verified bytes of every external-data file, under its normalised path (artifact_path.h).
-std::vector<ExternalFile> external_files(const Record& record, const VerifyOutcome& verified) {
-  std::vector<ExternalFile> external;
+// The verified bytes of the file a location of the model names: its normalised path must be a file the
+// record lists as external-data. ConformanceError naming the location otherwise.
+std::span<const std::byte> listed_external(const Record& record, const VerifyOutcome& verified,
+                                           const std::string& location) {
+  const std::string named = "external data location \"" + location + "\" of " + record.artifacts.model;
+  std::string why;
+  const auto path = normalize_artifact_path(location, &why);
+  if (!path) throw ConformanceError(named + " is not a valid artifact path (" + why + ")");
   for (const auto& f : record.artifacts.files) {
-    if (f.role != rf::kRoleExternalData) continue;
-    const std::string path = *normalize_artifact_path(f.path);
-    external.push_back({path, verified.contents.at(path)});
+    if (normalize_artifact_path(f.path) != path) continue;
+    if (f.role != rf::kRoleExternalData) {
+      throw ConformanceError(named + " names " + *path + ", which the record lists as " + f.role + ", not " +
+                             rf::kRoleExternalData);
+    }
+    return verified.contents.at(*path);
   }
+  throw ConformanceError(named + " names " + *path + ", which the record does not list");
+}
+
+// Every location model.onnx references, under the model's own spelling, with the verified bytes of the
+// external-data file it names. ConformanceError for a model the reader refuses or a location not listed.
+std::vector<ExternalFile> external_files(const Record& record, const VerifyOutcome& verified) {
+  const ExternalBytes lookup = [&](const std::string& location) -> std::optional<std::span<const std::byte>> {
+    return listed_external(record, verified, location);
+  };
+  const OnnxModelFile model = read_onnx_model(verified.contents.at(record.artifacts.model), lookup);
+  std::vector<ExternalFile> external;
+  for (const auto& location : model.external_locations) external.push_back({location, *lookup(location)});
   return external;
 }
 
@@ -54,10 +81,16 @@ bool load(StageContext& context) {
   if (!verified.ok()) {
     return fail(context, FailureClass::hash_mismatch, json{{"problems", verified.problems}, {"loaded", false}});
   }
+  std::vector<ExternalFile> external;
+  try {
+    external = external_files(record, verified);
+  } catch (const ConformanceError& e) {
+    return fail(context, FailureClass::load_error, json{{"error", e.what()}});
+  }
   const SessionSettings settings = session_settings(record);
   try {
-    context.session = context.runtime->create_session(verified.contents.at(record.artifacts.model),
-                                                      external_files(record, verified), settings);
+    context.session =
+        context.runtime->create_session(verified.contents.at(record.artifacts.model), external, settings);
   } catch (const RuntimeFailure& e) {
     return fail(context, FailureClass::load_error,
                 json{{"error", e.what()}, {"code", e.code_name()}, {"provider", settings.provider}});
