@@ -273,6 +273,7 @@ def run_profiles(
     written: an unknown tested name is a :class:`UsageError`, an invalid Profile a :class:`ConformanceError`,
     and without ``force`` a profile folder holding files is :class:`FolderInUse`; ``force`` clears only the
     chosen profiles' folders."""
+    root = _directory(directory, "run_profiles(directory, names=None, *, source_revision=None, force=False)")
     if names is None:
         items: Any = None
     elif isinstance(names, (str, Profile, Mapping)):
@@ -282,7 +283,7 @@ def run_profiles(
     python, script = _worker()
     text = _core.run_profiles(
         _dumps(items, "the profiles"),
-        _directory(directory, "run_profiles(directory, names=None, *, source_revision=None, force=False)"),
+        root,
         source_revision,
         bool(force),
         _onnxruntime_library(onnxruntime),
@@ -292,7 +293,9 @@ def run_profiles(
     return json.loads(text)
 
 
-def execute(record: Mapping[str, Any], directory: PathLike, *, onnxruntime: Optional[PathLike] = None) -> dict[str, Any]:
+def execute(
+    record: Mapping[str, Any], directory: PathLike, *, onnxruntime: Optional[PathLike] = None
+) -> dict[str, Any]:
     """Run a saved record's load and parity stages again on its artifacts under ``directory``, in C++ only
     (no Python exporters): the record is validated, its weights rebuilt and compared with ``weights_sha256``,
     every artifact verified before anything is loaded (a mismatch is a ``hash-mismatch`` record). Returns
