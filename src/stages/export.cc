@@ -2,8 +2,6 @@
 // snapshots it, calls the profile's exporter with the exact arguments of §4 and compares the snapshot.
 // Failures: state-changed (reported first), export-error (the exporter raised, wrote no model.onnx, or the
 // worker could not answer). model_state is recorded whenever the exporter was called.
-#include <openssl/evp.h>
-
 #include <string>
 #include <system_error>
 #include <vector>
@@ -12,30 +10,19 @@
 #include "model/feedfwd.h"
 #include "record/record.h"
 #include "stages/stages.h"
+#include "worker/tensor_wire.h"
 
 namespace nnx {
 namespace {
 
 using nlohmann::json;
 
-std::string base64(const void* data, std::size_t size) {
-  std::string out(4 * ((size + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                static_cast<const unsigned char*>(data), static_cast<int>(size));
-  out.resize(static_cast<std::size_t>(n));
-  return out;
-}
-
-json tensor_json(const std::vector<std::int64_t>& shape, const std::vector<float>& values) {
-  return json{{"shape", shape}, {"data", base64(values.data(), values.size() * sizeof(float))}};
-}
-
 // The worker's export request (worker/PROTOCOL.md, "export").
 json export_request(const StageContext& context) {
   const Profile& profile = *context.profile;
   json parameters = json::array();
   for (const auto& p : context.model.parameters()) {
-    json t = tensor_json(p.shape, p.values);
+    json t = float32_tensor_json(p.shape, p.values);
     t["name"] = p.name;
     parameters.push_back(t);
   }
@@ -47,7 +34,7 @@ json export_request(const StageContext& context) {
               {"options", profile.exporter_options()},
               {"model", model},
               {"parameters", parameters},
-              {"example_input", tensor_json(example_shape, draw_input(example_shape, 7))},
+              {"example_input", float32_tensor_json(example_shape, draw_input(example_shape, 7))},
               {"output_dir", std::filesystem::absolute(profile_folder(context.root, profile.name)).string()},
               {"model_file", kModelFile}};
 }
@@ -76,14 +63,16 @@ bool run_export_stage(StageContext& context) {
     return fail(context, FailureClass::export_error, std::move(detail));
   }
   const json warnings = reply.value("warnings", json::array());
-  if (reply.contains("exception") && !reply["exception"].is_null()) {
-    return fail(context, FailureClass::export_error, json{{"error", reply["exception"]}, {"log", reply.value("log", "")}});
-  }
-  context.record.model_state = reply.at("model_state");
+  const bool raised = reply.contains("exception") && !reply["exception"].is_null();
+  const json export_failure{{"error", raised ? reply["exception"] : json()}, {"log", reply.value("log", "")}};
+  context.record.model_state = reply.at("model_state");  // the exporter was called (§4)
   const json changed = reply.value("changed", json::array());
-  if (!changed.empty()) {
-    return fail(context, FailureClass::state_changed, json{{"changed", changed}, {"warnings", warnings}});
+  if (!changed.empty()) {  // reported first, even when the exporter also raised
+    json detail{{"changed", changed}, {"warnings", warnings}};
+    if (raised) detail["export"] = export_failure;
+    return fail(context, FailureClass::state_changed, std::move(detail));
   }
+  if (raised) return fail(context, FailureClass::export_error, export_failure);
   if (!reply.value("wrote_model", false)) {
     return fail(context, FailureClass::export_error,
                 json{{"error", "the exporter wrote no model.onnx"}, {"log", reply.value("log", "")}});

@@ -39,9 +39,22 @@ def test_missing_runtime_is_exit_10_never_a_skip(tmp_path):
 def test_exporter_raising_is_exit_11(tmp_path):
     done, record = run_one(tmp_path, fault="exporter-raises")
     assert done.returncode == 11
-    assert record["failure"] == "export-error" and record["model_state"] is None
+    assert record["failure"] == "export-error"
+    # The exporter was called, and left the model as it found it (record-format §4).
+    assert record["model_state"] == {"parameters": True, "gradients": True, "modes": True}
     assert stage_statuses(record)[1:] == ["failed", "not_run", "not_run", "not_run"]
     assert record["stages"]["export"]["detail"]["error"]
+
+
+def test_an_exporter_that_changes_the_model_and_raises_is_state_changed_first(tmp_path):
+    done, record = run_one(tmp_path, fault="mutate-then-raise")
+    assert done.returncode == 12, done.stdout + done.stderr
+    assert record["failure"] == "state-changed"
+    assert record["model_state"] == {"parameters": False, "gradients": True, "modes": True}
+    detail = record["stages"]["export"]["detail"]
+    assert detail["changed"] == ["parameters"]
+    assert detail["export"]["error"].startswith("RuntimeError: nnx test fault 'mutate-then-raise'")
+    assert "log" in detail["export"] and "warnings" in detail
 
 
 def test_an_opset_the_exporter_cannot_write_is_a_real_export_error(tmp_path):
