@@ -32,13 +32,15 @@ import tempfile
 import traceback
 import warnings
 
+import nnx_torch_model  # beside this script (sys.path[0]); imports no torch until a network is built
+
 RESPONSE_FD = 3
 LOG_LINES = 20
 PLAIN_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 PIP_NAMES = {"onnxruntime": "onnxruntime", "onnxscript": "onnxscript", "onnx": "onnx", "torch": "torch",
              "numpy": "numpy"}
 ENVIRONMENT_MODULES = ("numpy", "torch", "onnx", "onnxscript")
-ACTIVATIONS = ("elu", "selu", "tanh", "relu", "softmax", "sigmoid", "softplus", "leaky_relu")
+ACTIVATIONS = nnx_torch_model.ACTIVATIONS
 EXPORTERS = ("torchscript", "dynamo")
 
 
@@ -111,95 +113,65 @@ def _environment(known: dict) -> dict:
 # --------------------------------------------------------------------------------------------
 # the model
 
-_FEEDFWD = None
-
-
 def feedfwd_class():
-    """FeedFwdNN, defined on first use (torch is imported lazily)."""
-    global _FEEDFWD
-    if _FEEDFWD is None:
-        import torch.nn as nn
-
-        class FeedFwdNN(nn.Module):
-            """Linear layers over consecutive widths; hidden: linear -> activation -> dropout."""
-
-            def __init__(self, input_dim, hidden_dims, output_dim, activation, dropout):
-                super().__init__()
-                widths = [input_dim, *hidden_dims, output_dim]
-                self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(widths, widths[1:]))
-                self.activation = {
-                    "elu": nn.ELU, "selu": nn.SELU, "tanh": nn.Tanh, "relu": nn.ReLU,
-                    "softmax": lambda: nn.Softmax(dim=-1), "sigmoid": nn.Sigmoid,
-                    "softplus": nn.Softplus, "leaky_relu": nn.LeakyReLU,
-                }[activation]()
-                self.dropout = nn.Dropout(dropout)
-
-            def forward(self, x):
-                for layer in self.layers[:-1]:
-                    x = self.dropout(self.activation(layer(x)))
-                return self.layers[-1](x)
-
-        _FEEDFWD = FeedFwdNN
-    return _FEEDFWD
+    """FeedFwdNN of doc/record-format.md §2 (worker/nnx_torch_model.py), defined on first use."""
+    return nnx_torch_model.feedfwd_class()
 
 
 def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _model_config(cfg) -> dict:
+def _model_config(cfg, op: str = "export") -> dict:
     if not isinstance(cfg, dict):
-        raise ProtocolError("export: 'model' must be an object")
+        raise ProtocolError(f"{op}: 'model' must be an object")
     if cfg.get("net") != "feed_fwd":
-        raise ProtocolError(f"export: unknown net {cfg.get('net')!r} (only 'feed_fwd')")
+        raise ProtocolError(f"{op}: unknown net {cfg.get('net')!r} (only 'feed_fwd')")
     dims = [cfg.get("input_dim"), *(cfg.get("hidden_dims") or []), cfg.get("output_dim")]
     if not isinstance(cfg.get("hidden_dims"), list) or not all(_is_int(d) and d >= 1 for d in dims):
-        raise ProtocolError("export: input_dim, hidden_dims and output_dim must be positive integers")
+        raise ProtocolError(f"{op}: input_dim, hidden_dims and output_dim must be positive integers")
     if cfg.get("activation") not in ACTIVATIONS:
-        raise ProtocolError(f"export: unknown activation {cfg.get('activation')!r}")
+        raise ProtocolError(f"{op}: unknown activation {cfg.get('activation')!r}")
     dropout = cfg.get("dropout")
     if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout < 1:
-        raise ProtocolError("export: dropout must be a number in [0, 1)")
+        raise ProtocolError(f"{op}: dropout must be a number in [0, 1)")
     return cfg
 
 
-def _decode_tensor(entry, what: str):
+def _decode_tensor(entry, what: str, op: str = "export"):
     import numpy as np
     import torch
 
     if not isinstance(entry, dict) or not isinstance(entry.get("shape"), list) \
             or not all(_is_int(d) and d >= 0 for d in entry["shape"]) or not isinstance(entry.get("data"), str):
-        raise ProtocolError(f"export: {what} needs 'shape' (list of sizes) and 'data' (base64)")
+        raise ProtocolError(f"{op}: {what} needs 'shape' (list of sizes) and 'data' (base64)")
     try:
         raw = base64.b64decode(entry["data"], validate=True)
     except ValueError as exc:
-        raise ProtocolError(f"export: {what}: data is not base64: {exc}") from None
+        raise ProtocolError(f"{op}: {what}: data is not base64: {exc}") from None
     count = 1
     for d in entry["shape"]:
         count *= d
     if len(raw) != 4 * count:
-        raise ProtocolError(f"export: {what}: {len(raw)} bytes for shape {entry['shape']} "
+        raise ProtocolError(f"{op}: {what}: {len(raw)} bytes for shape {entry['shape']} "
                             f"(expected {4 * count} bytes of float32)")
     array = np.frombuffer(raw, dtype="<f4").astype(np.float32).reshape(entry["shape"])
     return torch.from_numpy(array.copy())
 
 
-def build_model(cfg: dict, parameters):
-    """A FeedFwdNN holding exactly the given parameters (names, order and shapes must match)."""
-    import torch
-
-    model = feedfwd_class()(cfg["input_dim"], list(cfg["hidden_dims"]), cfg["output_dim"],
-                            cfg["activation"], float(cfg["dropout"]))
-    expected = [(name, list(p.shape)) for name, p in model.named_parameters()]
+def build_model(cfg: dict, parameters, op: str = "export"):
+    """The §2 network holding exactly the given parameters (names, order and shapes must match)."""
     if not isinstance(parameters, list):
-        raise ProtocolError("export: 'parameters' must be a list")
-    given = [(e.get("name"), e.get("shape")) if isinstance(e, dict) else (None, None) for e in parameters]
-    if given != expected:
-        raise ProtocolError(f"export: parameters {given} do not match the model's {expected}")
-    with torch.no_grad():
-        for (name, param), entry in zip(model.named_parameters(), parameters):
-            param.copy_(_decode_tensor(entry, f"parameter {name}"))
-    return model
+        raise ProtocolError(f"{op}: 'parameters' must be a list")
+    decoded = []
+    for entry in parameters:
+        if not isinstance(entry, dict):
+            raise ProtocolError(f"{op}: every parameter must be an object")
+        decoded.append((entry.get("name"), entry.get("shape"), _decode_tensor(entry, f"parameter {entry.get('name')}", op)))
+    try:
+        return nnx_torch_model.build_network(cfg, decoded)
+    except ValueError as exc:
+        raise ProtocolError(f"{op}: {exc}") from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -274,7 +246,7 @@ def call_exporter(model, example, path: str, options: dict) -> None:
 
     names = {"input_names": list(options["input_names"]), "output_names": list(options["output_names"])}
     if options["dynamo"]:
-        dynamic_shapes = ({0: torch.export.Dim("batch")},) if options["dynamic_batch"] else None
+        dynamic_shapes = ({0: torch.export.Dim("batch", min=1)},) if options["dynamic_batch"] else None
         torch.onnx.export(model, (example,), path, dynamo=True, opset_version=options["opset_version"],
                           dynamic_shapes=dynamic_shapes, **names)
     else:
@@ -405,11 +377,43 @@ def op_export(req: dict) -> dict:
         "log": outcome["log"],
         "warnings": outcome["warnings"],
         "changed": changed,
-        "model_state": None if outcome["exception"] is not None else
-        {part: part not in changed for part in ("parameters", "gradients", "modes")},
+        "model_state": {part: part not in changed for part in ("parameters", "gradients", "modes")},
         "wrote_model": outcome["wrote_model"],
         "files": _list_files(plan["output_dir"]),
     }
+
+
+# --------------------------------------------------------------------------------------------
+# reference
+
+
+def _encode_tensor(tensor) -> dict:
+    array = tensor.detach().cpu().contiguous().numpy().astype("<f4", copy=False)
+    return {"shape": list(array.shape), "data": base64.b64encode(array.tobytes()).decode("ascii")}
+
+
+def op_reference(req: dict) -> dict:
+    """The §2 network in eval mode under torch.no_grad(), on each given float32 input: raw float32
+    outputs (base64), bit for bit what PyTorch computed."""
+    cfg = _model_config(req.get("model"), "reference")
+    inputs = req.get("inputs")
+    if not isinstance(inputs, list) or not all(isinstance(i, dict) and isinstance(i.get("name"), str) for i in inputs):
+        raise ProtocolError("reference: 'inputs' must be a list of {name, shape, data}")
+    try:
+        import torch
+    except BaseException as exc:  # noqa: BLE001
+        raise ProtocolError(f"reference: torch is not importable: {_describe(exc)}") from None
+    model = build_model(cfg, req.get("parameters"), "reference")
+    model.eval()
+    outputs = []
+    with torch.no_grad():
+        for entry in inputs:
+            x = _decode_tensor(entry, f"input {entry['name']}", "reference")
+            if x.dim() != 2 or x.shape[1] != cfg["input_dim"]:
+                raise ProtocolError(f"reference: input {entry['name']} shape {list(x.shape)} is not [batch, "
+                                    f"{cfg['input_dim']}]")
+            outputs.append({"name": entry["name"], **_encode_tensor(model(x))})
+    return {"ok": True, "outputs": outputs, "environment": _environment({})}
 
 
 # --------------------------------------------------------------------------------------------
@@ -513,7 +517,7 @@ def op_check(req: dict) -> dict:
 
 
 OPS = {"ping": lambda req: {"ok": True}, "dependencies": op_dependencies, "export": op_export,
-       "check": op_check}
+       "reference": op_reference, "check": op_check}
 
 
 def handle(line: bytes) -> dict:

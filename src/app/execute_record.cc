@@ -8,6 +8,8 @@
 #include "model/reference_model.h"
 #include "record/record.h"
 #include "stages/stages.h"
+#include "worker/exporter_client.h"
+#include "worker/worker_command.h"
 
 namespace nnx {
 namespace {
@@ -16,6 +18,25 @@ std::string platform_text() {
   struct utsname u {};
   if (::uname(&u) != 0) return "unknown";
   return std::string(u.sysname) + "-" + u.release + "-" + u.machine;
+}
+
+// The worker that computes the torch reference, started and asked for torch and numpy (their versions go into
+// `versions`); RuntimeUnavailable (exit 10) naming the problem when it cannot serve.
+std::unique_ptr<ExporterClient> start_torch_reference(const ExecuteOptions& options, json& versions) {
+  std::unique_ptr<ExporterClient> worker;
+  json reply;
+  try {
+    worker = std::make_unique<ExporterClient>(options.worker.value_or(default_worker_command()),
+                                              options.worker_timeout.value_or(default_worker_timeout()));
+    reply = worker->dependencies({"torch", "numpy"});
+  } catch (const WorkerError& e) {
+    throw RuntimeUnavailable(std::string("the torch reference needs the exporter worker: ") + e.what());
+  }
+  std::string problems;
+  for (const auto& p : reply.at("problems")) problems += (problems.empty() ? "" : "; ") + p.get<std::string>();
+  if (!problems.empty()) throw RuntimeUnavailable("the torch reference is unavailable: " + problems);
+  for (const char* key : {"python", "torch", "numpy"}) versions[key] = reply.at("environment").value(key, json());
+  return worker;
 }
 
 }  // namespace
@@ -62,17 +83,25 @@ json execute_record(const json& input, const std::filesystem::path& root, const 
   if (digest != recorded) {
     throw ConformanceError("rebuilt weights have SHA-256 " + digest + ", the record says " + recorded);
   }
-  json& versions = record.versions;
+  json versions = json::object();  // the environment that produces the new evidence (§7)
+  versions["exported_with"] = record.versions.contains("exported_with") ? record.versions["exported_with"] : record.versions;
   versions["nnx"] = build_version();
   versions[runtime->name()] = runtime->version();
   versions[runtime->name() + "_library"] = runtime->location();
   versions["platform"] = platform_text();
-  versions["executed_by"] = "nnx-conformance execute (C++ only)";
+  versions["reference"] = std::string(reference_name(options.reference));
+  versions["executed_by"] = options.reference == ReferenceKind::native ? "nnx-conformance execute (C++ only)"
+                                                                       : "nnx-conformance execute (torch reference)";
+  std::unique_ptr<ExporterClient> worker;
+  if (options.reference == ReferenceKind::torch) worker = start_torch_reference(options, versions);
+  record.versions = std::move(versions);
   record.runtime.version = runtime->version();
   record.reset_input_cases();
   for (Stage s : {Stage::load, Stage::parity}) record.reset_stage(s);
   StageContext context{record, root, *model};
   context.runtime = std::move(runtime);
+  context.reference = options.reference;
+  context.exporter = std::move(worker);
   run_stages(context, kExecutePipeline);
   record.finalize();
   return record.to_json();

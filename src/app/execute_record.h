@@ -1,8 +1,12 @@
-// Re-executing a saved record (doc/record-format.md §7), in C++ only: no Python, no PyTorch.
+// Re-executing a saved record (doc/record-format.md §7). With the native reference (the default) in C++
+// only: no Python, no PyTorch; with the torch reference (options.reference) parity compares with the
+// PyTorch network computed in the exporter worker, as a run does.
 //
 // `execute_record` validates the record, refuses one whose check did not pass, opens the record's runtime
 // (RuntimeUnavailable when it cannot: exit 10 on the command line), rebuilds the native model from
-// `config` and refuses when its digest differs from `weights_sha256`, refreshes versions and
+// `config` and refuses when its digest differs from `weights_sha256`, replaces versions with the environment
+// that produces the new evidence (this software, the runtime and its library, the platform, the reference;
+// python, torch and numpy for the torch reference; the previous versions kept under `exported_with`) and
 // runtime.version, resets the input cases and runs load (hashes verified first) and parity again. The
 // dependencies, export and check stages, and everything else, are kept. Refusals throw ConformanceError.
 #pragma once

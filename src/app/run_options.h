@@ -7,6 +7,7 @@
 #include <string>
 
 #include "runtime/runtime.h"
+#include "stages/reference_outputs.h"
 #include "worker/worker_process.h"
 
 namespace nnx {
@@ -23,6 +24,10 @@ struct RunOptions {
 struct ExecuteOptions {
   std::optional<std::filesystem::path> onnxruntime_library;
   RuntimeOpener open_runtime = &nnx::open_runtime;
+  // What parity compares with: the C++ forward (no Python), or the PyTorch network in the worker.
+  ReferenceKind reference = ReferenceKind::native;
+  std::optional<WorkerCommand> worker;                      // torch reference only; default_worker_command()
+  std::optional<std::chrono::milliseconds> worker_timeout;  // default_worker_timeout()
 };
 
 }  // namespace nnx

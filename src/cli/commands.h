@@ -34,6 +34,7 @@ struct RecordArgs {
   std::string root;
   std::string output;
   std::string onnxruntime;
+  std::string reference = "native";  // execute: native (C++ only) or torch (the worker's PyTorch forward)
 };
 
 void add_run_command(CLI::App& app, RunArgs& args);

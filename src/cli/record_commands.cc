@@ -23,11 +23,15 @@ void add_record_commands(CLI::App& app, RecordArgs& args) {
   auto* verify = app.add_subcommand("verify", "re-check every artifact byte for byte");
   verify->add_option("FILE", args.file, "record or report")->required();
   verify->add_option("ROOT", args.root, "artifact root (holding one folder per profile)")->required();
-  auto* execute = app.add_subcommand("execute", "verify, then load and run parity again (no Python needed)");
+  auto* execute = app.add_subcommand("execute", "verify, then load and run parity again (no Python needed unless --reference torch)");
   execute->add_option("FILE", args.file, "record or report")->required();
   execute->add_option("ROOT", args.root, "artifact root")->required();
   execute->add_option("--output", args.output, "write the re-executed record or report here");
   execute->add_option("--onnxruntime", args.onnxruntime, "path of libonnxruntime.so.1 to use");
+  execute->add_option("--reference", args.reference,
+                      "what parity compares with: native (the C++ forward, no Python; default) or torch (the "
+                      "PyTorch network, in the exporter worker)")
+      ->check(CLI::IsMember({"native", "torch"}));
 }
 
 namespace {
@@ -94,6 +98,7 @@ int execute_command(const RecordArgs& args, const Seams& seams) {
   if (!args.output.empty()) request.output = args.output;
   if (!args.onnxruntime.empty()) request.options.onnxruntime_library = args.onnxruntime;
   request.options.open_runtime = seams.open_runtime;
+  request.options.reference = *parse_reference(args.reference);  // CLI checked the name
   const ExecuteOutcome outcome = execute_report(request);
   for (const auto& line : summary_lines(outcome.records)) std::cout << line << "\n";
   if (!args.output.empty()) std::cout << "output: " << args.output << "\n";

@@ -18,43 +18,53 @@ Activation parse_activation(const std::string& name) {
   throw std::invalid_argument("unknown activation \"" + name + "\"");
 }
 
-void apply_activation(Activation activation, std::span<float> row) {
-  constexpr float kSeluAlpha = 1.6732632423543772848170429916717f;
-  constexpr float kSeluScale = 1.0507009873554804934193349852946f;
+namespace {
+
+// One definition for both precisions: float32 (the native forward) and float64 (the oracle).
+template <typename T>
+void apply_in(Activation activation, std::span<T> row) {
+  constexpr T kSeluAlpha = static_cast<T>(1.6732632423543772848170429916717L);
+  constexpr T kSeluScale = static_cast<T>(1.0507009873554804934193349852946L);
+  constexpr T kZero = 0, kOne = 1, kLeak = static_cast<T>(0.01L), kSoftplusThreshold = 20;
   switch (activation) {
     case Activation::relu:
-      for (float& v : row) v = v > 0.0f ? v : 0.0f;
+      for (T& v : row) v = v > kZero ? v : kZero;
       return;
     case Activation::leaky_relu:
-      for (float& v : row) v = v > 0.0f ? v : v * 0.01f;
+      for (T& v : row) v = v > kZero ? v : v * kLeak;
       return;
     case Activation::tanh:
-      for (float& v : row) v = std::tanh(v);
+      for (T& v : row) v = std::tanh(v);
       return;
     case Activation::sigmoid:
-      for (float& v : row) v = 1.0f / (1.0f + std::exp(-v));
+      for (T& v : row) v = kOne / (kOne + std::exp(-v));
       return;
     case Activation::elu:
-      for (float& v : row) v = v > 0.0f ? v : std::expm1(v);
+      for (T& v : row) v = v > kZero ? v : std::expm1(v);
       return;
     case Activation::selu:
-      for (float& v : row) v = kSeluScale * (v > 0.0f ? v : kSeluAlpha * std::expm1(v));
+      for (T& v : row) v = kSeluScale * (v > kZero ? v : kSeluAlpha * std::expm1(v));
       return;
     case Activation::softplus:
-      for (float& v : row) v = v > 20.0f ? v : std::log1p(std::exp(v));
+      for (T& v : row) v = v > kSoftplusThreshold ? v : std::log1p(std::exp(v));
       return;
     case Activation::softmax: {
       if (row.empty()) return;
-      const float m = *std::max_element(row.begin(), row.end());
-      float sum = 0.0f;
-      for (float& v : row) {
+      const T m = *std::max_element(row.begin(), row.end());
+      T sum = kZero;
+      for (T& v : row) {
         v = std::exp(v - m);
         sum += v;
       }
-      for (float& v : row) v /= sum;
+      for (T& v : row) v /= sum;
       return;
     }
   }
 }
+
+}  // namespace
+
+void apply_activation(Activation activation, std::span<float> row) { apply_in(activation, row); }
+void apply_activation(Activation activation, std::span<double> row) { apply_in(activation, row); }
 
 }  // namespace nnx

@@ -4,7 +4,7 @@
 // A ReferenceModel is built from a record's model config and holds the deterministic parameters the
 // exporter is given (in the order PyTorch names them) and their digest (`weights_sha256`, §2). `forward`
 // returns the raw logits [batch, output_width] for a float32 input [batch, input_width], row-major, in eval
-// mode. `make_reference_model` is the one place that chooses the implementation for a config's `net`.
+// mode; `forward_oracle` the same in float64. `make_reference_model` is the one place that chooses the implementation for a config's `net`.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +34,9 @@ class ReferenceModel {
   virtual std::string weights_sha256() const = 0;
   virtual std::int64_t output_width() const = 0;
   virtual std::vector<float> forward(std::span<const float> input, std::int64_t batch) const = 0;
+  // The oracle: the same network in float64 from the same float32 weights and input (no shared rounding
+  // with a float32 forward), what parity's triangulation measures both sides against.
+  virtual std::vector<double> forward_oracle(std::span<const float> input, std::int64_t batch) const = 0;
 };
 
 // The implementations (one .cc each).

@@ -101,6 +101,7 @@ bool load(StageContext& context) {
     context.session.reset();
     return fail(context, FailureClass::load_error, std::move(detail));
   }
+  context.verified_files = std::move(verified.contents);  // parity reads model.onnx's weights from them
   context.record.set_stage_passed(Stage::load, json{{"providers", providers}});
   return true;
 }

@@ -1,7 +1,9 @@
 // The parity stage (doc/record-format.md §4): every input case of the record is run; a refusal as an
 // invalid argument is `rejected`, any other runtime failure `error`; a valid batch that ran is compared
-// element by element with the reference model (|runtime - reference| <= atol + rtol * |reference|). The
-// stage fails with the first of runtime-error, mismatch, input-contract present among failing cases.
+// element by element with the reference (stages/reference_outputs.h: the PyTorch network at run time)
+// (|runtime - reference| <= atol + rtol * |reference|). The stage fails with the first of runtime-error,
+// mismatch, input-contract present among failing cases. Its detail carries the reference's name, the
+// triangulation of every compared case and, when it fails, the blame (stages/triangulation.h).
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -9,12 +11,28 @@
 
 #include "model/feedfwd.h"
 #include "record/record.h"
+#include "stages/reference_outputs.h"
 #include "stages/stages.h"
+#include "stages/triangulation.h"
+#include "stages/weights_check.h"
 
 namespace nnx {
 namespace {
 
 using nlohmann::json;
+
+// What one case is measured against.
+struct CaseReference {
+  const std::vector<float>* reference = nullptr;  // null: not computed (`missing` says why)
+  std::string missing;
+};
+
+// What the cases showed, for the blame.
+struct ParityEvidence {
+  bool runtime_departs = false;
+  bool reference_departs = false;
+  std::vector<CaseTriangulation> triangulation;
+};
 
 // An outcome without compared values: errors null, a detail saying what happened.
 void set_case(RecordCase& c, const char* outcome, std::optional<FailureClass> failure, std::string detail) {
@@ -34,36 +52,28 @@ std::string incomparable(const std::vector<TensorOutput>& outputs, const std::ve
   const TensorOutput& out = outputs.front();
   if (out.dtype != "float") return "output " + out.name + " is " + out.dtype + ", not float32";
   if (out.shape != expected_shape) {
-    return "output shape " + shape_text(out.shape) + " differs from the native " + shape_text(expected_shape);
+    return "output shape " + shape_text(out.shape) + " differs from the reference's " + shape_text(expected_shape);
   }
   return "";
 }
 
-void compare_case(RecordCase& c, const std::vector<TensorOutput>& outputs, const ReferenceModel& native,
-                  const std::vector<float>& input, std::int64_t batch, double rtol, double atol) {
-  if (const std::string why = incomparable(outputs, {batch, native.output_width()}); !why.empty()) {
-    return set_case(c, rf::kOutcomeMismatch, FailureClass::mismatch, why);
-  }
-  const std::vector<float>& values = outputs.front().values;
-  const std::vector<float> reference = native.forward(input, batch);
-  std::size_t nonfinite_runtime = 0, nonfinite_native = 0;
-  for (std::size_t i = 0; i < reference.size(); ++i) {
-    if (!std::isfinite(values[i])) ++nonfinite_runtime;
-    if (!std::isfinite(reference[i])) ++nonfinite_native;
-  }
-  if (nonfinite_runtime || nonfinite_native) {
-    return set_case(c, rf::kOutcomeMismatch, FailureClass::mismatch,
-                    std::to_string(nonfinite_runtime) + " runtime and " + std::to_string(nonfinite_native) +
-                        " native values are not finite");
-  }
+std::size_t count_nonfinite(std::span<const float> values) {
+  return static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); }));
+}
+
+// The record's errors (runtime against the reference) and the case's triangulation.
+void compare_values(RecordCase& c, std::span<const float> runtime, std::span<const float> reference,
+                    const StageContext& context, std::span<const float> input, ParityEvidence& evidence) {
+  const double rtol = context.record.tolerances.rtol.value();
+  const double atol = context.record.tolerances.atol.value();
   double max_abs = 0.0, max_rel = 0.0;
   bool match = true;
   for (std::size_t i = 0; i < reference.size(); ++i) {
-    const double native_value = reference[i];
-    const double err = std::fabs(static_cast<double>(values[i]) - native_value);
+    const double ref = reference[i];
+    const double err = std::fabs(static_cast<double>(runtime[i]) - ref);
     max_abs = std::max(max_abs, err);
-    max_rel = std::max(max_rel, err / std::max(std::fabs(native_value), 1e-30));
-    if (!(err <= atol + rtol * std::fabs(native_value))) match = false;
+    max_rel = std::max(max_rel, err / std::max(std::fabs(ref), 1e-30));
+    if (!(err <= atol + rtol * std::fabs(ref))) match = false;
   }
   c.outcome = match ? rf::kOutcomeMatch : rf::kOutcomeMismatch;
   c.failure = match ? std::nullopt : std::optional<FailureClass>(FailureClass::mismatch);
@@ -71,18 +81,50 @@ void compare_case(RecordCase& c, const std::vector<TensorOutput>& outputs, const
   c.max_abs_error = max_abs;
   c.max_rel_error = max_rel;
   c.detail.reset();
+
+  const std::vector<double> oracle = context.model.forward_oracle(input, c.shape[0]);
+  const std::vector<double> runtime64 = widen(runtime), reference64 = widen(reference);
+  const std::vector<float> native = context.model.forward(input, c.shape[0]);
+  CaseTriangulation t{c.name, departure(runtime64, reference64, rtol, atol), departure(runtime64, oracle, rtol, atol),
+                      departure(reference64, oracle, rtol, atol), departure(widen(native), reference64, rtol, atol)};
+  evidence.runtime_departs = evidence.runtime_departs || t.runtime_vs_oracle.beyond_tolerance();
+  evidence.reference_departs = evidence.reference_departs || t.reference_vs_oracle.beyond_tolerance();
+  evidence.triangulation.push_back(std::move(t));
+}
+
+void compare_case(RecordCase& c, const std::vector<TensorOutput>& outputs, const CaseReference& reference,
+                  const StageContext& context, std::span<const float> input, ParityEvidence& evidence) {
+  if (const std::string why = incomparable(outputs, {c.shape[0], context.model.output_width()}); !why.empty()) {
+    evidence.runtime_departs = true;
+    return set_case(c, rf::kOutcomeMismatch, FailureClass::mismatch, why);
+  }
+  if (reference.reference == nullptr) {
+    evidence.reference_departs = true;
+    return set_case(c, rf::kOutcomeMismatch, FailureClass::mismatch, "not compared: " + reference.missing);
+  }
+  const std::vector<float>& values = outputs.front().values;
+  const std::size_t nonfinite_runtime = count_nonfinite(values), nonfinite_reference = count_nonfinite(*reference.reference);
+  if (nonfinite_runtime || nonfinite_reference) {
+    evidence.runtime_departs = evidence.runtime_departs || nonfinite_runtime;
+    evidence.reference_departs = evidence.reference_departs || nonfinite_reference;
+    return set_case(c, rf::kOutcomeMismatch, FailureClass::mismatch,
+                    std::to_string(nonfinite_runtime) + " runtime and " + std::to_string(nonfinite_reference) +
+                        " reference values are not finite");
+  }
+  compare_values(c, values, *reference.reference, context, input, evidence);
 }
 
 // Runs one case and records its outcome.
-void run_case(RecordCase& c, Session& session, const ReferenceModel& native, const std::string& input_name,
-              double rtol, double atol) {
-  const std::vector<float> input = draw_input(c.shape, c.seed);
+void run_case(RecordCase& c, StageContext& context, const std::vector<float>& input, const CaseReference& reference,
+              ParityEvidence& evidence) {
+  const std::string input_name = context.record.exporter.options["input_names"][0].get<std::string>();
   std::vector<TensorOutput> outputs;
   try {
-    outputs = session.run(input_name, input, c.shape);
+    outputs = context.session->run(input_name, input, c.shape);
   } catch (const RuntimeFailure& e) {
+    const bool expected = e.invalid_argument() && c.expect == rf::kExpectRejected;
+    evidence.runtime_departs = evidence.runtime_departs || !expected;
     if (e.invalid_argument()) {
-      const bool expected = c.expect == rf::kExpectRejected;
       return set_case(c, rf::kOutcomeRejected, expected ? std::nullopt : std::optional(FailureClass::input_contract),
                       std::string("refused as an invalid argument: ") + e.what());
     }
@@ -90,16 +132,35 @@ void run_case(RecordCase& c, Session& session, const ReferenceModel& native, con
                     "runtime failed (" + e.code_name() + "): " + e.what());
   }
   if (c.expect == rf::kExpectRejected) {
+    evidence.runtime_departs = true;
     std::string shapes;
     for (const auto& o : outputs) shapes += (shapes.empty() ? "" : ", ") + shape_text(o.shape);
     return set_case(c, rf::kOutcomeAccepted, FailureClass::input_contract,
                     "a refusal was expected, but the runtime ran it (output " + shapes + ")");
   }
-  compare_case(c, outputs, native, input, c.shape[0], rtol, atol);
+  compare_case(c, outputs, reference, context, input, evidence);
+}
+
+// The reference's outputs for every case expected to match (one worker request for the torch reference).
+// A reference that cannot be computed leaves `outputs` empty and says why in `missing`.
+void compute_references(StageContext& context, const std::vector<std::vector<float>>& inputs,
+                        std::vector<std::vector<float>>& outputs, std::string& missing) {
+  std::vector<ReferenceInput> wanted;
+  const auto& cases = context.record.input_cases;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (cases[i].expect == rf::kExpectMatch) wanted.push_back({cases[i].name, {cases[i].shape, inputs[i]}});
+  }
+  try {
+    outputs = reference_outputs(context.reference, context.model, context.exporter.get(), wanted);
+  } catch (const WorkerError& e) {
+    missing = "the " + std::string(reference_name(context.reference)) + " reference could not be computed: " + e.what();
+    if (context.exporter) context.exporter->stop();
+  }
 }
 
 // The stage's outcome from its cases: passed, or the first of runtime-error, mismatch, input-contract.
-bool record_parity_outcome(Record& record, std::size_t compared) {
+bool record_parity_outcome(StageContext& context, ParityEvidence& evidence) {
+  Record& record = context.record;
   std::vector<std::string> failed;
   bool has[3] = {false, false, false};  // runtime-error, mismatch, input-contract
   for (const auto& c : record.input_cases) {
@@ -109,14 +170,24 @@ bool record_parity_outcome(Record& record, std::size_t compared) {
     if (*c.failure == FailureClass::mismatch) has[1] = true;
     if (*c.failure == FailureClass::input_contract) has[2] = true;
   }
+  json triangulation = json::array();
+  for (const auto& t : evidence.triangulation) triangulation.push_back(t.to_json());
+  const WeightsVerdict weights = weights_in_model(context.model, record, context.verified_files);
+  json detail{{"reference", reference_name(context.reference)}, {"triangulation", triangulation},
+              {"weights_in_model", weights.match ? json(*weights.match) : json()}};
+  if (!weights.problem.empty()) detail["weights_problem"] = weights.problem;
   if (failed.empty()) {
-    record.set_stage_passed(Stage::parity, json{{"cases", record.input_cases.size()}, {"compared", compared}});
+    detail["cases"] = record.input_cases.size();
+    detail["compared"] = evidence.triangulation.size();
+    record.set_stage_passed(Stage::parity, std::move(detail));
     return true;
   }
   const FailureClass cls = has[0] ? FailureClass::runtime_error
                            : has[1] ? FailureClass::mismatch
                                     : FailureClass::input_contract;
-  record.set_stage_failed(Stage::parity, cls, json{{"failed_cases", failed}});
+  detail["failed_cases"] = failed;
+  detail["blame"] = blame_of({weights.match == false, evidence.runtime_departs, evidence.reference_departs});
+  record.set_stage_failed(Stage::parity, cls, std::move(detail));
   return false;
 }
 
@@ -125,15 +196,20 @@ bool record_parity_outcome(Record& record, std::size_t compared) {
 bool run_parity_stage(StageContext& context) {
   Record& record = context.record;
   record.reset_input_cases();
-  const double rtol = record.tolerances.rtol.value();
-  const double atol = record.tolerances.atol.value();
-  const std::string input_name = record.exporter.options["input_names"][0].get<std::string>();
-  std::size_t compared = 0;
-  for (auto& c : record.input_cases) {
-    run_case(c, *context.session, context.model, input_name, rtol, atol);
-    if (c.max_abs_error) ++compared;
+  std::vector<std::vector<float>> inputs;
+  for (const auto& c : record.input_cases) inputs.push_back(draw_input(c.shape, c.seed));
+  std::vector<std::vector<float>> references;
+  std::string missing;
+  compute_references(context, inputs, references, missing);
+  ParityEvidence evidence;
+  std::size_t next_reference = 0;
+  for (std::size_t i = 0; i < record.input_cases.size(); ++i) {
+    RecordCase& c = record.input_cases[i];
+    CaseReference reference{nullptr, missing};
+    if (c.expect == rf::kExpectMatch && next_reference < references.size()) reference.reference = &references[next_reference++];
+    run_case(c, context, inputs[i], reference, evidence);
   }
-  return record_parity_outcome(record, compared);
+  return record_parity_outcome(context, evidence);
 }
 
 }  // namespace nnx

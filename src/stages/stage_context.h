@@ -9,7 +9,9 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -19,6 +21,7 @@
 #include "profile/profile.h"
 #include "record/record.h"
 #include "runtime/runtime.h"
+#include "stages/reference_outputs.h"
 #include "worker/exporter_client.h"
 #include "worker/worker_process.h"
 
@@ -44,10 +47,12 @@ struct StageContext {
   std::optional<std::filesystem::path> runtime_library;
   std::shared_ptr<Runtime> runtime;       // opened by dependencies (run), given by execute
   std::unique_ptr<Session> session;       // created by load for parity
+  std::map<std::string, std::vector<std::byte>> verified_files;  // load's verified artifact bytes, by path
+  ReferenceKind reference = ReferenceKind::torch;  // what parity compares with (stages/reference_outputs.h)
 
   WorkerCommand worker_command;           // run only: the exporter worker
   std::chrono::milliseconds worker_timeout{0};
-  std::unique_ptr<ExporterClient> exporter;  // started by dependencies
+  std::unique_ptr<ExporterClient> exporter;  // started by dependencies (run), by execute for a torch reference
 
   StageTimes times;
 };

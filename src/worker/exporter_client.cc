@@ -38,6 +38,8 @@ nlohmann::json ExporterClient::dependencies(const std::vector<std::string>& modu
 
 nlohmann::json ExporterClient::export_model(const nlohmann::json& request) { return ask(request); }
 
+nlohmann::json ExporterClient::reference(const nlohmann::json& request) { return ask(request); }
+
 nlohmann::json ExporterClient::check_model(const std::filesystem::path& path) {
   return ask(nlohmann::json{{"op", "check"}, {"path", std::filesystem::absolute(path).string()}});
 }

@@ -1,5 +1,5 @@
 // The exporter client (src/worker/): the requests the stages make of the Python worker (worker/PROTOCOL.md): which
-// modules it can import, the export itself, and the ONNX checker. It owns the WorkerProcess (started on
+// modules it can import, the export itself, the PyTorch reference forward and the ONNX checker. It owns the WorkerProcess (started on
 // construction, stopped by `stop` or the destructor) and the time spent waiting for it.
 //
 // Every call returns the worker's ok:true answer; a worker that cannot answer, or answers ok:false, throws
@@ -29,6 +29,8 @@ class ExporterClient {
   nlohmann::json dependencies(const std::vector<std::string>& modules);
   // The worker's `export` answer for a complete export request.
   nlohmann::json export_model(const nlohmann::json& request);
+  // The worker's `reference` answer (the PyTorch forward of the request's inputs, raw float32 outputs).
+  nlohmann::json reference(const nlohmann::json& request);
   // The worker's `check` answer for the model at `path`.
   nlohmann::json check_model(const std::filesystem::path& path);
 

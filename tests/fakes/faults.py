@@ -8,6 +8,12 @@ demand.
 Faults (an unknown name makes every export request `ok: false`, naming it):
   exporter-raises    the exporter call raises RuntimeError
   mutate-parameter   the exporter call adds +1.0 to one parameter value and does not restore it
+  mutate-then-raise  the exporter call adds +1.0 to one parameter value, then raises RuntimeError
+  corrupt-initializer  model.onnx is rewritten so the first float initializer's first value gains +0.5
+                     (the weights stored in the file are no longer the model's)
+  reference-off      the worker's PyTorch reference answers with every output shifted by -1e-3 (nothing
+                     real makes PyTorch compute the wrong thing: this is the one injected reference fault)
+  both-off           shift-outputs and reference-off together (+1e-3 in the graph, -1e-3 in the reference)
   checker-refuses    after a successful export, model.onnx gets a node whose input names a value that
                      does not exist (onnx.checker refuses it)
   shift-outputs      model.onnx is rewritten so logits = original + 1e-3 (an Add with a constant)
@@ -34,8 +40,9 @@ import signal
 import time
 
 ENV = "NNX_TEST_FAULT"
-FAULTS = ("exporter-raises", "mutate-parameter", "checker-refuses", "shift-outputs", "nonfinite-outputs",
-          "runtime-fails", "crash", "hang", "garbage", "flood")
+FAULTS = ("exporter-raises", "mutate-parameter", "mutate-then-raise", "checker-refuses", "shift-outputs",
+          "nonfinite-outputs", "runtime-fails", "corrupt-initializer", "reference-off", "both-off", "crash", "hang",
+          "garbage", "flood")
 GARBAGE = b"<html>this is not JSON (nnx test fault 'garbage')\n"
 FLOOD_BYTES = 64 << 20
 SHIFT = 1e-3
@@ -83,17 +90,34 @@ def before_exporter_call(fault: str | None) -> None:
 
 
 def after_exporter_call(fault: str | None, model) -> None:
-    if fault == "mutate-parameter":
+    if fault in ("mutate-parameter", "mutate-then-raise"):
         import torch
 
         with torch.no_grad():
             next(model.parameters()).view(-1)[0] += 1.0
+    if fault == "mutate-then-raise":
+        raise RuntimeError("nnx test fault 'mutate-then-raise': the exporter changed the model, then failed")
+
+
+def shift_reference(fault: str | None, response: dict) -> dict:
+    """reference-off / both-off: every reference output value shifted by -SHIFT (raw float32 kept)."""
+    if fault not in ("reference-off", "both-off") or not response.get("ok"):
+        return response
+    import base64
+
+    import numpy as np
+
+    for out in response["outputs"]:
+        values = np.frombuffer(base64.b64decode(out["data"]), dtype="<f4") - np.float32(SHIFT)
+        out["data"] = base64.b64encode(values.astype("<f4").tobytes()).decode("ascii")
+    return response
 
 
 def rewrite_model(fault: str | None, path: str, options: dict) -> None:
     """Rewrites an exported model.onnx in place for the graph faults (external data is left as is)."""
-    rewrite = {"checker-refuses": _checker_refuses, "shift-outputs": _shift_outputs,
-               "nonfinite-outputs": _nonfinite_outputs, "runtime-fails": _runtime_fails}.get(fault)
+    rewrite = {"checker-refuses": _checker_refuses, "shift-outputs": _shift_outputs, "both-off": _shift_outputs,
+               "nonfinite-outputs": _nonfinite_outputs, "runtime-fails": _runtime_fails,
+               "corrupt-initializer": _corrupt_initializer}.get(fault)
     if rewrite is None:
         return
     import onnx
@@ -133,6 +157,18 @@ def _shift_outputs(model, options) -> None:
 
 def _nonfinite_outputs(model, options) -> None:
     _add_to_output(model, float("nan"), "nan")
+
+
+def _corrupt_initializer(model, options) -> None:
+    from onnx import TensorProto, numpy_helper
+
+    for index, tensor in enumerate(model.graph.initializer):
+        if tensor.data_type == TensorProto.FLOAT and tensor.data_location != TensorProto.EXTERNAL:
+            values = numpy_helper.to_array(tensor).copy()
+            values.reshape(-1)[0] += 0.5
+            model.graph.initializer[index].CopyFrom(numpy_helper.from_array(values, tensor.name))
+            return
+    raise RuntimeError("corrupt-initializer: model.onnx holds no inline float initializer")
 
 
 def _runtime_fails(model, options) -> None:

@@ -28,6 +28,7 @@ HERE = Path(__file__).resolve().parent
 REAL_WORKER = HERE.parents[1] / "worker" / "nnx_worker.py"
 
 sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(REAL_WORKER.parent))  # the real worker imports its model module from beside it
 import faults  # noqa: E402  (tests/fakes/faults.py: stdlib-only at import)
 
 GARBAGE_ANSWER = object()  # what the wrapped export op returns when the answer must be garbage
@@ -44,6 +45,7 @@ def load_real_worker():
 def install(worker, fault: str | None, problem: str | None) -> None:
     """Wraps the real worker's seams with `fault` (or refuses every export with `problem`)."""
     real_op_export = worker.OPS["export"]
+    real_op_reference = worker.OPS["reference"]
     real_call_exporter = worker.call_exporter
     real_run_exporter = worker.run_exporter
     real_write_response = worker.write_response
@@ -76,6 +78,7 @@ def install(worker, fault: str | None, problem: str | None) -> None:
             real_write_response(fd, response)
 
     worker.OPS["export"] = op_export
+    worker.OPS["reference"] = lambda req: faults.shift_reference(fault, real_op_reference(req))
     worker.call_exporter = call_exporter
     worker.run_exporter = run_exporter
     worker.write_response = write_response

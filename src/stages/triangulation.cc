@@ -1,0 +1,52 @@
+#include "stages/triangulation.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace nnx {
+
+nlohmann::json Departure::to_json() const {
+  return nlohmann::json{{"max_abs_error", max_abs_error}, {"margin", margin ? nlohmann::json(*margin) : nlohmann::json()}};
+}
+
+Departure departure(std::span<const double> values, std::span<const double> against, double rtol, double atol) {
+  Departure d;
+  double worst = 0.0;
+  bool unbounded = false;
+  for (std::size_t i = 0; i < values.size() && i < against.size(); ++i) {
+    const double err = std::fabs(values[i] - against[i]);
+    const double allowed = atol + rtol * std::fabs(against[i]);
+    d.max_abs_error = std::max(d.max_abs_error, err);
+    if (err == 0.0) continue;
+    if (allowed == 0.0) {
+      unbounded = true;
+    } else {
+      worst = std::max(worst, err / allowed);
+    }
+  }
+  if (unbounded) {
+    d.margin.reset();
+  } else {
+    d.margin = worst;
+  }
+  return d;
+}
+
+std::vector<double> widen(std::span<const float> values) { return {values.begin(), values.end()}; }
+
+nlohmann::json CaseTriangulation::to_json() const {
+  return nlohmann::json{{"case", name},
+                        {"margin", runtime_vs_reference.to_json()["margin"]},
+                        {"runtime_vs_oracle", runtime_vs_oracle.to_json()},
+                        {"reference_vs_oracle", reference_vs_oracle.to_json()},
+                        {"native_vs_reference", native_vs_reference.to_json()}};
+}
+
+const char* blame_of(const BlameEvidence& evidence) {
+  if (evidence.weights_differ) return "weights";
+  if (evidence.runtime_departs && !evidence.reference_departs) return "runtime-or-graph";
+  if (evidence.reference_departs && !evidence.runtime_departs) return "reference";
+  return "both";
+}
+
+}  // namespace nnx
