@@ -294,14 +294,23 @@ def run_profiles(
 
 
 def execute(
-    record: Mapping[str, Any], directory: PathLike, *, onnxruntime: Optional[PathLike] = None
+    record: Mapping[str, Any],
+    directory: PathLike,
+    *,
+    onnxruntime: Optional[PathLike] = None,
+    reference: str = "torch",
 ) -> dict[str, Any]:
-    """Run a saved record's load and parity stages again on its artifacts under ``directory``, in C++ only
-    (no Python exporters): the record is validated, its weights rebuilt and compared with ``weights_sha256``,
-    every artifact verified before anything is loaded (a mismatch is a ``hash-mismatch`` record). Returns
-    the new record. Refused: an invalid record or one whose check did not pass (:class:`ConformanceError`),
-    no usable ONNX Runtime (:class:`RuntimeUnavailable`)."""
-    text = _core.execute(_dumps(record, "the record"), os.fspath(directory), _onnxruntime_library(onnxruntime))
+    """Run a saved record's load and parity stages again on its artifacts under ``directory``: the record is
+    validated, its weights rebuilt and compared with ``weights_sha256``, every artifact verified before
+    anything is loaded (a mismatch is a ``hash-mismatch`` record). Parity compares ONNX Runtime with
+    ``reference``: ``"torch"`` (default, as the original: the PyTorch network in eval mode, computed in the
+    exporter worker) or ``"native"`` (the core's C++ forward; no PyTorch needed). Returns the new record,
+    whose versions describe the environment that produced it. Refused: an invalid record or one whose check
+    did not pass (:class:`ConformanceError`), no usable ONNX Runtime or, for the torch reference, no usable
+    PyTorch (:class:`RuntimeUnavailable`), an unknown reference (:class:`UsageError`)."""
+    python, script = _worker()
+    text = _core.execute(_dumps(record, "the record"), os.fspath(directory), _onnxruntime_library(onnxruntime),
+                         reference, python, script)
     return json.loads(text)
 
 

@@ -58,8 +58,11 @@ std::string run_profiles(const std::string& profiles_text, const std::filesystem
                          const std::optional<std::string>& source_revision, bool force,
                          const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
                          const std::string& script);
+// `reference`: "torch" (the PyTorch network in the worker `python script`, as the original does) or "native"
+// (the C++ forward); a usage error for any other name.
 std::string execute(const std::string& record_text, const std::filesystem::path& root,
-                    const std::optional<std::filesystem::path>& onnxruntime);
+                    const std::optional<std::filesystem::path>& onnxruntime, const std::string& reference,
+                    const std::string& python, const std::string& script);
 
 std::vector<std::string> verify_artifacts(const std::string& record_text, const std::filesystem::path& root);
 void validate_record(const std::string& record_text);

@@ -39,7 +39,8 @@ PYBIND11_MODULE(_core, m) {
         py::arg("source_revision"), py::arg("onnxruntime"), py::arg("python"), py::arg("script"));
   m.def("run_profiles", &b::run_profiles, released(), py::arg("profiles"), py::arg("root"),
         py::arg("source_revision"), py::arg("force"), py::arg("onnxruntime"), py::arg("python"), py::arg("script"));
-  m.def("execute", &b::execute, released(), py::arg("record"), py::arg("root"), py::arg("onnxruntime"));
+  m.def("execute", &b::execute, released(), py::arg("record"), py::arg("root"), py::arg("onnxruntime"),
+        py::arg("reference"), py::arg("python"), py::arg("script"));
 
   m.def("verify_artifacts", &b::verify_artifacts, released(), "Every problem with the record's artifacts.");
   m.def("validate_record", &b::validate_record);

@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 from onnx import helper, numpy_helper
 
-from conftest import REPO, fault_env, run_cli
+from conftest import BUILD, REPO, fault_env, run_cli
 
 TORCHSCRIPT, DYNAMO = "feedfwd-fp32-torchscript", "feedfwd-fp32-dynamo"
 ORIGINAL_PYTHON = REPO / "build" / "original-venv" / "bin" / "python"
@@ -263,3 +263,20 @@ def test_execute_rejects_an_unknown_reference(saved_torchscript, tmp_path):
     (tmp_path / "in.json").write_text(json.dumps(record))
     done = run_cli("execute", tmp_path / "in.json", root, "--reference", "numpy")
     assert done.returncode == 2 and "--reference" in done.stderr
+
+
+def test_the_python_execute_uses_the_torch_reference_by_default_like_the_original(saved_torchscript):
+    import sys
+
+    sys.path.insert(0, str(BUILD / "python"))
+    import nnx.export_conformance as ec
+
+    record, root = saved_torchscript
+    by_torch = ec.execute(record, root)
+    assert by_torch["status"] == "passed"
+    assert by_torch["stages"]["parity"]["detail"]["reference"] == "torch" and by_torch["versions"]["torch"]
+    assert [c["max_abs_error"] for c in by_torch["input_cases"]] == [c["max_abs_error"] for c in record["input_cases"]]
+    native = ec.execute(record, root, reference="native")
+    assert native["stages"]["parity"]["detail"]["reference"] == "native" and "torch" not in native["versions"]
+    with pytest.raises(ec.UsageError, match="reference"):
+        ec.execute(record, root, reference="numpy")
