@@ -35,7 +35,8 @@ import warnings
 import nnx_torch_model  # beside this script (sys.path[0]); imports no torch until a network is built
 
 RESPONSE_FD = 3
-LOG_LINES = 20
+LOG_LINES = 5  # the export detail's log: the last 5 lines of captured stdout (record-format §4)
+WARNING_CHARS = 200  # a warning's first line is cut here (record-format §4)
 PLAIN_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 PIP_NAMES = {"onnxruntime": "onnxruntime", "onnxscript": "onnxscript", "onnx": "onnx", "torch": "torch",
              "numpy": "numpy"}
@@ -167,7 +168,8 @@ def build_model(cfg: dict, parameters, op: str = "export"):
     for entry in parameters:
         if not isinstance(entry, dict):
             raise ProtocolError(f"{op}: every parameter must be an object")
-        decoded.append((entry.get("name"), entry.get("shape"), _decode_tensor(entry, f"parameter {entry.get('name')}", op)))
+        name = entry.get("name")
+        decoded.append((name, entry.get("shape"), _decode_tensor(entry, f"parameter {name}", op)))
     try:
         return nnx_torch_model.build_network(cfg, decoded)
     except ValueError as exc:
@@ -209,13 +211,14 @@ def give_mixed_mode_and_gradients(model, example):
 
 @contextlib.contextmanager
 def capture_fds():
-    """Redirects file descriptors 1 and 2 (C level included) to a temp file; yields a reader."""
+    """Redirects file descriptors 1 and 2 (C level included) to temp files; yields a box whose "text" is
+    the captured stdout afterwards. The captured stderr is passed on to the real fd 2 (the core's log)."""
     sys.stdout.flush()
     sys.stderr.flush()
     saved = [os.dup(1), os.dup(2)]
-    with tempfile.TemporaryFile() as sink:
-        os.dup2(sink.fileno(), 1)
-        os.dup2(sink.fileno(), 2)
+    with tempfile.TemporaryFile() as out_sink, tempfile.TemporaryFile() as err_sink:
+        os.dup2(out_sink.fileno(), 1)
+        os.dup2(err_sink.fileno(), 2)
         box = {"text": ""}
         try:
             yield box
@@ -226,9 +229,17 @@ def capture_fds():
             os.dup2(saved[1], 2)
             for fd in saved:
                 os.close(fd)
-            size = sink.seek(0, os.SEEK_END)
-            sink.seek(max(0, size - (256 << 10)))
-            box["text"] = sink.read().decode("utf-8", errors="replace")
+            box["text"] = _tail(out_sink)
+            text = _tail(err_sink)
+            if text:
+                sys.stderr.write(text)
+                sys.stderr.flush()
+
+
+def _tail(sink) -> str:
+    size = sink.seek(0, os.SEEK_END)
+    sink.seek(max(0, size - (256 << 10)))
+    return sink.read().decode("utf-8", errors="replace")
 
 
 def _last_lines(text: str, count: int) -> str:
@@ -237,7 +248,7 @@ def _last_lines(text: str, count: int) -> str:
 
 def _warning_text(w) -> str:
     lines = str(w.message).splitlines()
-    return f"{w.category.__name__}: {lines[0] if lines else ''}".rstrip()
+    return f"{w.category.__name__}: {lines[0][:WARNING_CHARS] if lines else ''}".rstrip()
 
 
 def call_exporter(model, example, path: str, options: dict) -> None:

@@ -84,7 +84,8 @@ json execute_record(const json& input, const std::filesystem::path& root, const 
     throw ConformanceError("rebuilt weights have SHA-256 " + digest + ", the record says " + recorded);
   }
   json versions = json::object();  // the environment that produces the new evidence (§7)
-  versions["exported_with"] = record.versions.contains("exported_with") ? record.versions["exported_with"] : record.versions;
+  const bool executed_before = record.versions.contains("exported_with");
+  versions["exported_with"] = executed_before ? record.versions["exported_with"] : record.versions;
   versions["nnx"] = build_version();
   versions[runtime->name()] = runtime->version();
   versions[runtime->name() + "_library"] = runtime->location();

@@ -40,7 +40,8 @@ class FeedFwdNN : public ReferenceModel {
   std::vector<float> forward(std::span<const float> input, std::int64_t batch) const override {
     return forward_eval(input, batch);
   }
-  std::vector<double> forward_oracle(std::span<const float> input, std::int64_t batch) const override;  // feedfwd_oracle.cc
+  // feedfwd_oracle.cc
+  std::vector<double> forward_oracle(std::span<const float> input, std::int64_t batch) const override;
   // Raw logits [batch, output_dim] for `input` [batch, input_dim], row-major.
   std::vector<float> forward_eval(std::span<const float> input, std::int64_t batch) const;
 

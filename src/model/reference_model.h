@@ -4,7 +4,8 @@
 // A ReferenceModel is built from a record's model config and holds the deterministic parameters the
 // exporter is given (in the order PyTorch names them) and their digest (`weights_sha256`, §2). `forward`
 // returns the raw logits [batch, output_width] for a float32 input [batch, input_width], row-major, in eval
-// mode; `forward_oracle` the same in float64. `make_reference_model` is the one place that chooses the implementation for a config's `net`.
+// mode; `forward_oracle` the same in float64. `make_reference_model` is the one place that chooses the
+// implementation for a config's `net`.
 #pragma once
 
 #include <cstdint>

@@ -58,7 +58,8 @@ std::string incomparable(const std::vector<TensorOutput>& outputs, const std::ve
 }
 
 std::size_t count_nonfinite(std::span<const float> values) {
-  return static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); }));
+  const auto nonfinite = [](float v) { return !std::isfinite(v); };
+  return static_cast<std::size_t>(std::count_if(values.begin(), values.end(), nonfinite));
 }
 
 // The record's errors (runtime against the reference) and the case's triangulation.
@@ -103,7 +104,8 @@ void compare_case(RecordCase& c, const std::vector<TensorOutput>& outputs, const
     return set_case(c, rf::kOutcomeMismatch, FailureClass::mismatch, "not compared: " + reference.missing);
   }
   const std::vector<float>& values = outputs.front().values;
-  const std::size_t nonfinite_runtime = count_nonfinite(values), nonfinite_reference = count_nonfinite(*reference.reference);
+  const std::size_t nonfinite_runtime = count_nonfinite(values);
+  const std::size_t nonfinite_reference = count_nonfinite(*reference.reference);
   if (nonfinite_runtime || nonfinite_reference) {
     evidence.runtime_departs = evidence.runtime_departs || nonfinite_runtime;
     evidence.reference_departs = evidence.reference_departs || nonfinite_reference;
@@ -206,7 +208,9 @@ bool run_parity_stage(StageContext& context) {
   for (std::size_t i = 0; i < record.input_cases.size(); ++i) {
     RecordCase& c = record.input_cases[i];
     CaseReference reference{nullptr, missing};
-    if (c.expect == rf::kExpectMatch && next_reference < references.size()) reference.reference = &references[next_reference++];
+    if (c.expect == rf::kExpectMatch && next_reference < references.size()) {
+      reference.reference = &references[next_reference++];
+    }
     run_case(c, context, inputs[i], reference, evidence);
   }
   return record_parity_outcome(context, evidence);

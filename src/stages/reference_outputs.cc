@@ -36,7 +36,8 @@ std::vector<std::vector<float>> torch_outputs(const ReferenceModel& model, Expor
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const json& out = reply["outputs"][i];
     if (!out.is_object() || out.value("name", "") != inputs[i].name) {
-      throw WorkerError(WorkerError::Kind::malformed, "reference output " + std::to_string(i) + " is not " + inputs[i].name);
+      throw WorkerError(WorkerError::Kind::malformed,
+                        "reference output " + std::to_string(i) + " is not " + inputs[i].name);
     }
     Float32Tensor tensor = float32_tensor_from_json(out, "reference output");
     const std::vector<std::int64_t> expected{inputs[i].tensor.shape.at(0), model.output_width()};
@@ -61,7 +62,9 @@ std::optional<ReferenceKind> parse_reference(std::string_view name) {
 std::vector<std::vector<float>> reference_outputs(ReferenceKind kind, const ReferenceModel& model,
                                                   ExporterClient* worker, const std::vector<ReferenceInput>& inputs) {
   if (kind == ReferenceKind::torch) {
-    if (worker == nullptr) throw WorkerError(WorkerError::Kind::died, "no exporter worker to compute the torch reference");
+    if (worker == nullptr) {
+      throw WorkerError(WorkerError::Kind::died, "no exporter worker to compute the torch reference");
+    }
     return torch_outputs(model, *worker, inputs);
   }
   std::vector<std::vector<float>> outputs;

@@ -6,7 +6,8 @@
 namespace nnx {
 
 nlohmann::json Departure::to_json() const {
-  return nlohmann::json{{"max_abs_error", max_abs_error}, {"margin", margin ? nlohmann::json(*margin) : nlohmann::json()}};
+  const nlohmann::json margin_value = margin ? nlohmann::json(*margin) : nlohmann::json();
+  return nlohmann::json{{"max_abs_error", max_abs_error}, {"margin", margin_value}};
 }
 
 Departure departure(std::span<const double> values, std::span<const double> against, double rtol, double atol) {

@@ -36,7 +36,9 @@ Float32Tensor float32_tensor_from_json(const nlohmann::json& tensor, const char*
   Float32Tensor out;
   std::size_t count = 1;
   for (const auto& d : tensor["shape"]) {
-    if (!d.is_number_unsigned() || d.get<std::uint64_t>() > (std::uint64_t{1} << 31)) refuse(what, "a size is not an integer in range");
+    if (!d.is_number_unsigned() || d.get<std::uint64_t>() > (std::uint64_t{1} << 31)) {
+      refuse(what, "a size is not an integer in range");
+    }
     out.shape.push_back(d.get<std::int64_t>());
     count *= static_cast<std::size_t>(out.shape.back());
     if (count > (std::size_t{1} << 31)) refuse(what, "the shape holds too many values");
