@@ -36,7 +36,7 @@ Float32Tensor float32_tensor_from_json(const nlohmann::json& tensor, const char*
   Float32Tensor out;
   std::size_t count = 1;
   for (const auto& d : tensor["shape"]) {
-    if (!d.is_number_unsigned() || d.get<std::uint64_t>() > (std::uint64_t{1} << 31)) {
+    if (!d.is_number_integer() || d.get<std::int64_t>() < 0 || d.get<std::int64_t>() > (std::int64_t{1} << 31)) {
       refuse(what, "a size is not an integer in range");
     }
     out.shape.push_back(d.get<std::int64_t>());

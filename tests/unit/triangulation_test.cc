@@ -1,0 +1,113 @@
+// Parity's triangulation arithmetic (stages/triangulation.h), the float64 oracle (model/feedfwd.h) and the
+// raw float32 wire format of worker tensors (worker/tensor_wire.h):
+//  * a margin is the worst error over the allowed error; a zero tolerance where values differ is unbounded;
+//  * the blame follows from which side departs, weights first;
+//  * the oracle agrees with the float32 forward to float32 rounding, for every activation;
+//  * a tensor crosses the wire bit for bit (NaN payloads and -0.0 included), and a bad one is refused.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "model/feedfwd.h"
+#include "stages/triangulation.h"
+#include "worker/tensor_wire.h"
+#include "worker/worker_error.h"
+
+namespace nnx {
+namespace {
+
+TEST(Departure, MarginIsTheWorstErrorOverTheAllowedError) {
+  const std::vector<double> values{1.0, 2.0, -3.0}, against{1.0, 2.1, -3.0};
+  const Departure d = departure(values, against, /*rtol=*/0.0, /*atol=*/0.2);
+  EXPECT_DOUBLE_EQ(d.max_abs_error, std::fabs(2.0 - 2.1));
+  ASSERT_TRUE(d.margin.has_value());
+  EXPECT_DOUBLE_EQ(*d.margin, std::fabs(2.0 - 2.1) / 0.2);
+  EXPECT_FALSE(d.beyond_tolerance());
+  EXPECT_TRUE(departure(values, against, 0.0, 0.05).beyond_tolerance());
+}
+
+TEST(Departure, RelativeToleranceScalesWithTheSideMeasuredAgainst) {
+  const std::vector<double> values{101.0}, against{100.0};
+  EXPECT_DOUBLE_EQ(*departure(values, against, 0.01, 0.0).margin, 1.0);  // exactly at the tolerance: passes
+  EXPECT_FALSE(departure(values, against, 0.01, 0.0).beyond_tolerance());
+}
+
+TEST(Departure, AZeroToleranceIsUnboundedOnlyWhereValuesDiffer) {
+  const std::vector<double> same{1.0, 2.0};
+  EXPECT_EQ(departure(same, same, 0.0, 0.0).margin, 0.0);
+  const std::vector<double> other{1.0, 2.5};
+  const Departure d = departure(same, other, 0.0, 0.0);
+  EXPECT_FALSE(d.margin.has_value());
+  EXPECT_TRUE(d.beyond_tolerance());
+  EXPECT_DOUBLE_EQ(d.max_abs_error, 0.5);
+  EXPECT_TRUE(d.to_json()["margin"].is_null());
+}
+
+TEST(Blame, WeightsComeFirstThenWhicheverSideDeparts) {
+  EXPECT_STREQ(blame_of({true, true, false}), "weights");
+  EXPECT_STREQ(blame_of({true, false, true}), "weights");
+  EXPECT_STREQ(blame_of({false, true, false}), "runtime-or-graph");
+  EXPECT_STREQ(blame_of({false, false, true}), "reference");
+  EXPECT_STREQ(blame_of({false, true, true}), "both");
+  EXPECT_STREQ(blame_of({false, false, false}), "both");
+}
+
+class OracleForEveryActivation : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(OracleForEveryActivation, AgreesWithTheFloat32ForwardToFloat32Rounding) {
+  ModelConfig config;
+  config.hidden_dims = {16, 8};
+  config.activation = GetParam();
+  const FeedFwdNN model(config);
+  const std::vector<float> input = draw_input({5, config.input_dim}, 1005);
+  const std::vector<float> fp32 = model.forward_eval(input, 5);
+  const std::vector<double> oracle = model.forward_oracle(input, 5);
+  ASSERT_EQ(fp32.size(), oracle.size());
+  bool differs_somewhere = false;
+  for (std::size_t i = 0; i < fp32.size(); ++i) {
+    EXPECT_NEAR(fp32[i], oracle[i], 1e-5 + 1e-5 * std::fabs(oracle[i])) << i;
+    differs_somewhere = differs_somewhere || static_cast<double>(fp32[i]) != oracle[i];
+  }
+  EXPECT_TRUE(differs_somewhere) << "the oracle must not share float32 rounding";
+}
+
+INSTANTIATE_TEST_SUITE_P(Activations, OracleForEveryActivation,
+                         ::testing::Values("elu", "selu", "tanh", "relu", "softmax", "sigmoid", "softplus",
+                                           "leaky_relu"));
+
+TEST(TensorWire, Float32CrossesBitForBit) {
+  const std::vector<float> values{0.1f, -0.0f, std::numeric_limits<float>::quiet_NaN(),
+                                  std::numeric_limits<float>::denorm_min(), 3.4e38f, -1.0f};
+  const auto back = float32_tensor_from_json(float32_tensor_json({2, 3}, values), "t");
+  EXPECT_EQ(back.shape, (std::vector<std::int64_t>{2, 3}));
+  ASSERT_EQ(back.values.size(), values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(back.values[i]), std::bit_cast<std::uint32_t>(values[i])) << i;
+  }
+  for (std::size_t n : {0u, 1u, 2u, 3u}) {  // every base64 padding length
+    const std::vector<float> some(n, 2.5f);
+    EXPECT_EQ(float32_tensor_from_json(float32_tensor_json({static_cast<std::int64_t>(n)}, some), "t").values, some);
+  }
+}
+
+TEST(TensorWire, RefusesAMalformedTensorNamingIt) {
+  const auto refused = [](const nlohmann::json& t) {
+    try {
+      float32_tensor_from_json(t, "reference output");
+    } catch (const WorkerError& e) {
+      return std::string(e.what()).find("reference output") != std::string::npos;
+    }
+    return false;
+  };
+  EXPECT_TRUE(refused(nlohmann::json{{"shape", {2}}, {"data", "AAAAAA=="}}));       // 4 bytes for 2 values
+  EXPECT_TRUE(refused(nlohmann::json{{"shape", {1}}, {"data", "not base64!"}}));
+  EXPECT_TRUE(refused(nlohmann::json{{"shape", {-1}}, {"data", ""}}));
+  EXPECT_TRUE(refused(nlohmann::json{{"shape", {1}}}));
+  EXPECT_TRUE(refused(nlohmann::json::array()));
+}
+
+}  // namespace
+}  // namespace nnx
