@@ -280,3 +280,12 @@ def test_the_python_execute_uses_the_torch_reference_by_default_like_the_origina
     assert native["stages"]["parity"]["detail"]["reference"] == "native" and "torch" not in native["versions"]
     with pytest.raises(ec.UsageError, match="reference"):
         ec.execute(record, root, reference="numpy")
+
+
+def test_execute_with_the_torch_reference_and_no_torch_is_exit_10_naming_it(saved_torchscript, tmp_path):
+    record, root = saved_torchscript
+    (tmp_path / "in.json").write_text(json.dumps(record))
+    # The system's python3 has no torch: the worker starts, but cannot import it.
+    done = run_cli("execute", tmp_path / "in.json", root, "--reference", "torch", env={"NNX_PYTHON": "/usr/bin/python3"})
+    assert done.returncode == 10, done.stdout + done.stderr
+    assert "torch reference is unavailable" in done.stderr and "torch" in done.stderr
