@@ -157,7 +157,12 @@ def test_execute_reproduces_both_records_without_python(copied, tmp_path):
     for before, after in zip(original["profiles"], again["profiles"]):
         assert after["level"] == "executed" and after["status"] == "passed"
         assert [c["outcome"] for c in after["input_cases"]] == [c["outcome"] for c in before["input_cases"]]
-        assert [c["max_abs_error"] for c in after["input_cases"]] == [c["max_abs_error"] for c in before["input_cases"]]
+        # Without Python the reference is the C++ forward (the run's was PyTorch: errors may differ in the last
+        # bits); every compared case is still within tolerance, and the detail says which reference it was.
+        assert after["stages"]["parity"]["detail"]["reference"] == "native"
+        compared = [c["name"] for c in after["input_cases"] if c["max_abs_error"] is not None]
+        assert compared == [c["name"] for c in before["input_cases"] if c["max_abs_error"] is not None]
+        assert all(t["margin"] <= 1 for t in after["stages"]["parity"]["detail"]["triangulation"])
         assert after["stages"]["export"] == before["stages"]["export"]
         assert after["config"] == before["config"]
 
