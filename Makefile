@@ -1,5 +1,5 @@
 # The two commands of the README. Both bootstrap first (idempotent), then build.
-.PHONY: all bootstrap build conformance test clean
+.PHONY: all bootstrap build conformance test clean lock
 
 BUILD := build
 VENV_PY := .venv/bin/python
@@ -18,6 +18,16 @@ conformance: build
 
 test: build
 	@scripts/run_tests.sh
+
+# Regenerates requirements.lock and tests/original.lock from requirements.in and tests/original.in (README,
+# "Locked dependencies"): uv in a throwaway virtualenv under build/, never in .venv. Existing pins are kept
+# where the wishes still allow them; `make lock UPGRADE=1` takes the newest versions.
+LOCK_VENV ?= $(BUILD)/lock-tools
+UV_VERSION := 0.13.8
+lock:
+	@[ -x $(LOCK_VENV)/bin/uv ] && [ "$$($(LOCK_VENV)/bin/uv --version | cut -d' ' -f2)" = $(UV_VERSION) ] || \
+	  { python3 -m venv --clear $(LOCK_VENV) && $(LOCK_VENV)/bin/python -m pip install -q --disable-pip-version-check uv==$(UV_VERSION); }
+	python3 scripts/fetch_locked.py lock --root . --uv $(LOCK_VENV)/bin/uv $(if $(UPGRADE),--upgrade)
 
 clean:
 	rm -rf $(BUILD)

@@ -7,17 +7,18 @@
 #                     file; its install script is never run), C/C++ headers (API 21) from Debian trixie's
 #                     libonnxruntime-dev, fetched with a private apt configuration (the system's apt sources
 #                     are never changed and no trixie package is installed)
-#   .venv/            torch 2.13.0, onnx, onnxscript, numpy, pytest
+#   .venv/            torch 2.13.0, onnx, onnxscript, numpy, pytest, pybind11, scikit-build-core
 #
+# What is installed is requirements.lock (`make lock` makes it from requirements.in): every Python
+# distribution with its sha256, the npm package's integrity and the Debian package's version and sha256.
 # Downloads are cached in $NNX_CACHE (default ~/.cache/nnx-conformance; Python wheels in its wheels/),
-# outside the checkout, so a fresh clone reuses them. A second run downloads nothing.
+# outside the checkout, so a fresh clone reuses them; scripts/fetch_locked.py checks every cached file
+# against the lock before it is used. A second run downloads nothing.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${NNX_CACHE:-$HOME/.cache/nnx-conformance}"
 DEPS="$ROOT/.deps"
-ORT_VERSION=1.30.0
-TORCH_VERSION=2.13.0
 mkdir -p "$CACHE" "$DEPS"
 
 log() { printf 'bootstrap: %s\n' "$*" >&2; }
@@ -38,72 +39,50 @@ if ((${#missing[@]})); then
 fi
 
 # --- ONNX Runtime shared library (npm package, file only) -------------------------------------
+# Every file taken from $CACHE is first checked against requirements.lock by scripts/fetch_locked.py (a
+# mismatch is named, downloaded once more, and refused if still wrong). A stamp holds the lock's pins that
+# .deps was made from, so a new lock remakes it and a second run takes nothing.
+FETCH=(python3 "$ROOT/scripts/fetch_locked.py")
+LOCK="$ROOT/requirements.lock"
 ORT_DIR="$DEPS/onnxruntime"
 ORT_LIB="$ORT_DIR/lib/libonnxruntime.so.1"
-if [[ ! -f "$ORT_LIB" ]]; then
-  tgz="$CACHE/onnxruntime-node-$ORT_VERSION.tgz"
-  if [[ ! -f "$tgz" ]]; then
-    log "fetching onnxruntime-node@$ORT_VERSION (npm pack, no install script)"
-    tmp="$(mktemp -d)"
-    (cd "$tmp" && npm pack --silent "onnxruntime-node@$ORT_VERSION" >/dev/null)
-    mv "$tmp"/onnxruntime-node-$ORT_VERSION.tgz "$tgz.part" && mv "$tgz.part" "$tgz"
-    rm -rf "$tmp"
-  fi
+ORT_STAMP="$ORT_DIR/.nnx-lock"
+ORT_PINS="$(grep -E '^#@ (npm|deb) ' "$LOCK")"
+if [[ ! -f "$ORT_LIB" || ! -f "$ORT_DIR/include/onnxruntime_c_api.h" || ! -f "$ORT_STAMP" ]] || \
+   [[ "$(cat "$ORT_STAMP")" != "$ORT_PINS" ]]; then
+  rm -f "$ORT_STAMP"
+  tgz="$("${FETCH[@]}" npm "$LOCK" --cache "$CACHE")"
   member="$(tar -tzf "$tgz" | grep -E '/linux/x64/libonnxruntime\.so\.1$' | head -n1)"
   [[ -n "$member" ]] || { log "no linux/x64 libonnxruntime.so.1 in $tgz"; exit 1; }
   mkdir -p "$ORT_DIR/lib"
   tar -xzf "$tgz" -O "$member" > "$ORT_LIB.part"
   mv "$ORT_LIB.part" "$ORT_LIB"
-fi
 
-# --- ONNX Runtime headers (Debian trixie libonnxruntime-dev, private apt configuration) ------
-if [[ ! -f "$ORT_DIR/include/onnxruntime_c_api.h" ]]; then
-  APT="$CACHE/apt-trixie"
-  mkdir -p "$APT/lists/partial" "$APT/archives/partial"
-  # The Debian mirror the system's apt already uses, asked for the trixie suite.
-  mirror="$(grep -hoE '^URIs:[[:space:]]*[^[:space:]]+/debian$' /etc/apt/sources.list.d/*.sources 2>/dev/null \
-            | awk '{print $2}' | head -n1 || true)"
-  [[ -n "$mirror" ]] || mirror="$(grep -hoE '^deb[[:space:]]+[^[:space:]]+/debian[[:space:]]' /etc/apt/sources.list 2>/dev/null \
-            | awk '{print $2}' | head -n1 || true)"
-  [[ -n "$mirror" ]] || { log "no Debian mirror found in the system's apt sources"; exit 1; }
-  echo "deb $mirror trixie main" > "$APT/sources.list"
-  apt_opts=(-o "Dir::Etc::sourcelist=$APT/sources.list" -o "Dir::Etc::sourceparts=-"
-            -o "Dir::State::Lists=$APT/lists" -o "Dir::Cache::Archives=$APT/archives"
-            -o "Dir::Cache=$APT" -o "APT::Get::List-Cleanup=0" -o "APT::Sandbox::User=root")
-  deb="$(ls "$APT"/debs/libonnxruntime-dev_*.deb 2>/dev/null | head -n1 || true)"
-  if [[ -z "$deb" ]]; then
-    log "fetching libonnxruntime-dev from trixie (private apt configuration)"
-    apt-get "${apt_opts[@]}" update -qq
-    mkdir -p "$APT/debs"
-    (cd "$APT/debs" && apt-get "${apt_opts[@]}" download libonnxruntime-dev >/dev/null)
-    deb="$(ls "$APT"/debs/libonnxruntime-dev_*.deb | head -n1)"
-  fi
+  # --- ONNX Runtime headers (Debian trixie libonnxruntime-dev, private apt configuration) ----
+  deb="$("${FETCH[@]}" deb "$LOCK" --cache "$CACHE")"
   tmp="$(mktemp -d)"
   dpkg-deb -x "$deb" "$tmp"
   hdr="$(dirname "$(find "$tmp" -name onnxruntime_c_api.h | head -n1)")"
-  mkdir -p "$ORT_DIR/include.part"
-  cp "$hdr"/*.h "$ORT_DIR/include.part/"
+  rm -rf "$ORT_DIR/include.part" && mkdir -p "$ORT_DIR/include.part"
+  cp -p "$hdr"/*.h "$ORT_DIR/include.part/"   # the package's times: the same bytes rebuild nothing
   rm -rf "$ORT_DIR/include" && mv "$ORT_DIR/include.part" "$ORT_DIR/include"
   rm -rf "$tmp"
+  printf '%s\n' "$ORT_PINS" > "$ORT_STAMP"
 fi
 
 # --- Python virtualenv -----------------------------------------------------------------------
+# Exactly requirements.lock: every wheel checked against it in $CACHE/wheels (only what is missing or
+# refused is downloaded), then installed offline with pip's own hash check and no dependency resolution.
 VENV="$ROOT/.venv"
 STAMP="$VENV/.nnx-requirements"
-REQS="$ROOT/requirements.txt"
-if [[ ! -f "$STAMP" ]] || ! cmp -s "$STAMP" "$REQS"; then
+if [[ ! -f "$STAMP" ]] || ! cmp -s "$STAMP" "$LOCK"; then
   [[ -x "$VENV/bin/python" ]] || python3 -m venv "$VENV"
-  # Wheels live in $CACHE/wheels: installed offline from there; only what is missing is downloaded.
   WHEELS="$CACHE/wheels"
-  mkdir -p "$WHEELS"
-  pip_offline=("$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-index --find-links "$WHEELS")
-  if ! "${pip_offline[@]}" -r "$REQS" 2>/dev/null; then
-    log "downloading Python wheels into $WHEELS (outside the checkout)"
-    "$VENV/bin/python" -m pip download -q --disable-pip-version-check -d "$WHEELS" -r "$REQS"
-    log "installing Python requirements into .venv from $WHEELS"
-    "${pip_offline[@]}" -r "$REQS"
-  fi
-  cp "$REQS" "$STAMP"
+  "${FETCH[@]}" wheels "$LOCK" --cache "$CACHE" --python "$VENV/bin/python"
+  log "installing requirements.lock into .venv from $WHEELS"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --require-hashes --no-deps --no-index \
+    --find-links "$WHEELS" -r "$LOCK"
+  cp "$LOCK" "$STAMP"
 fi
-log "ready: ONNX Runtime $ORT_VERSION in .deps/onnxruntime, Python in .venv"
+log "ready: ONNX Runtime in .deps/onnxruntime, Python in .venv (requirements.lock)"
 "$ROOT/scripts/install_original.sh"   # the published original, for tests/e2e/test_original_api.py

@@ -6,11 +6,14 @@
 #   build/original-venv   python3 -m venv (the interpreter .venv was made with: same minor version), a .pth
 #                         file that adds .venv's site-packages (torch, onnx, numpy, ... are shared, not
 #                         installed twice), and thekaveh-nnx==0.4.1 with what it needs that .venv lacks:
-#                         tqdm, pandas, scikit-learn, prettytable, pyyaml, onnxruntime==1.30.0
+#                         tqdm, pandas, scikit-learn, prettytable, pyyaml, onnxruntime==1.30.0 — exactly
+#                         tests/original.lock (`make lock` makes it from tests/original.in, constrained by
+#                         requirements.lock), every wheel pinned with its sha256
 #
-# Wheels come from $NNX_CACHE/wheels (default ~/.cache/nnx-conformance/wheels; the bootstrap's cache):
-# installed with --no-index --find-links; only when a wheel is missing there it is downloaded into the cache
-# first (pip download). .venv itself is never changed. Run scripts/bootstrap.sh first (it calls this script).
+# Wheels come from $NNX_CACHE/wheels (default ~/.cache/nnx-conformance/wheels; the bootstrap's cache), each
+# checked against tests/original.lock by scripts/fetch_locked.py first (missing or refused ones are
+# downloaded), then installed with --require-hashes --no-deps --no-index --find-links. .venv itself is never
+# changed. Run scripts/bootstrap.sh first (it calls this script).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,7 +21,8 @@ CACHE="${NNX_CACHE:-$HOME/.cache/nnx-conformance}"
 WHEELS="$CACHE/wheels"
 VENV="$ROOT/build/original-venv"
 PROJECT_PY="$ROOT/.venv/bin/python"
-PACKAGES=(thekaveh-nnx==0.4.1 tqdm pandas scikit-learn prettytable pyyaml onnxruntime==1.30.0)
+LOCK="$ROOT/tests/original.lock"
+STAMP="$VENV/.nnx-original-lock"
 
 log() { printf 'install_original: %s\n' "$*" >&2; }
 
@@ -26,9 +30,10 @@ log() { printf 'install_original: %s\n' "$*" >&2; }
 SHARED="$("$PROJECT_PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
 WANT_VERSION="$("$PROJECT_PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
 
-# The venv is ready when the original imports there (its API module and the shared torch) with .venv shared.
+# The venv is ready when it was installed from this lock and the original imports there (its API module and
+# the shared torch) with .venv shared.
 ready() {
-  [[ -x "$VENV/bin/python" ]] || return 1
+  [[ -x "$VENV/bin/python" ]] && cmp -s "$STAMP" "$LOCK" || return 1
   "$VENV/bin/python" - "$SHARED" <<'EOF' >/dev/null 2>&1
 import importlib.metadata as metadata
 import sys
@@ -63,13 +68,10 @@ fi
 SITE="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
 printf '%s\n' "$SHARED" > "$SITE/shared-deps.pth"
 
-mkdir -p "$WHEELS"
-pip=("$VENV/bin/python" -m pip --disable-pip-version-check -q)
-offline=("${pip[@]}" install --no-index --find-links "$WHEELS")
-if ! "${offline[@]}" "${PACKAGES[@]}" 2>/dev/null; then
-  log "downloading the original's wheels into $WHEELS (outside the checkout)"
-  "${pip[@]}" download -d "$WHEELS" "${PACKAGES[@]}"
-  "${offline[@]}" "${PACKAGES[@]}"
-fi
+rm -f "$STAMP"
+python3 "$ROOT/scripts/fetch_locked.py" wheels "$LOCK" --cache "$CACHE" --python "$VENV/bin/python"
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check --require-hashes --no-deps --no-index \
+  --find-links "$WHEELS" -r "$LOCK"
+cp "$LOCK" "$STAMP"
 ready || { log "thekaveh-nnx 0.4.1 does not import in $VENV"; exit 1; }
 log "ready: thekaveh-nnx 0.4.1 in $VENV (sharing .venv's packages)"

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "base/build_info.h"
 #include "base/interrupt.h"
 #include "record/record.h"
 #include "stages/stages.h"
@@ -68,7 +69,8 @@ bool run_dependencies_stage(StageContext& context) {
   }
   for (auto& p : check_python_modules(context, modules, versions)) problems.push_back(std::move(p));
   nlohmann::json& record_versions = context.record.versions;
-  for (const char* key : {"python", "platform", "torch", "numpy", "onnx", "onnxscript"}) {
+  if (const auto lock = build_dependency_lock_sha256(); !lock.empty()) record_versions["dependency_lock_sha256"] = lock;
+  for (const char* key : {"python", "platform", "torch", "numpy", "onnx", "onnxscript", "dependency_lock_sha256"}) {
     if (!record_versions.contains(key)) record_versions[key] = nullptr;
   }
   if (!problems.empty()) {

@@ -1,0 +1,423 @@
+#!/usr/bin/env python3
+"""Takes the bootstrap's downloads from the cache only when they are the bytes the lock names.
+
+The lock is requirements.lock (and, for the original's virtualenv, tests/original.lock): pip's format with
+`--hash=sha256:` for every Python distribution, plus "#@" comment lines (pip skips them) for what comes
+from outside PyPI:
+
+    #@ npm onnxruntime-node 1.30.0 sha512-<base64>              the npm registry's dist.integrity
+    #@ deb trixie libonnxruntime-dev 1.21.0+dfsg-1 amd64 sha256:<hex>   the Debian archive's SHA256
+
+The cache ($NNX_CACHE) is only a cache: every file taken from it is hashed and compared with the lock
+before use. A file that does not match is named, removed and downloaded once more (into a temporary folder
+of the cache, with no other cache in between); a download that does not match either is a failure naming
+the file, and it never enters the cache. Standard library only, run with the system's python3:
+
+    fetch_locked.py wheels LOCK --cache DIR --python PY   every wheel of LOCK verified in DIR/wheels
+                                                          (PY: the interpreter pip downloads for)
+    fetch_locked.py npm LOCK --cache DIR                  prints the verified DIR/<name>-<version>.tgz
+    fetch_locked.py deb LOCK --cache DIR                  prints the verified DIR/apt-<suite>/debs/<file>.deb
+    fetch_locked.py lock --root ROOT --uv UV [--upgrade]  regenerates requirements.lock and tests/original.lock
+                                                          (what `make lock` runs)
+"""
+import argparse
+import base64
+import glob
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+PLATFORM = ["--python-version", "3.11", "--python-platform", "x86_64-manylinux_2_28"]
+
+
+class Refused(Exception):
+    """A file that is not what the lock names, or a download that could not be made."""
+
+
+def log(message):
+    print(f"fetch_locked: {message}", file=sys.stderr, flush=True)
+
+
+def normalize(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def file_digest(path, algorithm):
+    digest = hashlib.new(algorithm)
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest
+
+
+# --- the lock ----------------------------------------------------------------------------------------------
+def read_lock(path):
+    """(pins, extra): pins = [(name, version, {sha256 hex})] in lock order; extra = [fields of each #@ line]."""
+    pins, extra, logical = [], [], ""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("#@"):
+                extra.append(line[2:].split())
+                continue
+            stripped = line.split(" #", 1)[0].strip() if not line.lstrip().startswith("#") else ""
+            if stripped.endswith("\\"):
+                logical += stripped[:-1] + " "
+                continue
+            logical += stripped
+            if logical.strip():
+                pins.append(parse_pin(logical.strip(), path))
+            logical = ""
+    if logical.strip():
+        pins.append(parse_pin(logical.strip(), path))
+    return pins, extra
+
+
+def parse_pin(text, path):
+    match = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;]+)((?:\s+--hash=sha256:[0-9a-f]{64})+)", text)
+    if not match:
+        raise Refused(f"{path}: not a hash-pinned requirement: {text[:120]}")
+    hashes = set(re.findall(r"--hash=sha256:([0-9a-f]{64})", match.group(3)))
+    return normalize(match.group(1)), match.group(2), hashes
+
+
+def read_extra(path):
+    """The fields of every "#@" line of `path` (a lock or requirements.in)."""
+    with open(path, encoding="utf-8") as f:
+        return [line[2:].split() for line in f if line.startswith("#@")]
+
+
+def extra_pin(path, kind):
+    extra = read_extra(path)
+    found = [fields[1:] for fields in extra if fields and fields[0] == kind]
+    if len(found) != 1:
+        raise Refused(f"{path} holds {len(found)} '#@ {kind}' lines, not one: run `make lock`")
+    return found[0]
+
+
+# --- Python wheels -----------------------------------------------------------------------------------------
+def wheel_key(filename):
+    """(normalized name, version) of a wheel's file name, or None."""
+    parts = filename[:-len(".whl")].split("-") if filename.endswith(".whl") else []
+    if len(parts) not in (5, 6):
+        return None
+    return normalize(parts[0]), parts[1]
+
+
+def fetch_wheels(lock, cache, python):
+    pins, _ = read_lock(lock)
+    wheels = os.path.join(cache, "wheels")
+    os.makedirs(wheels, exist_ok=True)
+    by_key = {}
+    for filename in sorted(os.listdir(wheels)):
+        key = wheel_key(filename)
+        if key:
+            by_key.setdefault(key, []).append(os.path.join(wheels, filename))
+    missing, refused = [], {}
+    for name, version, hashes in pins:
+        good = False
+        for path in by_key.get((name, version), []):
+            actual = file_digest(path, "sha256").hexdigest()
+            if actual in hashes:
+                good = True
+            else:
+                log(f"REFUSED cached {path}: sha256 {actual} is not one the lock {os.path.basename(lock)} allows "
+                    f"for {name}=={version}; removed, downloading it again")
+                os.remove(path)
+                refused[(name, version)] = path
+        if not good:
+            missing.append((name, version, hashes))
+    if missing:
+        download_wheels(missing, wheels, python, refused, lock)
+    log(f"{len(pins)} wheels of {os.path.basename(lock)} verified in {wheels} ({len(missing)} downloaded)")
+
+
+def download_wheels(missing, wheels, python, refused, lock):
+    log(f"downloading {len(missing)} wheel(s) into {wheels}: " + " ".join(f"{n}=={v}" for n, v, _ in missing))
+    tmp = tempfile.mkdtemp(prefix=".download-", dir=wheels)
+    try:
+        command = [python, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps",
+                   "--only-binary=:all:", "--no-cache-dir", "-d", tmp] + [f"{n}=={v}" for n, v, _ in missing]
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if done.returncode != 0:
+            raise Refused(f"pip download failed (exit {done.returncode}):\n{done.stdout.strip()}")
+        wanted = {(n, v): h for n, v, h in missing}
+        for filename in sorted(os.listdir(tmp)):
+            key = wheel_key(filename)
+            if key not in wanted:
+                raise Refused(f"pip download brought {filename}, which the lock does not name")
+            path = os.path.join(tmp, filename)
+            actual = file_digest(path, "sha256").hexdigest()
+            if actual not in wanted[key]:
+                again = " again" if key in refused else ""
+                raise Refused(f"{filename} ({key[0]}=={key[1]}) downloaded{again} has sha256 {actual}, which is not "
+                              f"one the lock {os.path.basename(lock)} allows: not installed, not cached")
+            os.replace(path, os.path.join(wheels, filename))
+            if key in refused:
+                log(f"{filename}: downloaded again, matches the lock")
+            del wanted[key]
+        if wanted:
+            raise Refused("pip download brought no wheel for " + ", ".join(f"{n}=={v}" for n, v in wanted))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# --- the npm package -----------------------------------------------------------------------------------------
+def integrity_of(path):
+    return "sha512-" + base64.b64encode(file_digest(path, "sha512").digest()).decode()
+
+
+def fetch_npm(lock, cache):
+    name, version, integrity = extra_pin(lock, "npm")
+    os.makedirs(cache, exist_ok=True)
+    target = os.path.join(cache, f"{name}-{version}.tgz")
+    again = False
+    if os.path.exists(target):
+        actual = integrity_of(target)
+        if actual == integrity:
+            return target
+        log(f"REFUSED cached {target}: its integrity {actual} is not the lock's {integrity} for "
+            f"{name}@{version}; removed, downloading it again")
+        os.remove(target)
+        again = True
+    log(f"fetching {name}@{version} (npm pack, no install script)")
+    tmp = tempfile.mkdtemp(prefix=".download-", dir=cache)
+    try:
+        # A private npm cache: the download is a real one, not npm's cached copy.
+        done = subprocess.run(["npm", "pack", "--silent", "--cache", os.path.join(tmp, "npm-cache"),
+                               f"{name}@{version}"], cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True)
+        packed = glob.glob(os.path.join(tmp, "*.tgz"))
+        if done.returncode != 0 or len(packed) != 1:
+            raise Refused(f"npm pack {name}@{version} failed (exit {done.returncode}):\n{done.stdout.strip()}")
+        actual = integrity_of(packed[0])
+        if actual != integrity:
+            raise Refused(f"{os.path.basename(target)} ({name}@{version}) downloaded{' again' if again else ''} "
+                          f"has integrity {actual}, not the lock's {integrity}: not used, not cached")
+        os.replace(packed[0], target)
+        if again:
+            log(f"{os.path.basename(target)}: downloaded again, matches the lock")
+        return target
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# --- the Debian package (a private apt configuration; the system's sources are never changed) ----------------
+def debian_mirror():
+    for path in sorted(glob.glob("/etc/apt/sources.list.d/*.sources")):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                match = re.match(r"^URIs:\s*(\S+/debian)\s*$", line)
+                if match:
+                    return match.group(1)
+    if os.path.exists("/etc/apt/sources.list"):
+        with open("/etc/apt/sources.list", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                match = re.match(r"^deb\s+(\S+/debian)\s", line)
+                if match:
+                    return match.group(1)
+    raise Refused("no Debian mirror found in the system's apt sources")
+
+
+def private_apt(cache, suite):
+    """apt-get options of a private configuration for `suite` in cache/apt-<suite>, after an update."""
+    apt = os.path.join(cache, f"apt-{suite}")
+    for sub in ("lists/partial", "archives/partial", "debs"):
+        os.makedirs(os.path.join(apt, sub), exist_ok=True)
+    with open(os.path.join(apt, "sources.list"), "w", encoding="utf-8") as f:
+        f.write(f"deb {debian_mirror()} {suite} main\n")
+    options = ["-o", f"Dir::Etc::sourcelist={apt}/sources.list", "-o", "Dir::Etc::sourceparts=-",
+               "-o", f"Dir::State::Lists={apt}/lists", "-o", f"Dir::Cache::Archives={apt}/archives",
+               "-o", f"Dir::Cache={apt}", "-o", "APT::Get::List-Cleanup=0", "-o", "APT::Sandbox::User=root"]
+    done = subprocess.run(["apt-get", *options, "update", "-qq"], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True)
+    if done.returncode != 0:
+        raise Refused(f"apt-get update for {suite} failed:\n{done.stdout.strip()}")
+    return apt, options
+
+
+def fetch_deb(lock, cache):
+    suite, name, version, arch, digest = extra_pin(lock, "deb")
+    expected = digest.split(":", 1)[1]
+    debs = os.path.join(cache, f"apt-{suite}", "debs")
+    os.makedirs(debs, exist_ok=True)
+    target = os.path.join(debs, f"{name}_{version.replace(':', '%3a')}_{arch}.deb")
+    again = False
+    if os.path.exists(target):
+        actual = file_digest(target, "sha256").hexdigest()
+        if actual == expected:
+            return target
+        log(f"REFUSED cached {target}: sha256 {actual} is not the lock's {expected} for {name} {version}; "
+            f"removed, downloading it again")
+        os.remove(target)
+        again = True
+    log(f"fetching {name} {version} from {suite} (private apt configuration)")
+    _, options = private_apt(cache, suite)
+    tmp = tempfile.mkdtemp(prefix=".download-", dir=debs)
+    try:
+        done = subprocess.run(["apt-get", *options, "download", f"{name}:{arch}={version}"], cwd=tmp,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        got = glob.glob(os.path.join(tmp, "*.deb"))
+        if done.returncode != 0 or len(got) != 1:
+            raise Refused(f"apt-get download {name}={version} from {suite} failed (exit {done.returncode}):\n"
+                          f"{done.stdout.strip()}")
+        actual = file_digest(got[0], "sha256").hexdigest()
+        if actual != expected:
+            raise Refused(f"{os.path.basename(target)} ({name} {version}) downloaded{' again' if again else ''} "
+                          f"has sha256 {actual}, not the lock's {expected}: not used, not cached")
+        os.replace(got[0], target)
+        if again:
+            log(f"{os.path.basename(target)}: downloaded again, matches the lock")
+        return target
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# --- make lock ---------------------------------------------------------------------------------------------
+HEADER = """\
+# {what}
+# Generated by `make lock` (scripts/fetch_locked.py lock: uv pip compile --generate-hashes for Linux x86_64,
+# CPython 3.11) from {source}; do not edit by hand. Each pin lists the sha256 of every file PyPI publishes
+# for that version; pip on this platform takes one of them. Installed with
+#   pip install --require-hashes --no-deps --no-index --find-links $NNX_CACHE/wheels -r {name}
+# after scripts/fetch_locked.py has checked every cached wheel against it.
+"""
+
+
+def uv_compile(uv, root, source, output, seed, upgrade, constraints=None):
+    """uv's hash-pinned resolution of `source`, keeping the pins of `seed` (an older lock) unless upgrading."""
+    if seed and os.path.exists(seed) and not upgrade:
+        shutil.copyfile(seed, output)
+    command = [uv, "pip", "compile", source, "-o", output, "--generate-hashes", "--no-header", "--quiet",
+               "--no-build", *PLATFORM]
+    if constraints:
+        command += ["-c", constraints]
+    if upgrade:
+        command.append("--upgrade")
+    subprocess.run(command, cwd=root, check=True, env={**os.environ, "UV_NO_CONFIG": "1"})
+    with open(output, encoding="utf-8") as f:
+        text = f.read()
+    if constraints:
+        text = text.replace(f"-c {constraints}", "-c requirements.lock")
+    return text
+
+
+def blocks(text):
+    """The uv output as [(normalized name or None, block text)]: one block per pin with its comments."""
+    result, current, name = [], [], None
+    for line in text.splitlines(keepends=True):
+        if line and not line[0].isspace() and not line.startswith("#"):
+            if current:
+                result.append((name, "".join(current)))
+            current, name = [], normalize(re.split(r"[=<>!~;\s\[]", line, maxsplit=1)[0])
+        current.append(line)
+    if current:
+        result.append((name, "".join(current)))
+    return result
+
+
+def lock_npm(fields):
+    name, version = fields
+    done = subprocess.run(["npm", "view", f"{name}@{version}", "dist.integrity"], stdout=subprocess.PIPE,
+                          text=True, check=True)
+    integrity = done.stdout.strip()
+    if not integrity.startswith("sha512-"):
+        raise Refused(f"npm view {name}@{version} dist.integrity gave {integrity!r}")
+    return f"#@ npm {name} {version} {integrity}\n"
+
+
+def lock_deb(fields, cache):
+    suite, name = fields
+    _, options = private_apt(cache, suite)
+    done = subprocess.run(["apt-get", *options, "--print-uris", "download", name], stdout=subprocess.PIPE,
+                          text=True, check=True)
+    match = re.search(r"'\S+'\s+(\S+)_(\S+)_(\S+)\.deb\s+\d+\s+SHA256:([0-9a-f]{64})", done.stdout)
+    if not match:
+        raise Refused(f"apt-get --print-uris download {name} from {suite} named no SHA256:\n{done.stdout}")
+    got_name, version, arch, digest = match.groups()
+    return f"#@ deb {suite} {got_name} {version.replace('%3a', ':')} {arch} sha256:{digest}\n"
+
+
+def make_lock(root, uv, upgrade, cache):
+    main_in, main_lock = "requirements.in", os.path.join(root, "requirements.lock")
+    original_in, original_lock = "tests/original.in", os.path.join(root, "tests", "original.lock")
+    with tempfile.TemporaryDirectory() as tmp:
+        text = uv_compile(uv, root, main_in, os.path.join(tmp, "main.txt"), main_lock, upgrade)
+        wishes = read_extra(os.path.join(root, main_in))
+        outside = ""
+        for fields in wishes:
+            if fields[:1] == ["npm"] and len(fields) == 3:
+                outside += lock_npm(fields[1:])
+            elif fields[:1] == ["deb"] and len(fields) == 3:
+                outside += lock_deb(fields[1:], cache)
+            else:
+                raise Refused(f"{main_in}: '#@ {' '.join(fields)}' is neither '#@ npm NAME VERSION' nor "
+                              f"'#@ deb SUITE NAME'")
+        main = (HEADER.format(what="requirements.lock: every Python distribution scripts/bootstrap.sh installs "
+                                   "into .venv, pinned, and\n# (the \"#@\" lines at the end) the ONNX Runtime "
+                                   "artifacts from outside PyPI, pinned by their registry's digest.",
+                              source=main_in, name="requirements.lock")
+                + text + "\n# Outside PyPI, checked by scripts/fetch_locked.py (pip skips these comment lines):\n"
+                + outside)
+        constraints = os.path.join(tmp, "constraints.txt")
+        main_names = set()
+        with open(constraints, "w", encoding="utf-8") as f:
+            for name, block in blocks(text):
+                if name:
+                    main_names.add(name)
+                    f.write(block.split()[0] + "\n")
+        text = uv_compile(uv, root, original_in, os.path.join(tmp, "original.txt"), original_lock, upgrade,
+                          constraints)
+        own = [block for name, block in blocks(text) if name and name not in main_names]
+        original = (HEADER.format(what="tests/original.lock: what scripts/install_original.sh installs into "
+                                       "build/original-venv besides the\n# packages it shares with .venv "
+                                       "(those are pinned in requirements.lock, which constrains this lock).",
+                                  source=original_in, name="tests/original.lock") + "".join(own))
+    for path, content in ((main_lock, main), (original_lock, original)):
+        with open(path + ".part", "w", encoding="utf-8") as f:
+            f.write(content)
+        os.replace(path + ".part", path)
+    log(f"requirements.lock: {len(main_names)} distributions + {outside.count('#@')} outside PyPI; "
+        f"tests/original.lock: {len(own)} distributions")
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for command in ("wheels", "npm", "deb"):
+        p = sub.add_parser(command)
+        p.add_argument("lock")
+        p.add_argument("--cache", required=True)
+        if command == "wheels":
+            p.add_argument("--python", required=True)
+    p = sub.add_parser("lock")
+    p.add_argument("--root", required=True)
+    p.add_argument("--uv", required=True)
+    p.add_argument("--upgrade", action="store_true")
+    p.add_argument("--cache", default=os.environ.get("NNX_CACHE")
+                   or os.path.join(os.path.expanduser("~"), ".cache", "nnx-conformance"))
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "wheels":
+            fetch_wheels(args.lock, args.cache, args.python)
+        elif args.command == "npm":
+            print(fetch_npm(args.lock, args.cache))
+        elif args.command == "deb":
+            print(fetch_deb(args.lock, args.cache))
+        else:
+            make_lock(os.path.abspath(args.root), args.uv, args.upgrade, args.cache)
+    except Refused as e:
+        log(f"FAILED: {e}")
+        return 1
+    except subprocess.CalledProcessError as e:
+        log(f"FAILED: {' '.join(map(str, e.cmd))} exited {e.returncode}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
