@@ -83,11 +83,20 @@ void compare_values(RecordCase& c, std::span<const float> runtime, std::span<con
   c.max_rel_error = max_rel;
   c.detail.reset();
 
-  const std::vector<double> oracle = context.model.forward_oracle(input, c.shape[0]);
-  const std::vector<double> runtime64 = widen(runtime), reference64 = widen(reference);
-  const std::vector<float> native = context.model.forward(input, c.shape[0]);
-  CaseTriangulation t{c.name, departure(runtime64, reference64, rtol, atol), departure(runtime64, oracle, rtol, atol),
-                      departure(reference64, oracle, rtol, atol), departure(widen(native), reference64, rtol, atol)};
+  // The margin over every row; the triangulation over the leading rows the oracle can afford.
+  const std::int64_t rows = triangulation_rows(c.shape[0], context.model.config().weight_count());
+  const auto width = static_cast<std::size_t>(context.model.output_width());
+  const std::span<const float> sample = input.first(static_cast<std::size_t>(rows * c.shape[1]));
+  const std::vector<double> oracle = context.model.forward_oracle(sample, rows);
+  const std::vector<double> runtime64 = widen(runtime.first(rows * width));
+  const std::vector<double> reference64 = widen(reference.first(rows * width));
+  const std::vector<float> native = context.model.forward(sample, rows);
+  CaseTriangulation t{c.name,
+                      rows,
+                      departure(widen(runtime), widen(reference), rtol, atol),
+                      departure(runtime64, oracle, rtol, atol),
+                      departure(reference64, oracle, rtol, atol),
+                      departure(widen(native), reference64, rtol, atol)};
   evidence.runtime_departs = evidence.runtime_departs || t.runtime_vs_oracle.beyond_tolerance();
   evidence.reference_departs = evidence.reference_departs || t.reference_vs_oracle.beyond_tolerance();
   evidence.triangulation.push_back(std::move(t));

@@ -35,8 +35,14 @@ Departure departure(std::span<const double> values, std::span<const double> agai
 
 std::vector<double> widen(std::span<const float> values) { return {values.begin(), values.end()}; }
 
+std::int64_t triangulation_rows(std::int64_t batch, std::int64_t weight_count) {
+  const std::int64_t affordable = kOracleMultiplyAddsPerCase / std::max<std::int64_t>(weight_count, 1);
+  return std::clamp<std::int64_t>(affordable, std::min<std::int64_t>(batch, 1), batch);
+}
+
 nlohmann::json CaseTriangulation::to_json() const {
   return nlohmann::json{{"case", name},
+                        {"rows", rows},
                         {"margin", runtime_vs_reference.to_json()["margin"]},
                         {"runtime_vs_oracle", runtime_vs_oracle.to_json()},
                         {"reference_vs_oracle", reference_vs_oracle.to_json()},

@@ -9,9 +9,12 @@
 //                     while the reference agrees with it;
 //   reference         the reference departs (or could not be computed) while ONNX Runtime agrees;
 //   both              otherwise.
+// The oracle is exact arithmetic, not fast: a case is triangulated on its first `triangulation_rows` rows (all of
+// them unless the model is large: about 2^26 multiply-adds per case at most), and `rows` says how many.
 // All of it goes into stages.parity.detail (free-form), so records stay nnx.export-conformance/1.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -33,8 +36,13 @@ struct Departure {
 Departure departure(std::span<const double> values, std::span<const double> against, double rtol, double atol);
 std::vector<double> widen(std::span<const float> values);
 
+// How many leading rows of a batch are triangulated for a model of `weight_count` weights.
+inline constexpr std::int64_t kOracleMultiplyAddsPerCase = std::int64_t{1} << 26;
+std::int64_t triangulation_rows(std::int64_t batch, std::int64_t weight_count);
+
 struct CaseTriangulation {
   std::string name;
+  std::int64_t rows = 0;           // leading rows measured against the oracle (and the native forward)
   Departure runtime_vs_reference;  // its margin is the case's margin
   Departure runtime_vs_oracle;
   Departure reference_vs_oracle;

@@ -46,6 +46,14 @@ TEST(Departure, AZeroToleranceIsUnboundedOnlyWhereValuesDiffer) {
   EXPECT_TRUE(d.to_json()["margin"].is_null());
 }
 
+TEST(TriangulationRows, EveryRowOfASmallModelAndABoundedShareOfALargeOne) {
+  EXPECT_EQ(triangulation_rows(7, 58), 7);                       // the tested model: every row
+  EXPECT_EQ(triangulation_rows(0, 58), 0);                       // nothing to triangulate
+  EXPECT_EQ(triangulation_rows(32768, 16777194), 4);             // 2^26 / (2^24 - 22) multiply-adds per row
+  EXPECT_EQ(triangulation_rows(32768, std::int64_t{1} << 30), 1);  // never fewer than one row
+  EXPECT_LE(triangulation_rows(1 << 20, 1 << 10) * (1 << 10), kOracleMultiplyAddsPerCase);
+}
+
 TEST(Blame, WeightsComeFirstThenWhicheverSideDeparts) {
   EXPECT_STREQ(blame_of({true, true, false}), "weights");
   EXPECT_STREQ(blame_of({true, false, true}), "weights");
