@@ -17,6 +17,7 @@
 #include "onnx_file/onnx_model_file.h"
 #include "record/record.h"
 #include "stages/stages.h"
+#include "stages/weights_check.h"
 
 namespace nnx {
 namespace {
@@ -48,16 +49,19 @@ std::span<const std::byte> listed_external(const Record& record, const VerifyOut
 }
 
 // Every location model.onnx references, under the model's own spelling, with the verified bytes of the
-// external-data file it names. ConformanceError for a model the reader refuses or a location not listed.
-std::vector<ExternalFile> external_files(const Record& record, const VerifyOutcome& verified) {
+// external-data file it names; and whether model.onnx stores the model's weights (weights_check.h), read from the
+// same parse. ConformanceError for a model the reader refuses or a location not listed.
+std::vector<ExternalFile> external_files(StageContext& context, const VerifyOutcome& verified) {
+  const Record& record = context.record;
   const ExternalBytes lookup = [&](const std::string& location) -> std::optional<std::span<const std::byte>> {
     return listed_external(record, verified, location);
   };
   const OnnxModelFile model = read_onnx_model(verified.contents.at(record.artifacts.model), lookup);
   std::vector<ExternalFile> external;
   for (const auto& location : model.external_locations) external.push_back({location, *lookup(location)});
+  context.weights = weights_in_model(context.model, model);
   return external;
-}
+}  // the parsed model (a copy of every initializer) is gone before the session is created
 
 SessionSettings session_settings(const Record& record) {
   SessionSettings settings;
@@ -83,7 +87,7 @@ bool load(StageContext& context) {
   }
   std::vector<ExternalFile> external;
   try {
-    external = external_files(record, verified);
+    external = external_files(context, verified);
   } catch (const ConformanceError& e) {
     return fail(context, FailureClass::load_error, json{{"error", e.what()}});
   }
@@ -101,7 +105,6 @@ bool load(StageContext& context) {
     context.session.reset();
     return fail(context, FailureClass::load_error, std::move(detail));
   }
-  context.verified_files = std::move(verified.contents);  // parity reads model.onnx's weights from them
   context.record.set_stage_passed(Stage::load, json{{"providers", providers}});
   return true;
 }

@@ -14,7 +14,6 @@
 #include "stages/reference_outputs.h"
 #include "stages/stages.h"
 #include "stages/triangulation.h"
-#include "stages/weights_check.h"
 
 namespace nnx {
 namespace {
@@ -183,7 +182,7 @@ bool record_parity_outcome(StageContext& context, ParityEvidence& evidence) {
   }
   json triangulation = json::array();
   for (const auto& t : evidence.triangulation) triangulation.push_back(t.to_json());
-  const WeightsVerdict weights = weights_in_model(context.model, record, context.verified_files);
+  const WeightsVerdict& weights = context.weights;
   json detail{{"reference", reference_name(context.reference)}, {"triangulation", triangulation},
               {"weights_in_model", weights.match ? json(*weights.match) : json()}};
   if (!weights.problem.empty()) detail["weights_problem"] = weights.problem;

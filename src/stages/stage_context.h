@@ -9,9 +9,7 @@
 #pragma once
 
 #include <chrono>
-#include <cstddef>
 #include <filesystem>
-#include <map>
 #include <memory>
 #include <optional>
 
@@ -22,6 +20,7 @@
 #include "record/record.h"
 #include "runtime/runtime.h"
 #include "stages/reference_outputs.h"
+#include "stages/weights_check.h"
 #include "worker/exporter_client.h"
 #include "worker/worker_process.h"
 
@@ -47,7 +46,7 @@ struct StageContext {
   std::optional<std::filesystem::path> runtime_library;
   std::shared_ptr<Runtime> runtime;       // opened by dependencies (run), given by execute
   std::unique_ptr<Session> session;       // created by load for parity
-  std::map<std::string, std::vector<std::byte>> verified_files;  // load's verified artifact bytes, by path
+  WeightsVerdict weights;                 // load: whether model.onnx stores the model's weights (parity's blame)
   ReferenceKind reference = ReferenceKind::torch;  // what parity compares with (stages/reference_outputs.h)
 
   WorkerCommand worker_command;           // run only: the exporter worker

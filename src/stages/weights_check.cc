@@ -4,10 +4,7 @@
 #include <cstring>
 #include <span>
 
-#include "artifacts/artifact_path.h"
-#include "base/error.h"
 #include "model/feedfwd.h"
-#include "onnx_file/onnx_model_file.h"
 
 namespace nnx {
 namespace {
@@ -45,27 +42,10 @@ bool stored(const Parameter& p, const std::vector<OnnxInitializer>& initializers
 
 }  // namespace
 
-WeightsVerdict weights_in_model(const ReferenceModel& model, const Record& record,
-                                const std::map<std::string, std::vector<std::byte>>& files) {
-  const auto found = files.find(record.artifacts.model);
-  if (found == files.end()) return {std::nullopt, "not checked: no verified model bytes"};
-  const ExternalBytes external = [&files](const std::string& location) -> std::optional<std::span<const std::byte>> {
-    const auto path = normalize_artifact_path(location);
-    if (!path) return std::nullopt;
-    const auto file = files.find(*path);
-    if (file == files.end()) return std::nullopt;
-    return std::span<const std::byte>(file->second);
-  };
-  OnnxModelFile onnx_model;
-  try {
-    onnx_model = read_onnx_model(found->second, external);
-  } catch (const Error& e) {
-    return {std::nullopt, std::string("not checked: ") + e.what()};
-  }
+WeightsVerdict weights_in_model(const ReferenceModel& model, const OnnxModelFile& onnx_model) {
   for (const auto& p : model.parameters()) {
     if (!stored(p, onnx_model.initializers)) {
-      return {false, p.name + " " + shape_text(p.shape) + ": no initializer of " + record.artifacts.model +
-                         " holds the model's values"};
+      return {false, p.name + " " + shape_text(p.shape) + ": no initializer of model.onnx holds the model's values"};
     }
   }
   return {true, ""};
