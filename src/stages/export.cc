@@ -9,6 +9,7 @@
 #include "artifacts/layout.h"
 #include "model/feedfwd.h"
 #include "record/record.h"
+#include "stages/reference_outputs.h"
 #include "stages/stages.h"
 #include "worker/tensor_wire.h"
 
@@ -20,23 +21,15 @@ using nlohmann::json;
 // The worker's export request (worker/PROTOCOL.md, "export").
 json export_request(const StageContext& context) {
   const Profile& profile = *context.profile;
-  json parameters = json::array();
-  for (const auto& p : context.model.parameters()) {
-    json t = float32_tensor_json(p.shape, p.values);
-    t["name"] = p.name;
-    parameters.push_back(t);
-  }
   const std::vector<std::int64_t> example_shape = {profile.export_batch, profile.model.input_dim};
-  json model = profile.model.to_json();
-  model.erase("weights");
-  return json{{"op", "export"},
-              {"exporter", profile.exporter},
-              {"options", profile.exporter_options()},
-              {"model", model},
-              {"parameters", parameters},
-              {"example_input", float32_tensor_json(example_shape, draw_input(example_shape, 7))},
-              {"output_dir", std::filesystem::absolute(profile_folder(context.root, profile.name)).string()},
-              {"model_file", kModelFile}};
+  json request = worker_network_fields(context.model);  // the model the profile's config built
+  request.update(json{{"op", "export"},
+                      {"exporter", profile.exporter},
+                      {"options", profile.exporter_options()},
+                      {"example_input", float32_tensor_json(example_shape, draw_input(example_shape, 7))},
+                      {"output_dir", std::filesystem::absolute(profile_folder(context.root, profile.name)).string()},
+                      {"model_file", kModelFile}});
+  return request;
 }
 
 bool fail(StageContext& context, FailureClass failure, json detail) {

@@ -9,21 +9,16 @@ using nlohmann::json;
 
 // The worker's reference request (worker/PROTOCOL.md, "reference").
 json reference_request(const ReferenceModel& model, const std::vector<ReferenceInput>& inputs) {
-  json parameters = json::array();
-  for (const auto& p : model.parameters()) {
-    json t = float32_tensor_json(p.shape, p.values);
-    t["name"] = p.name;
-    parameters.push_back(std::move(t));
-  }
   json encoded = json::array();
   for (const auto& input : inputs) {
     json t = float32_tensor_json(input.tensor.shape, input.tensor.values);
     t["name"] = input.name;
     encoded.push_back(std::move(t));
   }
-  json config = model.config().to_json();
-  config.erase("weights");
-  return json{{"op", "reference"}, {"model", config}, {"parameters", parameters}, {"inputs", encoded}};
+  json request = worker_network_fields(model);
+  request["op"] = "reference";
+  request["inputs"] = std::move(encoded);
+  return request;
 }
 
 std::vector<std::vector<float>> torch_outputs(const ReferenceModel& model, ExporterClient& worker,
@@ -50,6 +45,18 @@ std::vector<std::vector<float>> torch_outputs(const ReferenceModel& model, Expor
 }
 
 }  // namespace
+
+json worker_network_fields(const ReferenceModel& model) {
+  json parameters = json::array();
+  for (const auto& p : model.parameters()) {
+    json t = float32_tensor_json(p.shape, p.values);
+    t["name"] = p.name;
+    parameters.push_back(std::move(t));
+  }
+  json config = model.config().to_json();
+  config.erase("weights");
+  return json{{"model", std::move(config)}, {"parameters", std::move(parameters)}};
+}
 
 std::string_view reference_name(ReferenceKind kind) { return kind == ReferenceKind::torch ? "torch" : "native"; }
 

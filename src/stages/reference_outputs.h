@@ -28,6 +28,10 @@ struct ReferenceInput {
   Float32Tensor tensor;
 };
 
+// The network as the worker protocol carries it, shared by the export and the reference requests
+// (worker/PROTOCOL.md): {"model": the config without its weight init, "parameters": [{name, shape, data}]}.
+nlohmann::json worker_network_fields(const ReferenceModel& model);
+
 // The reference's outputs for `inputs`, in order. torch: asks `worker` (WorkerError when it cannot answer or
 // answers with the wrong names or shapes); native: `model.forward`.
 std::vector<std::vector<float>> reference_outputs(ReferenceKind kind, const ReferenceModel& model,
