@@ -54,6 +54,8 @@ int cli_main(int argc, char** argv, const Seams& seams) {
   add_run_command(app, run_args);
   RecordArgs record_args;
   add_record_commands(app, record_args);
+  ReportArgs report_args;
+  add_report_command(app, report_args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -65,6 +67,7 @@ int cli_main(int argc, char** argv, const Seams& seams) {
   }
   try {
     if (app.got_subcommand("run")) return run_command(run_args, seams);
+    if (app.got_subcommand("report")) return report_command(report_args);
     return record_command(app, record_args, seams);
   } catch (const Error& e) {
     return report_error(e);

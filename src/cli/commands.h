@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "runtime/runtime.h"
 
 namespace CLI {
@@ -20,6 +22,13 @@ struct Seams {
   RuntimeOpener open_runtime = &nnx::open_runtime;
 };
 
+// --html/--markdown/--junit of run, execute and report (report/renderings.h); "" = not asked for.
+struct RenderArgs {
+  std::string html;
+  std::string markdown;
+  std::string junit;
+};
+
 struct RunArgs {
   std::string output;
   std::string artifacts;
@@ -27,6 +36,7 @@ struct RunArgs {
   std::optional<std::string> source_revision;
   bool force = false;
   std::string onnxruntime;
+  RenderArgs render;
 };
 
 struct RecordArgs {
@@ -35,7 +45,20 @@ struct RecordArgs {
   std::string output;
   std::string onnxruntime;
   std::string reference = "native";  // execute: native (C++ only) or torch (the worker's PyTorch forward)
+  RenderArgs render;                  // execute
 };
+
+// `nnx-conformance report FILE [--html OUT] [--markdown OUT] [--junit OUT]` (cli/report_command.cc).
+struct ReportArgs {
+  std::string file;
+  RenderArgs render;
+};
+void add_render_options(CLI::App& command, RenderArgs& args);
+void add_report_command(CLI::App& app, ReportArgs& args);
+int report_command(const ReportArgs& args);
+// Writes the renderings asked for of `document`; check_render_targets refuses unusable paths up front.
+void check_render_targets(const RenderArgs& args);
+void write_render_targets(const nlohmann::json& document, const RenderArgs& args);
 
 void add_run_command(CLI::App& app, RunArgs& args);
 int run_command(const RunArgs& args, const Seams& seams);

@@ -32,6 +32,7 @@ void add_record_commands(CLI::App& app, RecordArgs& args) {
                       "what parity compares with: native (the C++ forward, no Python; default) or torch (the "
                       "PyTorch network, in the exporter worker)")
       ->check(CLI::IsMember({"native", "torch"}));
+  add_render_options(*execute, args.render);
 }
 
 namespace {
@@ -99,7 +100,9 @@ int execute_command(const RecordArgs& args, const Seams& seams) {
   if (!args.onnxruntime.empty()) request.options.onnxruntime_library = args.onnxruntime;
   request.options.open_runtime = seams.open_runtime;
   request.options.reference = *parse_reference(args.reference);  // CLI checked the name
+  check_render_targets(args.render);
   const ExecuteOutcome outcome = execute_report(request);
+  write_render_targets(is_report(document) ? make_report(outcome.records) : outcome.records.at(0), args.render);
   for (const auto& line : summary_lines(outcome.records)) std::cout << line << "\n";
   if (!args.output.empty()) std::cout << "output: " << args.output << "\n";
   std::cout << "exit code: " << outcome.exit_code << "\n";

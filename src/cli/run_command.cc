@@ -20,6 +20,7 @@ void add_run_command(CLI::App& app, RunArgs& args) {
   run->add_option("--source-revision", args.source_revision, "the revision to record (default: git)");
   run->add_flag("--force", args.force, "clear the chosen profiles' earlier artifacts");
   run->add_option("--onnxruntime", args.onnxruntime, "path of libonnxruntime.so.1 to use");
+  add_render_options(*run, args.render);
 }
 
 int run_command(const RunArgs& args, const Seams& seams) {
@@ -33,7 +34,9 @@ int run_command(const RunArgs& args, const Seams& seams) {
   if (!args.onnxruntime.empty()) request.options.onnxruntime_library = args.onnxruntime;
   request.options.source_revision = args.source_revision;
   request.options.open_runtime = seams.open_runtime;
+  check_render_targets(args.render);
   const RunOutcome outcome = run_to_report(request);
+  write_render_targets(outcome.report, args.render);
   for (const auto& line : summary_lines(outcome.records)) std::cout << line << "\n";
   std::cout << "report: " << output.string() << "\n"
             << "artifacts: " << request.root.string() << "\n"

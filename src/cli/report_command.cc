@@ -1,0 +1,62 @@
+// `nnx-conformance report FILE [--html OUT] [--markdown OUT] [--junit OUT]` (README, "Looking at the
+// evidence"): the human forms of a report, a record or a runtime matrix (report/render.h). With no flag the
+// Markdown summary goes to stdout. run and execute take the same three flags (add_render_options).
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "base/failure.h"
+#include "base/json_strict.h"
+#include "cli/commands.h"
+#include "report/render.h"
+#include "report/renderings.h"
+
+namespace nnx::cli {
+namespace {
+
+report::RenderTargets targets_of(const RenderArgs& args) {
+  report::RenderTargets targets;
+  if (!args.html.empty()) targets.html = args.html;
+  if (!args.markdown.empty()) targets.markdown = args.markdown;
+  if (!args.junit.empty()) targets.junit = args.junit;
+  return targets;
+}
+
+}  // namespace
+
+void add_render_options(CLI::App& command, RenderArgs& args) {
+  command.add_option("--html", args.html, "also write a self-contained HTML page here");
+  command.add_option("--markdown", args.markdown, "also write a Markdown summary here");
+  command.add_option("--junit", args.junit, "also write JUnit XML here");
+}
+
+void add_report_command(CLI::App& app, ReportArgs& args) {
+  auto* report = app.add_subcommand("report", "render a report, record or runtime matrix as HTML, Markdown or JUnit "
+                                              "XML (no flag: Markdown on stdout)");
+  report->add_option("FILE", args.file, "report, record or runtime matrix (JSON)")->required();
+  add_render_options(*report, args.render);
+}
+
+void check_render_targets(const RenderArgs& args) { report::require_writable_targets(targets_of(args)); }
+
+void write_render_targets(const nlohmann::json& document, const RenderArgs& args) {
+  const report::RenderTargets targets = targets_of(args);
+  if (!targets.any()) return;
+  report::write_renderings(document, targets);
+  if (targets.html) std::cout << "html: " << targets.html->string() << "\n";
+  if (targets.markdown) std::cout << "markdown: " << targets.markdown->string() << "\n";
+  if (targets.junit) std::cout << "junit: " << targets.junit->string() << "\n";
+}
+
+int report_command(const ReportArgs& args) {
+  const nlohmann::json document = read_strict_json_file(args.file);
+  if (!targets_of(args.render).any()) {
+    std::cout << report::render_markdown(document);
+    return kExitPassed;
+  }
+  check_render_targets(args.render);
+  write_render_targets(document, args.render);
+  return kExitPassed;
+}
+
+}  // namespace nnx::cli

@@ -1,0 +1,127 @@
+#include "report/document.h"
+
+#include "base/error.h"
+#include "base/json_python.h"
+
+namespace nnx::report {
+namespace {
+
+const json& null_json() {
+  static const json value;
+  return value;
+}
+
+void require_array(const json& value, const std::string& where) {
+  if (!value.is_array()) throw ConformanceError(where + " is not a list");
+}
+
+}  // namespace
+
+DocumentKind document_kind(const json& document) {
+  if (!document.is_object()) throw ConformanceError("the document is not a JSON object");
+  const auto format = document.find("format");
+  if (format != document.end() && format->is_string() && *format == kMatrixFormat) return DocumentKind::matrix;
+  if (document.contains("profiles")) return DocumentKind::report;
+  if (document.contains("profile") && document.contains("stages")) return DocumentKind::record;
+  throw ConformanceError("the document is neither a report, a record nor a runtime matrix (no \"profiles\", "
+                         "\"profile\"/\"stages\" or format " + std::string(kMatrixFormat) + ")");
+}
+
+std::vector<MatrixRuntime> matrix_runtimes(const json& matrix) {
+  const auto runtimes = matrix.find("runtimes");
+  if (runtimes == matrix.end()) throw ConformanceError("the matrix has no \"runtimes\"");
+  require_array(*runtimes, "the matrix's \"runtimes\"");
+  std::vector<MatrixRuntime> out;
+  for (std::size_t i = 0; i < runtimes->size(); ++i) {
+    const json& runtime = (*runtimes)[i];
+    const std::string where = "runtimes[" + std::to_string(i) + "]";
+    if (!runtime.is_object()) throw ConformanceError(where + " is not an object");
+    MatrixRuntime entry;
+    entry.version = text_of(runtime, "version");
+    entry.library_sha256 = text_of(runtime, "library_sha256");
+    entry.status = text_of(runtime, "status");
+    const auto records = runtime.find("records");
+    if (records == runtime.end()) throw ConformanceError(where + " has no \"records\"");
+    require_array(*records, where + ".records");
+    for (const auto& record : *records) {
+      if (!record.is_object()) throw ConformanceError(where + ".records holds a value that is not a record");
+      entry.records.push_back(record);
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+std::vector<json> document_records(const json& document) {
+  switch (document_kind(document)) {
+    case DocumentKind::record: return {document};
+    case DocumentKind::report: {
+      const json& profiles = document["profiles"];
+      require_array(profiles, "the report's \"profiles\"");
+      std::vector<json> out;
+      for (const auto& record : profiles) {
+        if (!record.is_object()) throw ConformanceError("the report's \"profiles\" holds a value that is not a record");
+        out.push_back(record);
+      }
+      return out;
+    }
+    case DocumentKind::matrix: {
+      std::vector<json> out;
+      for (auto& runtime : matrix_runtimes(document)) {
+        for (auto& record : runtime.records) out.push_back(std::move(record));
+      }
+      return out;
+    }
+  }
+  return {};
+}
+
+std::string text_of(const json& record, const char* key) {
+  if (!record.is_object()) return "";
+  const auto it = record.find(key);
+  if (it == record.end() || it->is_null()) return "";
+  if (it->is_string()) return it->get<std::string>();
+  return value_text(*it);
+}
+
+const json& stage_of(const json& record, const char* stage) {
+  if (!record.is_object()) return null_json();
+  const auto stages = record.find("stages");
+  if (stages == record.end() || !stages->is_object()) return null_json();
+  const auto it = stages->find(stage);
+  return it == stages->end() ? null_json() : *it;
+}
+
+std::string stage_status(const json& record, const char* stage) {
+  const std::string status = text_of(stage_of(record, stage), "status");
+  return status.empty() ? "not_run" : status;
+}
+
+const json& triangulation_of(const json& record, const std::string& case_name) {
+  const json& parity = stage_of(record, "parity");
+  if (!parity.is_object()) return null_json();
+  const auto detail = parity.find("detail");
+  if (detail == parity.end() || !detail->is_object()) return null_json();
+  const auto entries = detail->find("triangulation");
+  if (entries == detail->end() || !entries->is_array()) return null_json();
+  for (const auto& entry : *entries) {
+    if (entry.is_object() && entry.value("case", json()) == case_name) return entry;
+  }
+  return null_json();
+}
+
+const json& case_margin(const json& record, const std::string& case_name) {
+  const json& entry = triangulation_of(record, case_name);
+  if (!entry.is_object()) return null_json();
+  const auto margin = entry.find("margin");
+  return margin == entry.end() ? null_json() : *margin;
+}
+
+std::string value_text(const json& value) {
+  if (value.is_null()) return "null";
+  if (value.is_number_float()) return python_float_repr(value.get<double>());
+  if (value.is_string()) return value.get<std::string>();
+  return display_json(value);
+}
+
+}  // namespace nnx::report

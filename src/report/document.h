@@ -1,0 +1,49 @@
+// What the renderers read (README, "Looking at the evidence"): a conformance report
+// ({format, profiles, status}, doc/record-format.md §8), one record (nnx.export-conformance/1) or a runtime
+// matrix (nnx.runtime-matrix/1: {report, runtimes: [{version, library_sha256, status, records}], drift}).
+// Only the keys the pages show are read, each checked for its type; anything else is refused with
+// ConformanceError naming the key. The values are never recomputed: a page shows the record's numbers.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace nnx::report {
+
+using json = nlohmann::json;
+
+inline constexpr const char* kMatrixFormat = "nnx.runtime-matrix/1";
+inline constexpr const char* kStageOrder[] = {"dependencies", "export", "check", "load", "parity"};
+
+enum class DocumentKind { report, record, matrix };
+
+DocumentKind document_kind(const json& document);
+// The document's records: the report's profiles, the record itself, or every matrix cell's records.
+std::vector<json> document_records(const json& document);
+
+// One runtime of a matrix: its version, library sha256, status and records.
+struct MatrixRuntime {
+  std::string version;
+  std::string library_sha256;
+  std::string status;
+  std::vector<json> records;
+};
+std::vector<MatrixRuntime> matrix_runtimes(const json& matrix);
+
+// Reading one record, tolerant of a failing record's nulls.
+std::string text_of(const json& record, const char* key);                       // "" when absent or null
+const json& stage_of(const json& record, const char* stage);                    // null json when absent
+std::string stage_status(const json& record, const char* stage);               // "not_run" when absent
+// The parity triangulation entry of a case (stages.parity.detail.triangulation[i] with "case" == name), or null.
+const json& triangulation_of(const json& record, const std::string& case_name);
+// The case's margin (error ÷ allowed error) when triangulated: a number, or null (infinite margin / none).
+const json& case_margin(const json& record, const std::string& case_name);
+
+// A number exactly as the record writer prints it (base/json_python.h: Python's repr for floats); other
+// values as canonical JSON text; null as "null".
+std::string value_text(const json& value);
+
+}  // namespace nnx::report

@@ -1,0 +1,278 @@
+// render_html (report/render.h): one self-contained page, no script, no fetch.
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "base/json_python.h"
+#include "report/document.h"
+#include "report/markup.h"
+#include "report/render.h"
+
+namespace nnx::report {
+namespace {
+
+// The margin bar's log scale: 10^kLogMin .. 10^kLogMax across kBarWidth pixels; the tolerance line at 1.
+constexpr double kLogMin = -4.0;
+constexpr double kLogMax = 2.0;
+constexpr double kBarWidth = 240.0;
+
+const char* kStyle = R"(
+body{font-family:sans-serif;margin:1.5em auto;max-width:72em;padding:0 1em;color:#1b1b1b;overflow-wrap:anywhere}
+h1{font-size:1.5em}h2{font-size:1.25em;margin-top:2em;border-bottom:2px solid #ccc}h3{font-size:1.05em}
+table{border-collapse:collapse;width:100%;table-layout:auto;margin:.5em 0}
+th,td{border:1px solid #ccc;padding:.25em .45em;text-align:left;vertical-align:top;font-size:.9em}
+th{background:#f1f1f1}
+code,pre,.hash{font-family:monospace;font-size:.85em}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f7f7f7;padding:.5em;margin:.3em 0}
+.status-passed{background:#2e7d32;color:#fff}.status-failed{background:#c62828;color:#fff}
+.status-not_run{background:#9e9e9e;color:#fff}
+.badge{display:inline-block;padding:.1em .5em;border-radius:.3em;font-weight:bold}
+.pipeline{display:flex;flex-wrap:wrap;gap:.3em;list-style:none;padding:0;margin:.5em 0}
+.pipeline li{padding:.4em .8em;border-radius:.3em;font-weight:bold}
+.pipeline li+li:before{content:"\2192  "}
+.failure{border-left:4px solid #c62828;padding-left:.6em;margin:.5em 0}
+.case-failed td{background:#fdecea}
+.heat td.cell{text-align:center;font-family:monospace}
+)";
+
+std::string status_badge(const std::string& status) {
+  return "<span class=\"badge status-" + escape_html(status) + "\">" + escape_html(status) + "</span>";
+}
+
+std::string detail_text(const json& detail) {
+  if (detail.is_null()) return "";
+  if (detail.is_string()) return detail.get<std::string>();
+  return dumps_pretty(detail);
+}
+
+double bar_x(double margin) {
+  if (!(margin > 0.0)) return 0.0;
+  const double position = (std::log10(margin) - kLogMin) / (kLogMax - kLogMin);
+  return std::clamp(position, 0.0, 1.0) * kBarWidth;
+}
+
+// The margin bar of one case: the runtime-vs-reference margin as a bar, the tolerance line at 1, and the
+// triangulation's runtime-vs-oracle (circle) and reference-vs-oracle (diamond) margins as marks.
+std::string margin_bar(const json& triangulation) {
+  std::ostringstream svg;
+  const double tolerance_x = bar_x(1.0);
+  svg << "<svg class=\"margin-bar\" width=\"" << kBarWidth + 10 << "\" height=\"22\" viewBox=\"0 0 " << kBarWidth + 10
+      << " 22\" role=\"img\" aria-label=\"margin\"><rect x=\"0\" y=\"6\" width=\"" << kBarWidth
+      << "\" height=\"10\" fill=\"#eee\"/>";
+  const json margin = triangulation.value("margin", json());
+  if (margin.is_number()) {
+    const double value = margin.get<double>();
+    svg << "<rect x=\"0\" y=\"6\" width=\"" << bar_x(value) << "\" height=\"10\" fill=\""
+        << (value > 1.0 ? "#c62828" : "#2e7d32") << "\"/>";
+  } else {
+    svg << "<rect x=\"0\" y=\"6\" width=\"" << kBarWidth << "\" height=\"10\" fill=\"#c62828\"/>";
+  }
+  for (const char* side : {"runtime_vs_oracle", "reference_vs_oracle"}) {
+    const json& departure = triangulation.value(side, json::object());
+    const json mark = departure.is_object() ? departure.value("margin", json()) : json();
+    if (!mark.is_number()) continue;
+    const double x = bar_x(mark.get<double>());
+    if (std::string(side) == "runtime_vs_oracle") {
+      svg << "<circle cx=\"" << x << "\" cy=\"11\" r=\"3.5\" fill=\"#1565c0\"><title>runtime vs oracle: "
+          << escape_html(value_text(mark)) << "</title></circle>";
+    } else {
+      svg << "<path d=\"M" << x << " 6 L" << x + 4 << " 11 L" << x << " 16 L" << x - 4
+          << " 11 Z\" fill=\"#ef6c00\"><title>reference vs oracle: " << escape_html(value_text(mark)) << "</title></path>";
+    }
+  }
+  svg << "<line x1=\"" << tolerance_x << "\" y1=\"2\" x2=\"" << tolerance_x
+      << "\" y2=\"20\" stroke=\"#000\" stroke-width=\"1.5\"><title>tolerance: margin 1</title></line></svg>";
+  return svg.str();
+}
+
+std::string key_value_table(const json& object) {
+  if (!object.is_object() || object.empty()) return "<p>none recorded</p>";
+  std::string out = "<table><tbody>";
+  for (const auto& [key, value] : object.items()) {
+    out += "<tr><th>" + escape_html(key) + "</th><td><code>" + escape_html(value_text(value)) + "</code></td></tr>";
+  }
+  return out + "</tbody></table>";
+}
+
+std::string stage_section(const json& record) {
+  std::string out = "<ol class=\"pipeline\" aria-label=\"stages\">";
+  for (const char* stage : kStageOrder) {
+    const std::string status = stage_status(record, stage);
+    out += "<li class=\"stage status-" + escape_html(status) + "\" data-stage=\"" + stage + "\" data-status=\"" +
+           escape_html(status) + "\">" + stage + ": " + escape_html(status) + "</li>";
+  }
+  out += "</ol>";
+  for (const char* stage : kStageOrder) {
+    const json& entry = stage_of(record, stage);
+    if (stage_status(record, stage) != "failed") continue;
+    out += "<div class=\"failure\" data-stage=\"" + std::string(stage) + "\"><h4>" + stage + " failed: " +
+           escape_html(text_of(entry, "failure")) + "</h4><pre>" +
+           escape_html(detail_text(entry.value("detail", json()))) + "</pre></div>";
+  }
+  return out;
+}
+
+std::string cases_section(const json& record) {
+  const json cases = record.value("input_cases", json::array());
+  if (!cases.is_array() || cases.empty()) return "<p>no input cases</p>";
+  const json tolerances = record.value("tolerances", json::object());
+  std::string out = "<p>margin = error ÷ allowed error (atol " + escape_html(value_text(tolerances.value("atol", json()))) +
+                    ", rtol " + escape_html(value_text(tolerances.value("rtol", json()))) +
+                    "), log scale 10<sup>-4</sup> … 10<sup>2</sup>; the black line is the tolerance (1); "
+                    "<span style=\"color:#1565c0\">●</span> runtime vs float64 oracle, "
+                    "<span style=\"color:#ef6c00\">◆</span> reference vs oracle.</p>"
+                    "<table class=\"cases\"><thead><tr><th>case</th><th>shape</th><th>expect</th><th>outcome</th>"
+                    "<th>max abs error</th><th>max rel error</th><th>margin</th><th></th></tr></thead><tbody>";
+  for (const auto& c : cases) {
+    const std::string name = text_of(c, "name");
+    const bool passed = c.value("passed", false) == true;
+    const json& triangulation = triangulation_of(record, name);
+    out += std::string("<tr class=\"case ") + (passed ? "case-passed" : "case-failed") + "\" data-case=\"" +
+           escape_html(name) + "\"><td>" + escape_html(name) + "</td><td><code>" +
+           escape_html(value_text(c.value("shape", json()))) + "</code></td><td>" + escape_html(text_of(c, "expect")) +
+           "</td><td>" + escape_html(text_of(c, "outcome")) + (passed ? "" : " " + status_badge("failed")) +
+           "</td><td class=\"abs\"><code>" + escape_html(value_text(c.value("max_abs_error", json()))) +
+           "</code></td><td class=\"rel\"><code>" + escape_html(value_text(c.value("max_rel_error", json()))) +
+           "</code></td><td class=\"margin\"><code>" +
+           (triangulation.is_object() ? escape_html(value_text(triangulation.value("margin", json()))) : "") +
+           "</code></td><td>" + (triangulation.is_object() ? margin_bar(triangulation) : "") + "</td></tr>";
+    const std::string failure = text_of(c, "failure");
+    const std::string detail = text_of(c, "detail");
+    if (!failure.empty() || !detail.empty()) {
+      out += std::string("<tr class=\"case-detail") + (passed ? "" : " case-failed") + "\"><td colspan=\"8\">" +
+             (failure.empty() ? "" : "<strong>" + escape_html(failure) + "</strong>: ") + "<pre>" +
+             escape_html(detail) + "</pre></td></tr>";
+    }
+  }
+  return out + "</tbody></table>";
+}
+
+std::string artifacts_section(const json& record) {
+  const json artifacts = record.value("artifacts", json::object());
+  const json files = artifacts.is_object() ? artifacts.value("files", json::array()) : json::array();
+  if (!files.is_array() || files.empty()) return "<p>no artifacts recorded</p>";
+  std::string out = "<p>folder <code>" + escape_html(text_of(artifacts, "directory")) +
+                    "</code></p><table class=\"artifacts\"><thead><tr><th>path</th><th>role</th><th>bytes</th>"
+                    "<th>sha256</th></tr></thead><tbody>";
+  for (const auto& file : files) {
+    out += "<tr><td><code>" + escape_html(text_of(file, "path")) + "</code></td><td>" +
+           escape_html(text_of(file, "role")) + "</td><td>" + escape_html(text_of(file, "bytes")) +
+           "</td><td class=\"hash\">" + escape_html(text_of(file, "sha256")) + "</td></tr>";
+  }
+  return out + "</tbody></table>";
+}
+
+std::string record_section(const json& record, const std::string& heading_prefix) {
+  const std::string profile = text_of(record, "profile");
+  const std::string status = text_of(record, "status");
+  const std::string failure = text_of(record, "failure");
+  std::string out = "<section class=\"profile\" data-profile=\"" + escape_html(profile) + "\" data-status=\"" +
+                    escape_html(status) + "\"><h2>" + escape_html(heading_prefix + profile) + " " +
+                    status_badge(status) + (failure.empty() ? "" : " <code>" + escape_html(failure) + "</code>") +
+                    "</h2><p>level <code>" + escape_html(text_of(record, "level")) + "</code> · exporter <code>" +
+                    escape_html(text_of(record.value("exporter", json::object()), "name")) + "</code> · dtype <code>" +
+                    escape_html(text_of(record, "dtype")) + "</code></p>";
+  out += "<h3>Stages</h3>" + stage_section(record);
+  out += "<h3>Input cases</h3>" + cases_section(record);
+  out += "<h3>Artifacts</h3>" + artifacts_section(record);
+  out += "<h3>Runtime</h3>" + key_value_table(record.value("runtime", json::object()));
+  out += "<h3>Versions</h3>" + key_value_table(record.value("versions", json::object()));
+  out += "<h3>Source</h3>" + key_value_table(record.value("source", json::object()));
+  return out + "</section>";
+}
+
+std::string heat_colour(const json& margin, bool failed) {
+  if (!margin.is_number()) return failed ? "#c62828" : "#e0e0e0";
+  const double value = margin.get<double>();
+  if (value > 1.0) return "#c62828";
+  // green to amber as the margin approaches the tolerance
+  const double t = bar_x(value) / bar_x(1.0);
+  const int red = static_cast<int>(200 * t + 46 * (1 - t));
+  const int green = static_cast<int>(150 * t + 125 * (1 - t));
+  std::ostringstream colour;
+  colour << "rgb(" << red << "," << green << ",50)";
+  return colour.str();
+}
+
+std::string matrix_section(const json& matrix) {
+  const auto runtimes = matrix_runtimes(matrix);
+  // Columns: every (profile, case) seen, in the order first met.
+  std::vector<std::pair<std::string, std::string>> columns;
+  for (const auto& runtime : runtimes) {
+    for (const auto& record : runtime.records) {
+      const json cases = record.value("input_cases", json::array());
+      if (!cases.is_array()) continue;
+      for (const auto& c : cases) {
+        std::pair<std::string, std::string> column{text_of(record, "profile"), text_of(c, "name")};
+        if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
+      }
+    }
+  }
+  std::string out = "<h2>Runtimes × cases</h2><p>Each cell: the case's margin (error ÷ allowed error) on that "
+                    "runtime; red beyond the tolerance or failed, grey not compared.</p>"
+                    "<table class=\"heat\"><thead><tr><th>runtime</th><th>status</th>";
+  for (const auto& [profile, name] : columns) {
+    out += "<th>" + escape_html(profile) + "<br>" + escape_html(name) + "</th>";
+  }
+  out += "</tr></thead><tbody>";
+  for (const auto& runtime : runtimes) {
+    out += "<tr data-runtime=\"" + escape_html(runtime.version) + "\"><th>" + escape_html(runtime.version) +
+           "<br><span class=\"hash\">" + escape_html(runtime.library_sha256) + "</span></th><td>" +
+           status_badge(runtime.status) + "</td>";
+    for (const auto& [profile, name] : columns) {
+      const json* found = nullptr;
+      for (const auto& record : runtime.records) {
+        if (text_of(record, "profile") == profile) found = &record;
+      }
+      json case_entry;
+      if (found) {
+        for (const auto& c : found->value("input_cases", json::array())) {
+          if (text_of(c, "name") == name) case_entry = c;
+        }
+      }
+      if (case_entry.is_null()) {
+        out += "<td class=\"cell\">—</td>";
+        continue;
+      }
+      const json& margin = case_margin(*found, name);
+      const bool failed = case_entry.value("passed", false) != true;
+      const std::string text = margin.is_number() ? value_text(margin) : (failed ? "failed" : text_of(case_entry, "outcome"));
+      out += "<td class=\"cell\" style=\"background:" + heat_colour(margin, failed) + ";color:#fff\" title=\"" +
+             escape_html(profile + " / " + name + ": " + text_of(case_entry, "outcome")) + "\">" + escape_html(text) +
+             "</td>";
+    }
+    out += "</tr>";
+  }
+  return out + "</tbody></table>";
+}
+
+}  // namespace
+
+std::string render_html(const json& document) {
+  const DocumentKind kind = document_kind(document);
+  const std::vector<json> records = document_records(document);
+  std::string title = "nnx-conformance: ";
+  std::string status = text_of(document, "status");
+  if (kind == DocumentKind::matrix) title += "runtime matrix";
+  else if (kind == DocumentKind::record) title += text_of(document, "profile");
+  else title += "report";
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+      "img-src data:\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+      "<link rel=\"icon\" href=\"data:,\"><title>" + escape_html(title) + "</title><style>" + kStyle +
+      "</style></head><body><h1>" + escape_html(title) + " " + status_badge(status) + "</h1>";
+  out += "<p>" + std::to_string(records.size()) + " record(s), format <code>" + escape_html(text_of(document, "format")) +
+         "</code></p>";
+  if (kind == DocumentKind::matrix) {
+    out += matrix_section(document);
+    for (const auto& runtime : matrix_runtimes(document)) {
+      for (const auto& record : runtime.records) out += record_section(record, "runtime " + runtime.version + ": ");
+    }
+  } else {
+    for (const auto& record : records) out += record_section(record, "");
+  }
+  return out + "</body></html>\n";
+}
+
+}  // namespace nnx::report

@@ -1,0 +1,93 @@
+// render_junit (report/render.h): the JUnit XML schema most consumers read (Jenkins, GitLab, GitHub
+// test reporters): <testsuites> of <testsuite name tests failures skipped> of <testcase classname name>,
+// a failure as <failure type message>detail</failure>, a stage that did not run as <skipped/>.
+#include "base/json_python.h"
+#include "report/document.h"
+#include "report/markup.h"
+#include "report/render.h"
+
+namespace nnx::report {
+namespace {
+
+struct Counts {
+  std::size_t tests = 0, failures = 0, skipped = 0;
+};
+
+std::string testcase(const std::string& classname, const std::string& name, const std::string& body) {
+  return "    <testcase classname=\"" + escape_xml(classname) + "\" name=\"" + escape_xml(name) + "\"" +
+         (body.empty() ? "/>\n" : ">\n" + body + "    </testcase>\n");
+}
+
+std::string failure(const std::string& type, const std::string& message, const std::string& detail) {
+  return "      <failure type=\"" + escape_xml(type) + "\" message=\"" + escape_xml(message) + "\">" + escape_xml(detail) +
+         "</failure>\n";
+}
+
+std::string suite(const json& record, const std::string& suite_name, Counts& total) {
+  Counts counts;
+  std::string cases;
+  for (const char* stage : kStageOrder) {
+    const std::string status = stage_status(record, stage);
+    const json& entry = stage_of(record, stage);
+    std::string body;
+    ++counts.tests;
+    if (status == "failed") {
+      ++counts.failures;
+      const json detail = entry.value("detail", json());
+      const std::string text = detail.is_string() ? detail.get<std::string>() : dumps_pretty(detail);
+      body = failure(text_of(entry, "failure"), stage + std::string(" failed: ") + text_of(entry, "failure"), text);
+    } else if (status != "passed") {
+      ++counts.skipped;
+      body = "      <skipped message=\"" + escape_xml(status) + "\"/>\n";
+    }
+    cases += testcase(suite_name + ".stages", stage, body);
+  }
+  const json input_cases = record.value("input_cases", json::array());
+  if (input_cases.is_array()) {
+    for (const auto& c : input_cases) {
+      ++counts.tests;
+      std::string body;
+      if (c.value("passed", false) != true) {
+        ++counts.failures;
+        const std::string cls = text_of(c, "failure");
+        body = failure(cls.empty() ? "not-passed" : cls,
+                       text_of(c, "name") + ": " + (cls.empty() ? text_of(c, "outcome") : cls),
+                       "expect " + text_of(c, "expect") + ", outcome " + text_of(c, "outcome") + ", max_abs_error " +
+                           value_text(c.value("max_abs_error", json())) + ", max_rel_error " +
+                           value_text(c.value("max_rel_error", json())) + "\n" + text_of(c, "detail"));
+      } else if (!triangulation_of(record, text_of(c, "name")).is_null()) {
+        body = "      <system-out>margin " + escape_xml(value_text(case_margin(record, text_of(c, "name")))) +
+               ", max_abs_error " + escape_xml(value_text(c.value("max_abs_error", json()))) + "</system-out>\n";
+      }
+      cases += testcase(suite_name + ".cases", text_of(c, "name"), body);
+    }
+  }
+  total.tests += counts.tests;
+  total.failures += counts.failures;
+  total.skipped += counts.skipped;
+  return "  <testsuite name=\"" + escape_xml(suite_name) + "\" tests=\"" + std::to_string(counts.tests) +
+         "\" failures=\"" + std::to_string(counts.failures) + "\" errors=\"0\" skipped=\"" +
+         std::to_string(counts.skipped) + "\">\n" + cases + "  </testsuite>\n";
+}
+
+}  // namespace
+
+std::string render_junit(const json& document) {
+  const DocumentKind kind = document_kind(document);
+  Counts total;
+  std::string suites;
+  if (kind == DocumentKind::matrix) {
+    for (const auto& runtime : matrix_runtimes(document)) {
+      for (const auto& record : runtime.records) {
+        suites += suite(record, "onnxruntime-" + runtime.version + "." + text_of(record, "profile"), total);
+      }
+    }
+  } else {
+    for (const auto& record : document_records(document)) suites += suite(record, text_of(record, "profile"), total);
+  }
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"nnx-conformance\" tests=\"" +
+         std::to_string(total.tests) + "\" failures=\"" + std::to_string(total.failures) + "\" errors=\"0\" skipped=\"" +
+         std::to_string(total.skipped) + "\">\n" + suites + "</testsuites>\n";
+}
+
+}  // namespace nnx::report

@@ -1,0 +1,110 @@
+// render_markdown (report/render.h): one table of profiles and stages, then every failure with its detail.
+#include "base/json_python.h"
+#include "report/document.h"
+#include "report/markup.h"
+#include "report/render.h"
+
+namespace nnx::report {
+namespace {
+
+std::string status_mark(const std::string& status) {
+  if (status == "passed") return "✅ passed";
+  if (status == "failed") return "❌ failed";
+  return "⚪ " + status;
+}
+
+// The worst margin among the record's triangulated cases, as the record prints it ("" when none).
+std::string worst_margin(const json& record) {
+  const json cases = record.value("input_cases", json::array());
+  json worst;
+  bool infinite = false;
+  if (!cases.is_array()) return "";
+  for (const auto& c : cases) {
+    const std::string name = text_of(c, "name");
+    if (!triangulation_of(record, name).is_object()) continue;
+    const json& margin = case_margin(record, name);
+    if (!margin.is_number()) infinite = true;
+    else if (worst.is_null() || margin.get<double>() > worst.get<double>()) worst = margin;
+  }
+  if (infinite) return "∞";
+  return worst.is_null() ? "" : value_text(worst);
+}
+
+std::string profile_rows(const json& record, const std::string& prefix) {
+  const json cases = record.value("input_cases", json::array());
+  std::size_t passed = 0, total = 0;
+  if (cases.is_array()) {
+    for (const auto& c : cases) {
+      ++total;
+      if (c.value("passed", false) == true) ++passed;
+    }
+  }
+  std::string row = "| " + prefix + "`" + markdown_cell(text_of(record, "profile")) + "` | " +
+                    status_mark(text_of(record, "status")) + " | " + markdown_cell(text_of(record, "failure")) + " | " +
+                    markdown_cell(text_of(record, "level")) + " |";
+  for (const char* stage : kStageOrder) row += " " + status_mark(stage_status(record, stage)) + " |";
+  return row + " " + std::to_string(passed) + "/" + std::to_string(total) + " | " + worst_margin(record) + " |\n";
+}
+
+std::string first_line(const std::string& text) {
+  const auto end = text.find('\n');
+  return end == std::string::npos ? text : text.substr(0, end) + " …";
+}
+
+std::string failure_rows(const json& record, const std::string& prefix) {
+  std::string out;
+  const std::string profile = prefix + text_of(record, "profile");
+  for (const char* stage : kStageOrder) {
+    if (stage_status(record, stage) != "failed") continue;
+    const json& entry = stage_of(record, stage);
+    const json detail = entry.value("detail", json());
+    out += "| `" + markdown_cell(profile) + "` | stage " + stage + " | " + markdown_cell(text_of(entry, "failure")) +
+           " | " + markdown_cell(detail.is_string() ? first_line(detail.get<std::string>()) : dumps_canonical(detail)) +
+           " |\n";
+  }
+  const json cases = record.value("input_cases", json::array());
+  if (!cases.is_array()) return out;
+  for (const auto& c : cases) {
+    if (c.value("passed", false) == true) continue;
+    out += "| `" + markdown_cell(profile) + "` | case " + markdown_cell(text_of(c, "name")) + " | " +
+           markdown_cell(text_of(c, "failure")) + " | max abs error " + value_text(c.value("max_abs_error", json())) +
+           ", max rel error " + value_text(c.value("max_rel_error", json())) +
+           (text_of(c, "detail").empty() ? "" : "; " + markdown_cell(first_line(text_of(c, "detail")))) + " |\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_markdown(const json& document) {
+  const DocumentKind kind = document_kind(document);
+  std::vector<std::pair<std::string, json>> labelled;  // (prefix, record)
+  std::string out = "### nnx-conformance: ";
+  if (kind == DocumentKind::matrix) {
+    out += "runtime matrix " + status_mark(text_of(document, "status")) + "\n\n";
+    out += "| runtime | library sha256 | status |\n|---|---|---|\n";
+    for (const auto& runtime : matrix_runtimes(document)) {
+      out += "| " + markdown_cell(runtime.version) + " | `" + markdown_cell(runtime.library_sha256.substr(0, 12)) +
+             "` | " + status_mark(runtime.status) + " |\n";
+      for (const auto& record : runtime.records) labelled.emplace_back(runtime.version + " / ", record);
+    }
+    out += "\n";
+  } else {
+    const std::string status = kind == DocumentKind::report ? text_of(document, "status") : text_of(document, "status");
+    out += (kind == DocumentKind::report ? "report " : "record ") + status_mark(status) + "\n\n";
+    for (const auto& record : document_records(document)) labelled.emplace_back("", record);
+  }
+  out += "| profile | status | failure | level |";
+  for (const char* stage : kStageOrder) out += std::string(" ") + stage + " |";
+  out += " cases passed | worst margin |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& [prefix, record] : labelled) out += profile_rows(record, prefix);
+  std::string failures;
+  for (const auto& [prefix, record] : labelled) failures += failure_rows(record, prefix);
+  if (!failures.empty()) {
+    out += "\n**Failures**\n\n| profile | where | class | detail |\n|---|---|---|---|\n" + failures;
+  }
+  out += "\nMargin: error ÷ allowed error (≤ 1 is within the tolerance), from the parity triangulation.\n";
+  return out;
+}
+
+}  // namespace nnx::report
