@@ -26,7 +26,8 @@ log() { printf 'bootstrap: %s\n' "$*" >&2; }
 # --- Debian packages -------------------------------------------------------------------------
 DEB_PACKAGES=(cmake ninja-build g++ make libssl-dev nlohmann-json3-dev libgtest-dev libgmock-dev
               libbenchmark-dev libopenblas-dev libcli11-dev clang libclang-rt-14-dev python3-venv strace time
-              libprotobuf-dev protobuf-compiler)
+              libprotobuf-dev protobuf-compiler
+              chromium python3-junitparser)  # the page tests: a real browser, a real JUnit parser
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

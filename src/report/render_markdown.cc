@@ -57,7 +57,8 @@ std::string failure_rows(const json& record, const std::string& prefix) {
   for (const char* stage : kStageOrder) {
     if (stage_status(record, stage) != "failed") continue;
     const json& entry = stage_of(record, stage);
-    const json detail = entry.value("detail", json());
+    json detail = entry.value("detail", json());
+    if (detail.is_object()) detail.erase("triangulation");  // its margins are the table's "worst margin"
     out += "| `" + markdown_cell(profile) + "` | stage " + stage + " | " + markdown_cell(text_of(entry, "failure")) +
            " | " + markdown_cell(detail.is_string() ? first_line(detail.get<std::string>()) : dumps_canonical(detail)) +
            " |\n";
