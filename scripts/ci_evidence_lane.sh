@@ -42,7 +42,7 @@ t0=$(seconds)
 rm -rf "$LANE/wheelhouse"
 "$VENV_PY" -m pip wheel "$ROOT" --no-build-isolation --no-deps --disable-pip-version-check -q \
   -w "$LANE/wheelhouse" --config-settings=build-dir="$BUILD/wheel-build" || fail "the wheel did not build"
-wheel=("$LANE"/wheelhouse/nnx-*.whl)
+wheel=("$LANE"/wheelhouse/nnx_conformance-*.whl)
 [[ -f "${wheel[0]}" ]] || fail "no wheel in $LANE/wheelhouse"
 ok "built $(basename "${wheel[0]}") in $(($(seconds) - t0)) s"
 
@@ -94,15 +94,15 @@ else:
 print("no ONNX Runtime library is reachable")
 # The extras name what each tested profile needs (the core's list of requirements).
 extras = {}
-for requirement in importlib.metadata.requires("nnx") or []:
+for requirement in importlib.metadata.requires("nnx-conformance") or []:
     match = re.fullmatch(r"([A-Za-z0-9_.-]+)[^;]*;\s*extra\s*==\s*\"([^\"]+)\"", requirement)
     if match:
         extras.setdefault(match.group(2), set()).add(match.group(1).lower())
-assert not [r for r in (importlib.metadata.requires("nnx") or []) if "extra" not in r], "nnx needs more than its core"
+assert not [r for r in (importlib.metadata.requires("nnx-conformance") or []) if "extra" not in r], "nnx-conformance needs more than its core"
 for extra, profile in (("onnx-runtime", "feedfwd-fp32-torchscript"), ("onnx-dynamo", "feedfwd-fp32-dynamo")):
     needed = set(ec.PROFILES[profile].requires)
-    assert needed <= extras.get(extra, set()), f"nnx[{extra}] lacks {sorted(needed - extras.get(extra, set()))}"
-    print(f"nnx[{extra}] = {sorted(extras[extra])} covers {profile}: {sorted(needed)}")
+    assert needed <= extras.get(extra, set()), f"nnx-conformance[{extra}] lacks {sorted(needed - extras.get(extra, set()))}"
+    print(f"nnx-conformance[{extra}] = {sorted(extras[extra])} covers {profile}: {sorted(needed)}")
 EOF
 ok "(a) nnx imports without torch, onnx, onnxruntime, onnxscript or a runtime library"
 

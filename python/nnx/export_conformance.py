@@ -26,7 +26,7 @@ The exporter worker runs in this interpreter (``sys.executable``) with the worke
 (``nnx/_worker/nnx_worker.py``); ``NNX_PYTHON`` and ``NNX_WORKER_SCRIPT`` override them. ONNX Runtime is
 found in this order: the ``onnxruntime`` argument, ``NNX_ONNXRUNTIME_LIBRARY``, the bootstrap's copy baked
 into a checkout build (a wheel bakes none), the ``libonnxruntime.so*`` of an installed ``onnxruntime``
-wheel (``nnx[onnx-runtime]``; located without importing it), then the system loader's
+wheel (``nnx-conformance[onnx-runtime]``; located without importing it), then the system loader's
 ``libonnxruntime.so.1``. A chosen library that fails is not replaced by a later one.
 
 Errors: :class:`ConformanceError` (a ``ValueError``) for every refusal; its subclasses

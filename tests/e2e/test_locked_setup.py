@@ -138,8 +138,8 @@ def test_the_extras_resolve_from_the_same_lock():
         for text in requirements:
             requirement = Requirement(text)
             name = fetch_locked.normalize(requirement.name)
-            assert name in locked, f"nnx[{extra}] needs {name}, which no lock pins"
-            assert requirement.specifier.contains(locked[name][0]), f"nnx[{extra}]: {text} vs {locked[name][0]}"
+            assert name in locked, f"nnx-conformance[{extra}] needs {name}, which no lock pins"
+            assert requirement.specifier.contains(locked[name][0]), f"nnx-conformance[{extra}]: {text} vs {locked[name][0]}"
 
 
 # --- the cache ---------------------------------------------------------------------------------------------
