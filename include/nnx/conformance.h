@@ -1,0 +1,56 @@
+// nnx-conformance from C++ (README, "Using the core from C++"): validate, verify and execute a record or a
+// report (doc/record-format.md §6–§8) inside your own program, with no Python. Installed by
+// `cmake --install` with the static core; `find_package(nnx_conformance)` gives the target nnx::conformance.
+//   validate  every rule of the format, no file but the JSON read;
+//   verify    validate, then every artifact under `root` re-checked byte for byte (sha256 and size);
+//   execute   verify, then load the model in ONNX Runtime (opened at run time: `onnxruntime_library`, else
+//             the checkout's copy, else the system loader) and run parity again against the native C++
+//             reference; the new records (a report for a report) are returned and written to `output`
+//             atomically when given. Its exit code is the command line's (0 passed, 10..18 a failure class).
+// Only standard types cross this header. A file that cannot be read or parsed, a folder that cannot be used
+// or a runtime that cannot be opened throws nnx::conformance::Refusal with the command line's exit code.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace nnx::conformance {
+
+class Refusal : public std::runtime_error {
+ public:
+  Refusal(const std::string& message, int exit_code) : std::runtime_error(message), exit_code_(exit_code) {}
+  int exit_code() const noexcept { return exit_code_; }
+
+ private:
+  int exit_code_;
+};
+
+struct Verdict {
+  bool ok = false;
+  std::size_t records = 0;
+  std::vector<std::string> problems;  // each prefixed with the record's profile
+};
+
+struct Execution {
+  int exit_code = 1;
+  std::vector<std::string> summary;  // one line per record, as the command line prints them
+  std::string document;              // the re-executed record or report, JSON as the record writer writes it
+};
+
+struct ExecuteSettings {
+  std::optional<std::filesystem::path> onnxruntime_library;
+  std::optional<std::filesystem::path> output;
+};
+
+// The version of the installed core ("0.1.0").
+std::string version();
+
+Verdict validate(const std::filesystem::path& file);
+Verdict verify(const std::filesystem::path& file, const std::filesystem::path& root);
+Execution execute(const std::filesystem::path& file, const std::filesystem::path& root,
+                  const ExecuteSettings& settings = {});
+
+}  // namespace nnx::conformance
