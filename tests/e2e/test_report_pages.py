@@ -245,3 +245,18 @@ def test_a_matrix_renders_a_heatmap_of_every_runtime_and_case(passing, mismatch,
     assert [s["name"] for s in suites] == ["onnxruntime-1.30.0." + TORCHSCRIPT, "onnxruntime-9.9.9." + TORCHSCRIPT]
     assert [s["failures"] for s in suites] == [0, 1 + sum(not c["passed"] for c in bad["profiles"][0]["input_cases"])]
     assert "| 9.9.9 | `bbbbbbbbbbbb` | ❌ failed |" in (tmp_path / "m.md").read_text()
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[1, 2]", "the document is not a JSON object"),
+    ('{"profiles": 3}', "the report's \"profiles\" is not a list"),
+    ('{"format": "nnx.runtime-matrix/1", "runtimes": [{"version": "1"}]}', "runtimes[0] has no \"records\""),
+    ('{"hello": 1}', "neither a report, a record nor a runtime matrix"),
+])
+def test_report_refuses_what_is_not_a_document_and_writes_nothing(tmp_path, text, message):
+    path = tmp_path / "doc.json"
+    path.write_text(text)
+    done = run_cli("report", path, "--html", tmp_path / "r.html", "--markdown", tmp_path / "r.md",
+                   "--junit", tmp_path / "r.xml")
+    assert done.returncode == 1 and message in done.stderr, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.json"]
