@@ -1,6 +1,6 @@
 // The C++ front end (include/nnx/conformance.h): small functions over src/app/ like the command line's
 // record verbs (cli/record_commands.cc), every core error turned into a Refusal with its exit code.
-#include "nnx/conformance.h"
+#include <nnx/conformance.h>
 
 #include "app/execute_record.h"
 #include "app/execute_report.h"
