@@ -260,3 +260,21 @@ def test_report_refuses_what_is_not_a_document_and_writes_nothing(tmp_path, text
                    "--junit", tmp_path / "r.xml")
     assert done.returncode == 1 and message in done.stderr, done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.json"]
+
+
+def test_execute_writes_the_renderings_of_what_it_executed(passing, tmp_path):
+    folder, report = passing
+    root = folder / "report-artifacts"
+    done = run_cli("execute", folder / "report.json", root, "--output", tmp_path / "again.json",
+                   "--markdown", tmp_path / "again.md", "--junit", tmp_path / "again.xml")
+    assert done.returncode == 0, done.stderr
+    again = json.loads((tmp_path / "again.json").read_text())
+    rendered = run_cli("report", tmp_path / "again.json")
+    assert rendered.stdout == (tmp_path / "again.md").read_text()
+    assert [s["name"] for s in read_junit(tmp_path / "again.xml")] == [r["profile"] for r in again["profiles"]]
+    # one record in, one record rendered
+    (tmp_path / "one.json").write_text(json.dumps(report["profiles"][1]))
+    done = run_cli("execute", tmp_path / "one.json", root, "--html", tmp_path / "one.html")
+    assert done.returncode == 0, done.stderr
+    html = (tmp_path / "one.html").read_text()
+    assert html.count('<section class="profile"') == 1 and report["profiles"][1]["profile"] in html
