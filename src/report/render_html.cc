@@ -21,7 +21,7 @@ body{font-family:sans-serif;margin:1.5em auto;max-width:72em;padding:0 1em;color
 h1{font-size:1.5em}h2{font-size:1.25em;margin-top:2em;border-bottom:2px solid #ccc}h3{font-size:1.05em}
 table{border-collapse:collapse;width:100%;table-layout:auto;margin:.5em 0}
 th,td{border:1px solid #ccc;padding:.25em .45em;text-align:left;vertical-align:top;font-size:.9em}
-th{background:#f1f1f1}
+th{background:#f1f1f1;overflow-wrap:normal}
 code,pre,.hash{font-family:monospace;font-size:.85em}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f7f7f7;padding:.5em;margin:.3em 0}
 .status-passed{background:#2e7d32;color:#fff}.status-failed{background:#c62828;color:#fff}
@@ -105,9 +105,18 @@ std::string stage_section(const json& record) {
   for (const char* stage : kStageOrder) {
     const json& entry = stage_of(record, stage);
     if (stage_status(record, stage) != "failed") continue;
+    // The triangulation's margins are the cases' bars; its full numbers fold away under the detail.
+    json detail = entry.value("detail", json());
+    json triangulation;
+    if (detail.is_object() && detail.contains("triangulation")) {
+      triangulation = detail["triangulation"];
+      detail.erase("triangulation");
+    }
     out += "<div class=\"failure\" data-stage=\"" + std::string(stage) + "\"><h4>" + stage + " failed: " +
-           escape_html(text_of(entry, "failure")) + "</h4><pre>" +
-           escape_html(detail_text(entry.value("detail", json()))) + "</pre></div>";
+           escape_html(text_of(entry, "failure")) + "</h4><pre>" + escape_html(detail_text(detail)) + "</pre>" +
+           (triangulation.is_null() ? "" : "<details><summary>triangulation (every case's margins)</summary><pre>" +
+                                               escape_html(detail_text(triangulation)) + "</pre></details>") +
+           "</div>";
   }
   return out;
 }
@@ -140,8 +149,8 @@ std::string cases_section(const json& record) {
     const std::string detail = text_of(c, "detail");
     if (!failure.empty() || !detail.empty()) {
       out += std::string("<tr class=\"case-detail") + (passed ? "" : " case-failed") + "\"><td colspan=\"8\">" +
-             (failure.empty() ? "" : "<strong>" + escape_html(failure) + "</strong>: ") + "<pre>" +
-             escape_html(detail) + "</pre></td></tr>";
+             (failure.empty() ? "" : "<strong>" + escape_html(failure) + "</strong>") +
+             (detail.empty() ? "" : "<pre>" + escape_html(detail) + "</pre>") + "</td></tr>";
     }
   }
   return out + "</tbody></table>";
