@@ -16,8 +16,9 @@
 #          build staged) runs both profiles into conformance/ through the script; a non-zero exit fails.
 #   (d)    pytest (the project's one pytest run) with NNX_REQUIRE_ONNX_RUNTIME=1 writes conformance/pytest.xml;
 #          a failure, no test (exit 5), or any skip recorded in the JUnit report fails the lane.
-#   (e)    conformance/ keeps the report, every artifact (verified byte for byte by the C++ command line)
-#          and the JUnit report.
+#   (e)    conformance/ keeps the report, every artifact (verified byte for byte by the C++ command line),
+#          the report's HTML, Markdown and JUnit renderings (conformance.html, .md, conformance-profiles.xml)
+#          and the JUnit report of the tests.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -129,6 +130,11 @@ NNX_BUILD_DIR="$BUILD" "$VENV_PY" scripts/check_export_conformance.py --output "
 rc=$?
 [[ $rc -eq 0 ]] || fail "(c) the script exited $rc for the two tested profiles"
 ok "(c) both profiles passed in $(($(seconds) - t0)) s"
+# The report's human forms next to it, for people and CI (README, "Looking at the evidence").
+"$BUILD/nnx-conformance" report "$OUT/conformance.json" --html "$OUT/conformance.html" \
+  --markdown "$OUT/conformance.md" --junit "$OUT/conformance-profiles.xml" >/dev/null \
+  || fail "(c) the report could not be rendered"
+ok "(c) rendered conformance.html, conformance.md and conformance-profiles.xml"
 
 # --- (d) pytest, zero skips -----------------------------------------------------------------------------------
 step "(d) pytest with NNX_REQUIRE_ONNX_RUNTIME=1 → conformance/pytest.xml"
@@ -154,7 +160,9 @@ ok "(d) pytest passed with zero skips"
 
 # --- (e) what conformance/ keeps ------------------------------------------------------------------------------
 step "(e) conformance/ holds the report, every artifact and the JUnit report"
-[[ -f "$OUT/conformance.json" && -f "$OUT/pytest.xml" ]] || fail "(e) a report is missing from conformance/"
+for kept in conformance.json pytest.xml conformance.html conformance.md conformance-profiles.xml; do
+  [[ -f "$OUT/$kept" ]] || fail "(e) $kept is missing from conformance/"
+done
 "$BUILD/nnx-conformance" verify "$OUT/conformance.json" "$OUT/conformance-artifacts" \
   || fail "(e) the artifacts in conformance/ do not verify"
 ok "(e) $(find "$OUT" -type f | wc -l) files in conformance/"
