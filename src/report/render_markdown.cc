@@ -91,8 +91,7 @@ std::string render_markdown(const json& document) {
     }
     out += "\n";
   } else {
-    const std::string status = kind == DocumentKind::report ? text_of(document, "status") : text_of(document, "status");
-    out += (kind == DocumentKind::report ? "report " : "record ") + status_mark(status) + "\n\n";
+    out += (kind == DocumentKind::report ? "report " : "record ") + status_mark(text_of(document, "status")) + "\n\n";
     for (const auto& record : document_records(document)) labelled.emplace_back("", record);
   }
   out += "| profile | status | failure | level |";
