@@ -27,6 +27,9 @@ struct RunArgs {
   std::optional<std::string> source_revision;
   bool force = false;
   std::string onnxruntime;
+  std::string profile_file;  // a JSON list of profiles (profile/profile_file.h)
+  std::string timings;       // where to write the run's phase breakdown (cli/run_progress.h)
+  bool quiet = false;        // no live progress on stderr
 };
 
 struct RecordArgs {

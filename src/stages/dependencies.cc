@@ -39,7 +39,10 @@ std::vector<std::string> check_python_modules(StageContext& context, const std::
   nlohmann::json& record_versions = context.record.versions;
   std::vector<std::string> problems;
   try {
-    context.exporter = std::make_unique<ExporterClient>(context.worker_command, context.worker_timeout);
+    // A run hands the previous profile's worker on when it is still running (app/run_profiles.h).
+    if (!context.exporter || !context.exporter->running()) {
+      context.exporter = std::make_unique<ExporterClient>(context.worker_command, context.worker_timeout);
+    }
     const nlohmann::json reply = context.exporter->dependencies(modules);
     for (const auto& [k, v] : reply.at("environment").items()) record_versions[k] = v;
     for (const auto& m : modules) {
