@@ -42,6 +42,20 @@ void count_new_worker(const StageContext& context, WarmWorker& warm, const Expor
   if (context.exporter && context.exporter.get() != handed) warm.serial = warm.started++;
 }
 
+// The worker's imports of torch and onnxscript, inside the dependencies phase: they are its last work, in
+// request order, so each starts where the imports after it (and the phase's end) leave it.
+void report_imports(const StageContext& context, const RunPhase& dependencies, const RunObserver& observer) {
+  double end = dependencies.start_s + dependencies.seconds;
+  const auto& imports = context.times.import_seconds;
+  for (auto it = imports.rbegin(); it != imports.rend(); ++it) {
+    const double start = end - it->second;
+    if (it->first == "torch" || it->first == "onnxscript") {
+      observer.on_phase({"import_" + it->first, dependencies.profile, dependencies.worker, start, it->second});
+    }
+    end = start;
+  }
+}
+
 // stages/pipeline.cc's loop, with the observer told when each stage starts and how long it took.
 void run_observed_stages(StageContext& context, const std::string& profile, const RunObserver* observer,
                          WarmWorker& warm, const ExporterClient* handed) {
@@ -61,6 +75,7 @@ void run_observed_stages(StageContext& context, const std::string& profile, cons
                      std::chrono::duration<double>(end - start).count()};
       if (unit.stage != Stage::load && warm.serial >= 0) phase.worker = warm.serial;  // the worker's stages
       observer->on_phase(phase);
+      if (unit.stage == Stage::dependencies) report_imports(context, phase, *observer);
     }
     if (!passed) return;
   }

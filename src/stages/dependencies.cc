@@ -49,6 +49,13 @@ std::vector<std::string> check_python_modules(StageContext& context, const std::
       if (reply.at("versions").contains(m)) versions[m] = reply["versions"][m];
     }
     for (const auto& p : reply.at("problems")) problems.push_back(p.get<std::string>());
+    if (const auto seconds = reply.find("import_seconds"); seconds != reply.end() && seconds->is_object()) {
+      for (const auto& m : modules) {
+        if (seconds->contains(m) && (*seconds)[m].is_number()) {
+          context.times.import_seconds.emplace_back(m, (*seconds)[m].get<double>());
+        }
+      }
+    }
   } catch (const Interrupted&) {
     throw;  // SIGINT/SIGTERM: no record, the run unwinds
   } catch (const std::exception& e) {
