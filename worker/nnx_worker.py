@@ -29,6 +29,7 @@ import platform
 import re
 import sys
 import tempfile
+import time
 import traceback
 import warnings
 
@@ -86,14 +87,17 @@ def op_dependencies(req: dict) -> dict:
     modules = req.get("modules")
     if not isinstance(modules, list) or not all(isinstance(m, str) and m for m in modules):
         raise ProtocolError("dependencies: 'modules' must be a list of module names")
-    versions, problems = {}, []
+    versions, problems, import_seconds = {}, [], {}
     for name in modules:
+        started = time.perf_counter()
         module, problem = _try_import(name)
+        import_seconds[name] = time.perf_counter() - started
         if problem is None:
             versions[name] = _module_version(module)
         else:
             problems.append(f"{name}: {problem}; install with: pip install {PIP_NAMES.get(name, name)}")
-    return {"ok": True, "versions": versions, "problems": problems, "environment": _environment(versions)}
+    return {"ok": True, "versions": versions, "problems": problems, "environment": _environment(versions),
+            "import_seconds": import_seconds}
 
 
 def _environment(known: dict) -> dict:

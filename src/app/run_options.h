@@ -3,9 +3,11 @@
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "app/run_observer.h"
 #include "runtime/runtime.h"
 #include "stages/reference_outputs.h"
 #include "worker/worker_process.h"
@@ -19,6 +21,7 @@ struct RunOptions {
   // Per worker request; default: default_worker_timeout() (NNX_WORKER_TIMEOUT_SECONDS, else 600 s).
   std::optional<std::chrono::milliseconds> worker_timeout;
   RuntimeOpener open_runtime = &nnx::open_runtime;          // the runtime seam (tests wrap it)
+  std::shared_ptr<RunObserver> observer;                    // progress and timings (app/run_observer.h)
 };
 
 struct ExecuteOptions {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
@@ -17,5 +18,19 @@
 namespace nnx {
 
 nlohmann::json run_profile(const Profile& profile, const std::filesystem::path& root, const RunOptions& options = {});
+
+// The exporter worker a run hands from one profile to the next (doc/architecture.md, "The worker's
+// lifetime"): `client` is the warm worker or null, `serial` its number in the run (0, 1, ...; what
+// `run --timings` calls "worker"), `started` how many workers the run has started.
+struct WarmWorker {
+  std::unique_ptr<ExporterClient> client;
+  int serial = -1;
+  int started = 0;
+};
+
+// As above, with `warm`'s worker (when it is still running) serving this profile instead of a new one;
+// afterwards the worker is left in `warm` when it still runs (its log forgotten), and stopped otherwise.
+nlohmann::json run_profile(const Profile& profile, const std::filesystem::path& root, const RunOptions& options,
+                           WarmWorker& warm);
 
 }  // namespace nnx

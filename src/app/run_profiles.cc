@@ -50,7 +50,8 @@ std::vector<json> run_profiles(const std::vector<Profile>& profiles, const std::
     }
   }
   std::vector<json> records;
-  for (const auto& p : chosen) records.push_back(run_profile(p, root, options));
+  WarmWorker warm;  // one worker serves the profiles in turn while it runs; stopped at the end or on unwind
+  for (const auto& p : chosen) records.push_back(run_profile(p, root, options, warm));
   return records;
 }
 

@@ -7,7 +7,8 @@
 // settings (ConformanceError) and — without `force` — a profile folder that exists as a file or non-empty
 // folder (FolderInUse); with `force` it clears only the chosen profiles' folders (a symlinked root or
 // profile folder is refused with UsageError, never followed). Profiles of one name and settings run once.
-// Then it runs each profile in order and returns the records.
+// Then it runs each profile in order, handing the exporter worker from one profile to the next while it
+// runs (app/run_profile.h: WarmWorker), and returns the records.
 #pragma once
 
 #include <filesystem>

@@ -1,5 +1,7 @@
 #include "app/run_report.h"
 
+#include <chrono>
+
 #include <stdexcept>
 
 #include "app/run_profiles.h"
@@ -37,7 +39,14 @@ RunOutcome run_to_report(const RunRequest& request) {
     outcome.records = run_profiles(request.profiles, request.root, options, request.force);
     throw_if_interrupted();  // a signal during the run: the previous report stays as it was
     outcome.report = make_report(outcome.records);
-    if (request.report_path) save_report(outcome.report, *request.report_path);
+    if (request.report_path) {
+      const auto start = std::chrono::steady_clock::now();
+      save_report(outcome.report, *request.report_path);
+      if (options.observer && options.observer->on_phase) {
+        options.observer->on_phase({"write", std::nullopt, std::nullopt, options.observer->since_start(start),
+                                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
+      }
+    }
   }
   outcome.exit_code = exit_code_for(outcome.records);
   return outcome;

@@ -37,6 +37,9 @@ struct RunArgs {
   bool force = false;
   std::string onnxruntime;
   RenderArgs render;
+  std::string profile_file;  // a JSON list of profiles (profile/profile_file.h)
+  std::string timings;       // where to write the run's phase breakdown (cli/run_progress.h)
+  bool quiet = false;        // no live progress on stderr
 };
 
 struct RecordArgs {

@@ -8,6 +8,8 @@
 #include "artifacts/layout.h"
 #include "base/error.h"
 #include "cli/commands.h"
+#include "cli/run_progress.h"
+#include "profile/profile_file.h"
 #include "record/report.h"
 
 namespace nnx::cli {
@@ -16,7 +18,10 @@ void add_run_command(CLI::App& app, RunArgs& args) {
   auto* run = app.add_subcommand("run", "run tested profiles and write the report");
   run->add_option("--output", args.output, "report path (parents are created)")->required();
   run->add_option("--artifacts", args.artifacts, "exported files (default: <output stem>-artifacts next to it)");
-  run->add_option("--profile", args.profiles, "a tested profile (repeatable; default: both)")->take_all();
+  auto* profile = run->add_option("--profile", args.profiles, "a tested profile (repeatable; default: both)")->take_all();
+  run->add_option("--profile-file", args.profile_file, "a JSON list of profiles to run instead")->excludes(profile);
+  run->add_option("--timings", args.timings, "write the run's phase breakdown (JSON) to this file");
+  run->add_flag("--quiet", args.quiet, "no live progress on stderr");
   run->add_option("--source-revision", args.source_revision, "the revision to record (default: git)");
   run->add_flag("--force", args.force, "clear the chosen profiles' earlier artifacts");
   run->add_option("--onnxruntime", args.onnxruntime, "path of libonnxruntime.so.1 to use");
@@ -29,13 +34,17 @@ int run_command(const RunArgs& args, const Seams& seams) {
   RunRequest request;
   request.root = args.artifacts.empty() ? default_artifacts_root(output) : std::filesystem::path(args.artifacts);
   request.report_path = output;
-  request.profiles = tested_profiles_named(args.profiles);
+  request.profiles = args.profile_file.empty() ? tested_profiles_named(args.profiles)
+                                               : profiles_from_file(args.profile_file);
   request.force = args.force;
   if (!args.onnxruntime.empty()) request.options.onnxruntime_library = args.onnxruntime;
   request.options.source_revision = args.source_revision;
   request.options.open_runtime = seams.open_runtime;
   check_render_targets(args.render);
+  RunProgress progress(!args.quiet, args.timings);
+  request.options.observer = progress.observer();
   const RunOutcome outcome = run_to_report(request);
+  progress.finish();
   write_render_targets(outcome.report, args.render);
   for (const auto& line : summary_lines(outcome.records)) std::cout << line << "\n";
   std::cout << "report: " << output.string() << "\n"

@@ -39,13 +39,23 @@ std::vector<std::string> check_python_modules(StageContext& context, const std::
   nlohmann::json& record_versions = context.record.versions;
   std::vector<std::string> problems;
   try {
-    context.exporter = std::make_unique<ExporterClient>(context.worker_command, context.worker_timeout);
+    // A run hands the previous profile's worker on when it is still running (app/run_profiles.h).
+    if (!context.exporter || !context.exporter->running()) {
+      context.exporter = std::make_unique<ExporterClient>(context.worker_command, context.worker_timeout);
+    }
     const nlohmann::json reply = context.exporter->dependencies(modules);
     for (const auto& [k, v] : reply.at("environment").items()) record_versions[k] = v;
     for (const auto& m : modules) {
       if (reply.at("versions").contains(m)) versions[m] = reply["versions"][m];
     }
     for (const auto& p : reply.at("problems")) problems.push_back(p.get<std::string>());
+    if (const auto seconds = reply.find("import_seconds"); seconds != reply.end() && seconds->is_object()) {
+      for (const auto& m : modules) {
+        if (seconds->contains(m) && (*seconds)[m].is_number()) {
+          context.times.import_seconds.emplace_back(m, (*seconds)[m].get<double>());
+        }
+      }
+    }
   } catch (const Interrupted&) {
     throw;  // SIGINT/SIGTERM: no record, the run unwinds
   } catch (const std::exception& e) {

@@ -12,6 +12,9 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +33,8 @@ namespace nnx {
 struct StageTimes {
   double runtime_open_seconds = 0.0;  // opening the runtime (dlopen, its environment)
   double load_seconds = 0.0;          // the load stage (verify, then the session)
+  // The worker's import of each Python module in the dependencies request, in request order.
+  std::vector<std::pair<std::string, double>> import_seconds;
 };
 
 struct StageContext {

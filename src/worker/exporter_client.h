@@ -35,6 +35,10 @@ class ExporterClient {
   nlohmann::json check_model(const std::filesystem::path& path);
 
   std::string log_tail(std::size_t lines) const;
+  // Whether the worker is running and may serve another request (false after any WorkerError or stop).
+  bool running() const { return worker_ && worker_->running(); }
+  // Forgets the worker's captured output: the next profile it serves sees only its own log lines.
+  void clear_log() { if (worker_) worker_->clear_log(); }
   // Stops the worker (idempotent); later calls throw WorkerError(died).
   void stop();
   // Seconds spent starting, asking and stopping the worker (NNX_TIMING).

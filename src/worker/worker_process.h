@@ -53,6 +53,8 @@ class WorkerProcess {
 
   // The last `max_lines` lines of the captured stdout+stderr (within the last max_log_bytes).
   std::string log_tail(std::size_t max_lines) const;
+  // Forgets the captured output, so that a new profile's failure shows only its own log lines.
+  void clear_log() noexcept { log_.clear(); }
   // Bytes of output discarded to keep the bound.
   std::size_t log_bytes_dropped() const noexcept { return log_dropped_; }
   // The worker's pid, which is also its process group id.

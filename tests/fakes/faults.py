@@ -27,6 +27,9 @@ Faults (an unknown name makes every export request `ok: false`, naming it):
   garbage            the export request is answered with non-JSON text on the response channel
   flood              64 MiB are written to stdout while the export request is handled (before the
                      export, so none of it is in the export's own "log")
+With NNX_TEST_FAULT_PROFILE=<profile name> the fault acts only on that profile's export request (the
+export's output folder is named after the profile); other profiles served by the same worker export
+normally (their reference answers keep the fault: reference-off and both-off ignore the filter).
 crash, hang, garbage and flood act once the request's fields have passed the worker's checks
 (parse_export_request). Every rewriting fault but checker-refuses leaves a model that onnx.checker
 (full_check) accepts; rewritten models keep their external-data references. Only the standard library
@@ -46,6 +49,15 @@ FAULTS = ("exporter-raises", "mutate-parameter", "mutate-then-raise", "checker-r
 GARBAGE = b"<html>this is not JSON (nnx test fault 'garbage')\n"
 FLOOD_BYTES = 64 << 20
 SHIFT = 1e-3
+
+
+PROFILE_ENV = "NNX_TEST_FAULT_PROFILE"
+
+
+def fault_for_profile(fault: str | None, profile: str) -> str | None:
+    """`fault` for an export into the folder named `profile`, unless NNX_TEST_FAULT_PROFILE names another."""
+    only = os.environ.get(PROFILE_ENV, "")
+    return fault if not only or only == profile else None
 
 
 def selected_fault() -> str | None:

@@ -50,25 +50,31 @@ def install(worker, fault: str | None, problem: str | None) -> None:
     real_run_exporter = worker.run_exporter
     real_write_response = worker.write_response
 
+    current = {"fault": fault}  # the fault of the export request being served (faults.fault_for_profile)
+
     def op_export(req):
         if problem is not None:
             raise worker.ProtocolError(f"export: {problem}")
-        worker.parse_export_request(req)  # a malformed request is refused first, as by the real worker
-        if faults.on_export_request(fault):
-            return GARBAGE_ANSWER
-        response = real_op_export(req)
-        response["fault"] = fault
-        return response
+        plan = worker.parse_export_request(req)  # a malformed request is refused first, as by the real worker
+        current["fault"] = faults.fault_for_profile(fault, os.path.basename(os.path.normpath(plan["output_dir"])))
+        try:
+            if faults.on_export_request(current["fault"]):
+                return GARBAGE_ANSWER
+            response = real_op_export(req)
+            response["fault"] = current["fault"]
+            return response
+        finally:
+            current["fault"] = fault
 
     def call_exporter(model, example, path, options):
-        faults.before_exporter_call(fault)
+        faults.before_exporter_call(current["fault"])
         real_call_exporter(model, example, path, options)
-        faults.after_exporter_call(fault, model)
+        faults.after_exporter_call(current["fault"], model)
 
     def run_exporter(model, example, path, options):
         outcome = real_run_exporter(model, example, path, options)
         if outcome["exception"] is None and outcome["wrote_model"]:
-            faults.rewrite_model(fault, path, options)
+            faults.rewrite_model(current["fault"], path, options)
         return outcome
 
     def write_response(fd, response):

@@ -1,0 +1,76 @@
+#include "profile/profile_file.h"
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "base/error.h"
+#include "base/json_fields.h"
+
+namespace nnx {
+namespace {
+
+// profile_from_json names problems "profile.<field>: ..." or "profile: ..."; the file names the entry.
+std::string at_index(const std::string& problem, const std::string& where) {
+  const std::string prefix = "profile";
+  if (problem.rfind(prefix, 0) == 0 && problem.size() > prefix.size() &&
+      (problem[prefix.size()] == '.' || problem[prefix.size()] == ':')) {
+    return where + problem.substr(prefix.size());
+  }
+  return where + ": " + problem;
+}
+
+}  // namespace
+
+std::vector<Profile> profiles_from_json(const nlohmann::json& list) {
+  if (!list.is_array()) {
+    throw UsageError("a profile file must hold a JSON list of profile objects, not " + json_type_name(list));
+  }
+  if (list.empty()) throw UsageError("the profile file lists no profile");
+  std::vector<std::string> problems;
+  std::vector<Profile> profiles;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string where = "profiles[" + std::to_string(i) + "]";
+    const nlohmann::json& entry = list[i];
+    std::vector<std::string> entry_problems;
+    if (entry.is_object() && !entry.contains("exporter")) entry_problems.push_back("profile.exporter: missing");
+    Profile profile = profile_from_json(entry, entry_problems);
+    if (entry_problems.empty()) entry_problems = profile.problems();
+    if (entry_problems.empty()) {
+      for (std::size_t j = 0; j < profiles.size(); ++j) {
+        if (profiles[j].name == profile.name) {
+          entry_problems.push_back("profile.name: \"" + profile.name + "\" is already profiles[" +
+                                   std::to_string(j) + "]");
+        }
+      }
+    }
+    for (const auto& problem : entry_problems) problems.push_back(at_index(problem, where));
+    profiles.push_back(std::move(profile));
+  }
+  if (!problems.empty()) {
+    std::string message = "bad profile file:";
+    for (const auto& problem : problems) message += "\n  - " + problem;
+    throw UsageError(message);
+  }
+  return profiles;
+}
+
+std::vector<Profile> profiles_from_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw UsageError("cannot read the profile file " + file.string());
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json list;
+  try {
+    list = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw UsageError("the profile file " + file.string() + " is not JSON: " + e.what());
+  }
+  try {
+    return profiles_from_json(list);
+  } catch (const Error& e) {
+    throw UsageError(file.string() + ": " + e.what());
+  }
+}
+
+}  // namespace nnx

@@ -1,0 +1,118 @@
+"""`run --profile-file`, `--timings` and the live progress line (issue 14 part A), with the real exporters."""
+import json
+import os
+import pty
+import select
+import subprocess
+
+from conftest import CLI, require_runtime, run_cli
+
+SMALL = {"batches": [1, 2], "model": {"input_dim": 3, "hidden_dims": [5], "output_dim": 2}}
+PHASES = {"worker_start", "export", "check", "load", "parity", "write"}
+
+
+def write_profiles(path, profiles):
+    path.write_text(json.dumps(profiles))
+    return path
+
+
+def test_profile_file_with_bad_entries_names_each_index_and_writes_nothing(tmp_path):
+    profiles = write_profiles(tmp_path / "profiles.json", [
+        {"name": "fine", "exporter": "torchscript"},
+        {"name": "no-exporter"},
+        {"name": "bad", "exporter": "tflite"},
+        {"exporter": "dynamo"},
+        {"name": "feedfwd-fp32-dynamo", "exporter": "dynamo", "rtol": 0.5},
+        {"name": "fine", "exporter": "torchscript", "surprise": 1},
+        "not an object",
+    ])
+    done = run_cli("run", "--output", tmp_path / "out" / "report.json", "--profile-file", profiles,
+                   "--timings", tmp_path / "out" / "timings.json")
+    assert done.returncode == 2, done.stdout + done.stderr
+    for index, what in [(1, "profiles[1].exporter: missing"), (2, "profiles[2]: exporter must be"),
+                        (3, "profiles[3].name: missing"), (4, "profiles[4]: profile \"feedfwd-fp32-dynamo\" reuses"),
+                        (5, "profiles[5]"), (6, "profiles[6]: must be an object")]:
+        assert what in done.stderr, (index, done.stderr)
+    assert "profiles[0]" not in done.stderr
+    assert "surprise" in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_profile_file_that_is_not_a_list_is_a_usage_error(tmp_path):
+    profiles = tmp_path / "profiles.json"
+    profiles.write_text('{"name": "x", "exporter": "torchscript"}')
+    done = run_cli("run", "--output", tmp_path / "out" / "report.json", "--profile-file", profiles)
+    assert done.returncode == 2 and "JSON list" in done.stderr, done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_profile_file_runs_custom_and_tested_profiles_and_times_every_phase(tmp_path):
+    profiles = write_profiles(tmp_path / "profiles.json", [
+        {"name": "small-ts", "exporter": "torchscript", **SMALL},
+        {"name": "feedfwd-fp32-torchscript", "exporter": "torchscript"},
+    ])
+    timings = tmp_path / "timings.json"
+    done = run_cli("run", "--output", tmp_path / "report.json", "--profile-file", profiles, "--timings", timings)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads((tmp_path / "report.json").read_text())
+    by_name = {r["profile"]: r for r in report["profiles"]}
+    assert list(by_name) == ["small-ts", "feedfwd-fp32-torchscript"]
+    assert all(r["status"] == "passed" for r in by_name.values())
+    assert by_name["small-ts"]["input_cases"][0]["shape"] == [1, 3]
+    assert by_name["feedfwd-fp32-torchscript"]["input_cases"][0]["shape"] == [1, 4]
+    assert [c["name"] for c in by_name["small-ts"]["input_cases"]] == ["batch-1", "batch-2", "width-4"]
+    assert done.stderr == ""  # not a terminal: no progress line
+    measured = json.loads(timings.read_text())
+    assert measured["total_s"] > 0
+    for profile in by_name:
+        names = {p["name"] for p in measured["phases"] if p["profile"] == profile}
+        assert names == PHASES - {"write"} | {"import_torch"}, (profile, names)  # no dynamo: no onnxscript
+    writes = [p for p in measured["phases"] if p["name"] == "write"]
+    assert len(writes) == 1 and writes[0]["profile"] is None and writes[0]["worker"] is None
+    imports = [p for p in measured["phases"] if p["name"] == "import_torch"]
+    # One warm worker: torch is imported by the first profile's worker only (the second finds it imported).
+    assert [p["worker"] for p in imports] == [0, 0] and imports[0]["seconds"] > imports[1]["seconds"]
+    for phase in measured["phases"]:
+        assert 0 <= phase["start_s"] and 0 <= phase["seconds"]
+        assert phase["start_s"] + phase["seconds"] <= measured["total_s"] + 1e-6
+    assert "timings" not in (tmp_path / "report.json").read_text()
+
+
+def run_in_terminal(*args):
+    """Runs the command line with stderr on a real pseudo-terminal; returns (exit code, stdout, terminal text)."""
+    require_runtime()
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen([str(CLI), *map(str, args)], stdout=subprocess.PIPE, stderr=terminal)
+    os.close(terminal)
+    seen = b""
+    while True:
+        ready, _, _ = select.select([controller], [], [], 900)
+        if not ready:
+            break
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        seen += chunk
+    out = process.stdout.read().decode()
+    code = process.wait(timeout=900)
+    os.close(controller)
+    return code, out, seen.decode(errors="replace")
+
+
+def test_a_terminal_shows_each_profile_and_stage_and_quiet_shows_nothing(tmp_path):
+    profiles = write_profiles(tmp_path / "profiles.json", [{"name": "small-ts", "exporter": "torchscript", **SMALL}])
+    code, out, shown = run_in_terminal("run", "--output", tmp_path / "a" / "report.json", "--profile-file", profiles)
+    assert code == 0, out + shown
+    for stage in ["dependencies", "export", "check", "load", "parity"]:
+        assert f"nnx: small-ts: {stage}" in shown, shown
+    assert shown.endswith("\r\x1b[K")  # the line is cleared at the end
+    assert "small-ts" in out and "nnx: " not in out  # the summary on stdout is unchanged
+
+    code, out, shown = run_in_terminal("run", "--output", tmp_path / "b" / "report.json", "--profile-file", profiles,
+                                       "--quiet")
+    assert code == 0, out + shown
+    assert shown == ""
+    assert "small-ts" in out
