@@ -12,6 +12,12 @@ build/bench-venv that sees .venv's torch/onnx/numpy through a .pth file; .venv i
 Work files go to build/bench-work (about 1.3 GiB while it runs, the 1 GiB verify folder removed at the end).
 
 --quick skips the largest profiles (64 hidden layers, 2^24 weights) and the top of the scaling table.
+--sections A,B runs a subset: `existing` (everything above) and the side-by-side sections against the
+published original thekaveh-nnx 0.4.1 (bench/original_compare.py; its venv build/original-venv comes from
+scripts/install_original.sh): original-run (full run of both tested profiles, the phase breakdown from
+`run --timings`, critical path), original-scaling (1..16 custom torchscript profiles via `run --profile-file`),
+original-inproc (validate_record / verify_artifacts per record, 10,000 records in one call), original-rss
+(peak RSS of the whole process tree). A subset writes BUILD/bench-work-subset.md unless --output is given.
 Exit 0 when every target holds, 1 when one does not (the table says which and by how much), 2 on a setup
 problem.
 """
@@ -29,6 +35,8 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import original_compare  # noqa: E402  (bench/: the side-by-side sections against the published original)
 ORT_VERSION = "1.30.0"  # the bootstrap's libonnxruntime (README); the Python baseline uses the same release
 TORCHSCRIPT = "feedfwd-fp32-torchscript"
 DYNAMO = "feedfwd-fp32-dynamo"
@@ -225,9 +233,16 @@ def main():
     ap.add_argument("--work", default=None, help="work folder (default BUILD/bench-work)")
     ap.add_argument("--output", default=os.path.join(ROOT, "BENCHMARKS.md"))
     ap.add_argument("--quick", action="store_true", help="skip the largest profiles")
+    ap.add_argument("--sections", default="all",
+                    help="comma-separated subset to run quickly: existing (this script's own measurements), "
+                         + ", ".join(original_compare.SECTIONS) + "; default all. A subset writes "
+                         "BUILD/bench-work-subset.md unless --output is given, never BENCHMARKS.md")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
     work = os.path.abspath(args.work or os.path.join(build, "bench-work"))
+    selected = parse_sections(args.sections)
+    if "existing" not in selected:
+        return original_only(args, build, work, selected)
     tools = {"cli": os.path.join(build, "nnx-conformance"), "run_profile": os.path.join(build, "nnx_run_profile"),
              "core_bench": os.path.join(build, "core_bench"), "forward_bench": os.path.join(build, "forward_bench")}
     missing = [p for p in tools.values() if not os.access(p, os.X_OK)]
@@ -426,6 +441,8 @@ def main():
                                                              "--benchmark_min_time=0.2"],
                                        os.path.join(work, "core_bench.json")))
 
+    original_results, original_sections = run_original_sections(cli, build, work, selected, record_path, artifacts)
+
     elapsed = time.time() - started
     load_after = loadavg()
 
@@ -458,6 +475,7 @@ def main():
             r = results[key]
             lines.append(f"| {r['target']} | {r['value']} | {'yes' if r['ok'] else '**no**'} |")
     lines += ["", "Details and why a target does not hold: see the sections below.", ""]
+    lines += original_report_lines(original_results, original_sections)
     for title, rows in sections:
         lines += [f"## {title}", "", *rows, ""]
     lines += [
@@ -566,7 +584,91 @@ def main():
         if key in results:
             r = results[key]
             print(f"{'HOLDS' if r['ok'] else 'FAILS'}  {r['target']}: {r['value']}")
+    for r in original_results.values():
+        print(f"{'PASS' if r['ok'] else 'MISS'}  {r['target']}: {r['value']}")
     shutil.rmtree(os.path.join(work, "large"), ignore_errors=True)
+    return 0 if all(r["ok"] for r in [*results.values(), *original_results.values()]) else 1
+
+
+# ------------------------------------------------------------------- the published original as baseline
+
+def parse_sections(text):
+    known = ["existing", *original_compare.SECTIONS]
+    chosen = known if text == "all" else [t.strip() for t in text.split(",") if t.strip()]
+    unknown = [t for t in chosen if t not in known]
+    if unknown:
+        print(f"unknown section(s) {', '.join(unknown)}; known: {', '.join(known)}", file=sys.stderr)
+        raise SystemExit(2)
+    return chosen
+
+
+def run_original_sections(cli, build, work, selected, record_path, artifacts):
+    """Runs the selected original-* sections (bench/original_compare.py); a missing flag or venv stops the
+    benchmark with exit 2 and says what is missing."""
+    results, sections = {}, []
+    calls = {
+        "original-run": lambda: original_compare.original_run(cli, build, work),
+        "original-scaling": lambda: original_compare.original_scaling(cli, build, work),
+        "original-inproc": lambda: original_compare.original_inproc(build, record_path, artifacts),
+        "original-rss": lambda: original_compare.original_rss(cli, build, work),
+    }
+    for name in selected:
+        if name not in calls:
+            continue
+        log(f"{name}: {original_compare.SECTIONS[name]}")
+        try:
+            res, rows = calls[name]()
+        except original_compare.SetupError as e:
+            print(f"benchmark section {name}: {e}", file=sys.stderr)
+            raise SystemExit(2)
+        results.update(res)
+        sections.append((f"Against the original thekaveh-nnx 0.4.1: {original_compare.SECTIONS[name]}", rows))
+    return results, sections
+
+
+def original_report_lines(results, sections):
+    if not results:
+        return []
+    lines = ["## Targets against the published original (thekaveh-nnx 0.4.1, build/original-venv)", "",
+             *original_compare.target_lines(results), ""]
+    for title, rows in sections:
+        lines += [f"## {title}", "", *rows, ""]
+    return lines
+
+
+def original_only(args, build, work, selected):
+    """--sections without `existing`: only the original-* sections, a report of their own (not BENCHMARKS.md
+    unless --output names it)."""
+    cli = os.path.join(build, "nnx-conformance")
+    if not os.access(cli, os.X_OK):
+        print(f"missing {cli}: run `make build` first", file=sys.stderr)
+        return 2
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    record_path = artifacts = None
+    if "original-inproc" in selected:  # a tested record and its folder to validate / verify
+        tested = os.path.join(work, "tested")
+        wall, rss, rc, out, err = timed([cli, "run", "--output", os.path.join(tested, "report.json"), "--force",
+                                         "--profile", TORCHSCRIPT])
+        if rc != 0:
+            print(out, err, file=sys.stderr)
+            return 2
+        with open(os.path.join(tested, "report.json")) as f:
+            document = json.load(f)
+        record_path = os.path.join(tested, "torchscript.record.json")
+        with open(record_path, "w") as f:
+            json.dump(document["profiles"][0], f, indent=2, sort_keys=True)
+        artifacts = os.path.join(tested, "report-artifacts")
+    results, sections = run_original_sections(cli, build, work, selected, record_path, artifacts)
+    output = args.output if args.output != os.path.join(ROOT, "BENCHMARKS.md") or "--output" in sys.argv \
+        else os.path.join(build, "bench-work-subset.md")
+    with open(output, "w") as f:
+        f.write("\n".join(["# Benchmarks (subset: " + ", ".join(selected) + ")", "",
+                           f"- Machine: {machine_text()}; load average {loadavg()}", "",
+                           *original_report_lines(results, sections)]))
+    log(f"wrote {output}")
+    for r in results.values():
+        print(f"{'PASS' if r['ok'] else 'MISS'}  {r['target']}: {r['value']}")
     return 0 if all(r["ok"] for r in results.values()) else 1
 
 

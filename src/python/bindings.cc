@@ -242,6 +242,13 @@ void validate_record(const std::string& record_text) {
   }
 }
 
+std::vector<std::vector<std::string>> validate_records(const std::vector<std::string>& record_texts) {
+  std::vector<std::vector<std::string>> problems;
+  problems.reserve(record_texts.size());
+  for (const auto& text : record_texts) problems.push_back(record_problems(parse(text, "a record")));
+  return problems;
+}
+
 int exit_code(const std::string& records_text) { return exit_code_for(records_from(parse(records_text, "the records"))); }
 
 std::vector<std::string> summary_lines(const std::string& records_text) {

@@ -66,6 +66,9 @@ std::string execute(const std::string& record_text, const std::filesystem::path&
 
 std::vector<std::string> verify_artifacts(const std::string& record_text, const std::filesystem::path& root);
 void validate_record(const std::string& record_text);
+// Every problem of each record (record-format §6), in order; an empty list for a valid record. One call for
+// many records: the GIL is released while the core validates them all.
+std::vector<std::vector<std::string>> validate_records(const std::vector<std::string>& record_texts);
 
 // `records_text`: a list of records, one record, a report, or a bare {"profiles": [...]} mapping (the original
 // API's report shape: only "profiles" is read; a format or status that is present is still checked).

@@ -44,6 +44,7 @@ PYBIND11_MODULE(_core, m) {
 
   m.def("verify_artifacts", &b::verify_artifacts, released(), "Every problem with the record's artifacts.");
   m.def("validate_record", &b::validate_record);
+  m.def("validate_records", &b::validate_records, released(), "Every problem of each record, in order.");
 
   m.def("exit_code", &b::exit_code);
   m.def("summary_lines", &b::summary_lines);

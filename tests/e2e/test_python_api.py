@@ -149,6 +149,21 @@ def test_verify_and_execute_refuse_changed_artifacts(both, tmp_path):
         ec.verify_artifacts(record, copy)
 
 
+def test_validate_records_returns_each_records_problems_in_one_call(both):
+    records, _ = both
+    broken = json.loads(json.dumps(records[0]))
+    broken["level"] = "none"
+    broken["input_cases"][0]["seed"] = -1
+    with pytest.raises(ec.ConformanceError) as refused:
+        ec.validate_record(broken)
+    problems = ec.validate_records([records[0], broken, *records])
+    assert problems[0] == [] and problems[2:] == [[] for _ in records]
+    assert problems[1] == list(refused.value.problems) and len(problems[1]) >= 2
+    assert ec.validate_records([]) == []
+    with pytest.raises(ec.ConformanceError, match="record 1 is not strict JSON"):
+        ec.validate_records([records[0], {**records[0], "versions": {"x": math.inf}}])
+
+
 def test_validate_record_names_every_problem(both, tmp_path):
     records, _ = both
     record = json.loads(json.dumps(records[0]))

@@ -1,0 +1,328 @@
+"""Side-by-side measurements against the published original (thekaveh-nnx 0.4.1), for scripts/run_benchmarks.py.
+
+The original is a black box installed by scripts/install_original.sh into build/original-venv (from the wheel
+cache, hash-locked); this module only imports it there, in child processes, and times it next to ours. Every
+figure is the minimum of >= 5 runs, ours and the original's alternating so that machine load hits both alike.
+
+Sections (each a function returning (results, markdown rows)):
+  original_run      full run of both tested profiles: `nnx-conformance run --timings` vs the original's
+                    run_profiles; our phase breakdown, critical path and run / critical path
+  original_scaling  N = 1, 2, 4, 8, 16 custom torchscript profiles (--profile-file) vs run_profiles on the same N
+  original_inproc   in-process validate_record / verify_artifacts per record and 10,000 records in one call
+  original_rss      peak RSS of a full run, whole process tree (sampled from /proc), vs the original's
+
+`run --profile-file` and `run --timings` come from issue 14 part A: without them the run sections stop with a
+clear error (SetupError) instead of measuring something else.
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPEAT = 5
+
+
+class SetupError(RuntimeError):
+    """What the benchmark needs is missing (a flag, the original's venv, the built package)."""
+
+
+# --------------------------------------------------------------------------------------------- helpers
+
+def original_python(build):
+    py = os.path.join(build, "original-venv", "bin", "python")
+    if not os.access(py, os.X_OK):
+        raise SetupError(f"no {py}: run scripts/install_original.sh (the bootstrap does) first")
+    return py
+
+
+def ours_python():
+    return os.path.join(ROOT, ".venv", "bin", "python")
+
+
+def require_run_flags(cli, *flags):
+    """Refuses to go on when `nnx-conformance run` lacks a flag (issue 14 part A adds them)."""
+    helptext = subprocess.run([cli, "run", "--help"], capture_output=True, text=True)
+    text = helptext.stdout + helptext.stderr
+    missing = [f for f in flags if f not in text]
+    if missing:
+        raise SetupError(f"`nnx-conformance run` has no {', '.join(missing)} (issue 14 part A adds it): "
+                         "build a tree that has it, or skip this section with --sections")
+
+
+def tree_rss_kib(pid):
+    """Sum of VmRSS over pid and all its descendants, from /proc (0 when it is gone)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        todo.extend(children.get(p, []))
+        try:
+            with open(f"/proc/{p}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
+
+
+def run_sampled(cmd, env=None, interval=0.05):
+    """(wall seconds, peak process-tree RSS KiB, exit code, stderr) of one command."""
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    peak = 0
+    while p.poll() is None:
+        peak = max(peak, tree_rss_kib(p.pid))
+        time.sleep(interval)
+    err = p.stderr.read()
+    return time.perf_counter() - t, peak, p.returncode, err
+
+
+def original_run_cmd(build, directory, profiles=None):
+    """The original's run_profiles in its venv; profiles: None (its tested ones) or a list of Profile kwargs."""
+    # Its run_profiles takes only tested names; custom Profiles go through its run_profile, in the same loop
+    # run_profiles itself runs (one record per profile, in order).
+    code = ("import json, sys\nimport nnx.export_conformance as ec\n"
+            "specs = json.loads(sys.argv[2])\n"
+            "if specs is None:\n"
+            "    records = ec.run_profiles(sys.argv[1])['profiles']\n"
+            "else:\n"
+            "    records = [ec.run_profile(ec.Profile(**s), sys.argv[1]) for s in specs]\n"
+            "sys.exit(0 if all(r['status'] == 'passed' for r in records) else 1)\n")
+    return [original_python(build), "-c", code, directory, json.dumps(profiles)]
+
+
+def fmt_s(s):
+    return f"{s * 1e6:.1f} us" if s < 1e-3 else f"{s * 1e3:.1f} ms" if s < 1 else f"{s:.2f} s"
+
+
+def target(text, ratio, ok_when, value):
+    return {"target": text, "value": value, "ratio": ratio, "ok": ok_when}
+
+
+# --------------------------------------------------------------------------------------------- timings
+
+IMPORT_PHASES = ("worker_start", "import_torch", "import_onnxscript")
+
+
+def critical_path(timings):
+    """Imports (the slowest worker's start and imports) + the slowest profile's exporter path (its export,
+    check, load, parity; write counts once). Returns (critical seconds, {profile: seconds}, imports seconds)."""
+    phases = timings["phases"]
+    imports_by_worker = {}
+    per_profile = {}
+    write = 0.0
+    for ph in phases:
+        if ph["name"] in IMPORT_PHASES:
+            key = ph.get("worker")
+            imports_by_worker[key] = imports_by_worker.get(key, 0.0) + ph["seconds"]
+        elif ph["name"] == "write":
+            write += ph["seconds"]
+        elif ph.get("profile") is not None:
+            per_profile[ph["profile"]] = per_profile.get(ph["profile"], 0.0) + ph["seconds"]
+    imports = max(imports_by_worker.values(), default=0.0)
+    slowest = max(per_profile.values(), default=0.0)
+    return imports + slowest + write, per_profile, imports
+
+
+def phase_table(timings):
+    totals = {}
+    for ph in timings["phases"]:
+        totals[ph["name"]] = totals.get(ph["name"], 0.0) + ph["seconds"]
+    return ["| Phase (summed over workers and profiles) | Seconds |", "|---|---|",
+            *[f"| {name} | {fmt_s(s)} |" for name, s in totals.items()]]
+
+
+# --------------------------------------------------------------------------------------------- sections
+
+def original_run(cli, build, work):
+    require_run_flags(cli, "--timings")
+    ours, theirs, best_timings = [], [], None
+    for i in range(REPEAT):
+        out = os.path.join(work, f"orig-run-ours-{i}")
+        tpath = os.path.join(work, f"orig-run-timings-{i}.json")
+        w, _, rc, err = run_sampled([cli, "run", "--output", os.path.join(out, "r.json"), "--force",
+                                     "--timings", tpath])
+        if rc != 0:
+            raise SetupError(f"nnx-conformance run failed (exit {rc}): {err.strip()[-400:]}")
+        with open(tpath) as f:
+            timings = json.load(f)
+        if not ours or w < min(ours):
+            best_timings = timings
+        ours.append(w)
+        ow, _, orc, oerr = run_sampled(original_run_cmd(build, os.path.join(work, f"orig-run-theirs-{i}")))
+        if orc != 0:
+            raise SetupError(f"the original's run_profiles failed (exit {orc}): {oerr.strip()[-400:]}")
+        theirs.append(ow)
+    crit, per_profile, imports = critical_path(best_timings)
+    total = best_timings["total_s"]
+    over = total / crit if crit else float("nan")
+    speed = min(theirs) / min(ours)
+    results = {
+        "orig_run": target("full run of both tested profiles vs the original's run_profiles (ratio = original / ours)",
+                           speed, speed >= 1.0, f"{speed:.2f}x ({fmt_s(min(ours))} vs {fmt_s(min(theirs))})"),
+        "orig_critical": target("run within 10% of its critical path (imports + slowest profile's exporter path)",
+                                over, over <= 1.10, f"{over:.2f} ({fmt_s(total)} vs {fmt_s(crit)})"),
+    }
+    rows = ["| What | Min of 5 |", "|---|---|",
+            f"| `nnx-conformance run` (both tested profiles) | {fmt_s(min(ours))} |",
+            f"| original `run_profiles(dir)` | {fmt_s(min(theirs))} |",
+            f"| critical path: imports {fmt_s(imports)} + slowest profile "
+            f"{fmt_s(max(per_profile.values(), default=0.0))} (+ write) | {fmt_s(crit)} |", "",
+            *phase_table(best_timings)]
+    return results, rows
+
+
+def scaling_profiles(n):
+    return [{"name": f"scale-{i:02d}", "exporter": "torchscript"} for i in range(n)]
+
+
+def original_scaling(cli, build, work, sizes=(1, 2, 4, 8, 16)):
+    require_run_flags(cli, "--profile-file", "--timings")
+    rows = ["| Profiles | ours (min of 5) | original (min of 5) | original / ours | ours: exporters' own time |",
+            "|---|---|---|---|---|"]
+    measured = {}
+    for n in sizes:
+        pfile = os.path.join(work, f"scale-{n}.json")
+        with open(pfile, "w") as f:
+            json.dump(scaling_profiles(n), f)
+        ours, theirs, exporter_s = [], [], []
+        for i in range(REPEAT):
+            tpath = os.path.join(work, f"scale-{n}-{i}.timings.json")
+            w, _, rc, err = run_sampled([cli, "run", "--output", os.path.join(work, f"scale-{n}-ours", "r.json"),
+                                         "--force", "--profile-file", pfile, "--timings", tpath])
+            if rc != 0:
+                raise SetupError(f"run of {n} profiles failed (exit {rc}): {err.strip()[-400:]}")
+            with open(tpath) as f:
+                phases = json.load(f)["phases"]
+            exporter_s.append(sum(p["seconds"] for p in phases if p["name"] in ("export", "check")))
+            ours.append(w)
+            ow, _, orc, oerr = run_sampled(original_run_cmd(build, os.path.join(work, f"scale-{n}-theirs-{i}"),
+                                                            scaling_profiles(n)))
+            if orc != 0:
+                raise SetupError(f"the original's run_profiles of {n} profiles failed: {oerr.strip()[-400:]}")
+            theirs.append(ow)
+        measured[n] = (min(ours), min(theirs), min(exporter_s))
+        rows.append(f"| {n} | {fmt_s(min(ours))} | {fmt_s(min(theirs))} | {min(theirs) / min(ours):.2f}x "
+                    f"| {fmt_s(min(exporter_s))} |")
+    results = {}
+    if 16 in measured:
+        r = measured[16][1] / measured[16][0]
+        results["orig_scale16"] = target("16 profiles >= 3x faster than the original's run_profiles", r, r >= 3,
+                                         f"{r:.2f}x")
+    lo, hi = min(measured), max(measured)
+    if hi > lo:
+        per_extra = (measured[hi][0] - measured[lo][0]) / (hi - lo)
+        exporters_extra = (measured[hi][2] - measured[lo][2]) / (hi - lo)
+        r = per_extra / exporters_extra if exporters_extra > 0 else float("inf")
+        results["orig_scale_extra"] = target("each extra profile costs <= 1.2x the exporters' own time for it", r,
+                                             r <= 1.2, f"{r:.2f}x ({fmt_s(per_extra)} vs {fmt_s(exporters_extra)})")
+    return results, rows
+
+
+INPROC = r"""
+import json, sys, time
+sys.path[:0] = [p for p in sys.argv[4:] if p]
+import nnx.export_conformance as ec
+record = json.load(open(sys.argv[1]))
+root, count = sys.argv[2], int(sys.argv[3])
+def best(fn, loops):
+    out = []
+    for _ in range(5):
+        t = time.perf_counter()
+        for _ in range(loops):
+            fn()
+        out.append((time.perf_counter() - t) / loops)
+    return min(out)
+records = [json.loads(json.dumps(record)) for _ in range(count)]
+batch = getattr(ec, "validate_records", None)
+def all_at_once():
+    if batch is not None:
+        batch(records)
+    else:
+        for r in records:
+            ec.validate_record(r)
+print(json.dumps({
+    "validate": best(lambda: ec.validate_record(record), 200),
+    "verify": best(lambda: ec.verify_artifacts(record, root), 50),
+    "batch": best(all_at_once, 1),
+    "batch_api": batch is not None,
+}))
+"""
+
+
+def original_inproc(build, record_path, root, count=10000):
+    """In-process: our package (BUILD/python) vs the original (its venv), same record, same folder."""
+    ours_cmd = [ours_python(), "-c", INPROC, record_path, root, str(count), os.path.join(build, "python")]
+    theirs_cmd = [original_python(build), "-c", INPROC, record_path, root, str(count), ""]
+    figures = {}
+    for who, cmd in (("ours", ours_cmd), ("original", theirs_cmd)):
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise SetupError(f"in-process timing ({who}) failed: {p.stderr.strip()[-400:]}")
+        figures[who] = json.loads(p.stdout.strip().splitlines()[-1])
+    o, t = figures["ours"], figures["original"]
+    rv, rver, rb = t["validate"] / o["validate"], t["verify"] / o["verify"], t["batch"] / o["batch"]
+    results = {
+        "orig_validate": target("in-process validate_record >= 20x faster than the original's", rv, rv >= 20,
+                                f"{rv:.1f}x ({fmt_s(o['validate'])} vs {fmt_s(t['validate'])} per record)"),
+        "orig_verify": target("in-process verify_artifacts >= 2x faster than the original's", rver, rver >= 2,
+                              f"{rver:.1f}x ({fmt_s(o['verify'])} vs {fmt_s(t['verify'])} per record)"),
+        "orig_batch": target(f"validating {count:,} records in one call >= 50x faster than the original's loop",
+                             rb, rb >= 50, f"{rb:.1f}x ({fmt_s(o['batch'])} vs {fmt_s(t['batch'])}; ours "
+                             f"{'validate_records' if o['batch_api'] else 'a loop: no validate_records yet'})"),
+    }
+    rows = ["| In-process (min of 5) | ours | original |", "|---|---|---|",
+            f"| validate_record, per record | {fmt_s(o['validate'])} | {fmt_s(t['validate'])} |",
+            f"| verify_artifacts, per record | {fmt_s(o['verify'])} | {fmt_s(t['verify'])} |",
+            f"| {count:,} records in one call (original: a loop) | {fmt_s(o['batch'])} | {fmt_s(t['batch'])} |"]
+    return results, rows
+
+
+def original_rss(cli, build, work):
+    """Peak RSS of the whole process tree (worker included) of a full run of both tested profiles."""
+    ours, theirs = [], []
+    for i in range(REPEAT):
+        _, peak, rc, err = run_sampled([cli, "run", "--output", os.path.join(work, f"rss-ours-{i}", "r.json"),
+                                        "--force"])
+        if rc != 0:
+            raise SetupError(f"nnx-conformance run failed (exit {rc}): {err.strip()[-400:]}")
+        ours.append(peak)
+        _, opeak, orc, oerr = run_sampled(original_run_cmd(build, os.path.join(work, f"rss-theirs-{i}")))
+        if orc != 0:
+            raise SetupError(f"the original's run_profiles failed (exit {orc}): {oerr.strip()[-400:]}")
+        theirs.append(opeak)
+    r = min(ours) / min(theirs) if min(theirs) else float("nan")
+    results = {"orig_rss": target("peak RSS of a full run (process tree) vs the original's (ours / original)",
+                                  r, r <= 1.0, f"{r:.2f} ({min(ours) / 1024:.0f} MiB vs {min(theirs) / 1024:.0f} MiB)")}
+    rows = ["| Full run, peak RSS of the process tree (min of 5, sampled every 50 ms) | MiB |", "|---|---|",
+            f"| `nnx-conformance run` | {min(ours) / 1024:.0f} |",
+            f"| original `run_profiles(dir)` | {min(theirs) / 1024:.0f} |"]
+    return results, rows
+
+
+SECTIONS = {
+    "original-run": "full run of both tested profiles vs the original, phase breakdown, critical path",
+    "original-scaling": "1..16 custom torchscript profiles vs the original",
+    "original-inproc": "in-process validate / verify / 10,000 records vs the original",
+    "original-rss": "peak RSS of a full run (process tree) vs the original",
+}
+
+
+def target_lines(results):
+    """The report's list of every target with its measured ratio and PASS/MISS."""
+    lines = ["| Target vs the original | Measured | Verdict |", "|---|---|---|"]
+    for r in results.values():
+        lines.append(f"| {r['target']} | {r['value']} | {'PASS' if r['ok'] else 'MISS'} |")
+    return lines
