@@ -1,5 +1,5 @@
 # The two commands of the README. Both bootstrap first (idempotent), then build.
-.PHONY: all bootstrap build conformance test clean lock
+.PHONY: all bootstrap build conformance test clean lock runtimes
 
 BUILD := build
 VENV_PY := .venv/bin/python
@@ -28,6 +28,12 @@ lock:
 	@[ -x $(LOCK_VENV)/bin/uv ] && [ "$$($(LOCK_VENV)/bin/uv --version | cut -d' ' -f2)" = $(UV_VERSION) ] || \
 	  { python3 -m venv --clear $(LOCK_VENV) && $(LOCK_VENV)/bin/python -m pip install -q --disable-pip-version-check uv==$(UV_VERSION); }
 	python3 scripts/fetch_locked.py lock --root . --uv $(LOCK_VENV)/bin/uv $(if $(UPGRADE),--upgrade)
+
+# ONNX Runtime releases for `nnx-conformance matrix --onnxruntime-version` (README, "Runtime matrix"): each
+# library checked against its package (scripts/runtimes.lock) into the cache. Empty ORT_VERSIONS: the lock's set.
+ORT_VERSIONS ?=
+runtimes:
+	@python3 scripts/fetch_runtimes.py --lock scripts/runtimes.lock --cache "$${NNX_CACHE:-$$HOME/.cache/nnx-conformance}" $(ORT_VERSIONS) >/dev/null
 
 clean:
 	rm -rf $(BUILD)

@@ -71,6 +71,9 @@ if [[ ! -f "$ORT_LIB" || ! -f "$ORT_DIR/include/onnxruntime_c_api.h" || ! -f "$O
   printf '%s\n' "$ORT_PINS" > "$ORT_STAMP"
 fi
 
+# --- ONNX Runtime releases of the runtime matrix (scripts/runtimes.lock; cached, each re-checked) ----------
+python3 "$ROOT/scripts/fetch_runtimes.py" --lock "$ROOT/scripts/runtimes.lock" --cache "$CACHE" >/dev/null
+
 # --- Python virtualenv -----------------------------------------------------------------------
 # Exactly requirements.lock: every wheel checked against it in $CACHE/wheels (only what is missing or
 # refused is downloaded), then installed offline with pip's own hash check and no dependency resolution.

@@ -2,6 +2,9 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 
@@ -91,8 +94,28 @@ std::mutex g_api_mutex;
 struct OnnxRuntime::Impl {
   void* handle = nullptr;
   const OrtApi* api = nullptr;
+  std::uint32_t api_version = 0;  // the negotiated C API version (negotiated_api_version)
   std::unique_ptr<Ort::Env> env;
 };
+
+namespace {
+
+// The oldest C API version whose functions cover every call of this file except the in-memory external
+// initialisers (AddExternalInitializersFromFilesInMemory, API 17: refused per session below). API 16 is ONNX
+// Runtime 1.16; an older library is refused as missing-dependency naming its version.
+constexpr std::uint32_t kMinimumApiVersion = 16;
+constexpr std::uint32_t kExternalInitializersApiVersion = 17;
+
+// ONNX Runtime 1.x offers C API versions 1..x (its minor number): the highest both it and our headers know.
+// Parsed from GetVersionString so that GetApi is never asked for a version the library lacks (it prints to
+// stderr then). Returns 0 when the version string is not "1.<minor>...".
+std::uint32_t negotiated_api_version(const std::string& library_version) {
+  unsigned major = 0, minor = 0;
+  if (std::sscanf(library_version.c_str(), "%u.%u", &major, &minor) != 2 || major != 1) return 0;
+  return std::min<std::uint32_t>(minor, ORT_API_VERSION);
+}
+
+}  // namespace
 
 std::shared_ptr<OnnxRuntime> OnnxRuntime::open(const std::optional<std::filesystem::path>& explicit_path) {
   std::vector<std::string> candidates;
@@ -125,10 +148,19 @@ std::shared_ptr<OnnxRuntime> OnnxRuntime::open(const std::optional<std::filesyst
     using GetApiBase = const OrtApiBase* (*)();
     auto get_base = reinterpret_cast<GetApiBase>(dlsym(handle, "OrtGetApiBase"));
     const OrtApiBase* base = get_base ? get_base() : nullptr;
-    const OrtApi* api = base ? base->GetApi(ORT_API_VERSION) : nullptr;
+    const std::string library_version = base ? base->GetVersionString() : "";
+    const std::uint32_t api_version = negotiated_api_version(library_version);
+    if (base && api_version < kMinimumApiVersion) {
+      tried += "\n  " + candidate + ": ONNX Runtime " + library_version + " is older than 1." +
+               std::to_string(kMinimumApiVersion) + ", the oldest release this core supports (C API version " +
+               std::to_string(kMinimumApiVersion) + ")";
+      dlclose(handle);
+      continue;
+    }
+    const OrtApi* api = base ? base->GetApi(api_version) : nullptr;
     if (!api) {
       tried += "\n  " + candidate + ": does not offer the ONNX Runtime C API version " +
-               std::to_string(ORT_API_VERSION);
+               std::to_string(api_version);
       dlclose(handle);
       continue;
     }
@@ -136,6 +168,7 @@ std::shared_ptr<OnnxRuntime> OnnxRuntime::open(const std::optional<std::filesyst
     lib->impl_ = std::make_unique<Impl>();
     lib->impl_->handle = handle;
     lib->impl_->api = api;
+    lib->impl_->api_version = api_version;
     lib->version_ = base->GetVersionString();
     Dl_info info{};
     lib->location_ = candidate;
@@ -194,6 +227,12 @@ OnnxSession::OnnxSession(std::shared_ptr<OnnxRuntime> runtime, std::span<const s
     options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
     options.SetExecutionMode(ExecutionMode::ORT_SEQUENTIAL);
     if (!external.empty()) {
+      if (runtime_->impl().api_version < kExternalInitializersApiVersion) {
+        throw failure(ORT_NOT_IMPLEMENTED, "ONNX Runtime " + runtime_->version() + " (C API version " +
+                                               std::to_string(runtime_->impl().api_version) +
+                                               ") cannot take external initialisers from memory (C API " +
+                                               std::to_string(kExternalInitializersApiVersion) + ", 1.17)");
+      }
       std::vector<std::string> names;
       std::vector<char*> buffers;
       std::vector<size_t> lengths;
