@@ -9,6 +9,7 @@
 #include "app/execute_report.h"
 #include "artifacts/artifact_folder.h"
 #include "artifacts/artifacts.h"
+#include "base/error.h"
 #include "base/failure.h"
 #include "base/json_strict.h"
 #include "cli/commands.h"
@@ -19,7 +20,7 @@ namespace nnx::cli {
 
 void add_record_commands(CLI::App& app, RecordArgs& args) {
   auto* validate = app.add_subcommand("validate", "refuse a record or report that breaks any rule");
-  validate->add_option("FILE", args.file, "record or report")->required();
+  validate->add_option("FILE", args.files, "records or reports (one or more)")->required();
   auto* verify = app.add_subcommand("verify", "re-check every artifact byte for byte");
   verify->add_option("FILE", args.file, "record or report")->required();
   verify->add_option("ROOT", args.root, "artifact root (holding one folder per profile)")->required();
@@ -50,21 +51,35 @@ std::string label(const json& record, std::size_t index) {
   return "record " + std::to_string(index);
 }
 
-int validate_command(const RecordArgs& args) {
+// One file: its problems on stderr, "FILE: valid (N record(s))" on stdout. Every file is read and
+// validated even after one fails, so one call names every problem of every file.
+bool validate_file(const std::string& file) {
   json document;
-  const auto records = read_records(args.file, document);
+  std::vector<json> records;
+  try {
+    records = read_records(file, document);
+  } catch (const Error& e) {
+    std::cerr << "nnx-conformance: " << error_label(e.kind()) << ": " << e.what() << "\n";  // as cli_main
+    return false;
+  }
   bool ok = true;
   for (std::size_t i = 0; i < records.size(); ++i) {
     for (const auto& p : record_problems(records[i])) {
-      std::cerr << label(records[i], i) << ": " << p << "\n";
+      std::cerr << file << ": " << label(records[i], i) << ": " << p << "\n";
       ok = false;
     }
   }
   if (records.empty()) {
-    std::cerr << args.file << ": holds no records\n";
+    std::cerr << file << ": holds no records\n";
     ok = false;
   }
-  if (ok) std::cout << args.file << ": valid (" << records.size() << " record(s))\n";
+  if (ok) std::cout << file << ": valid (" << records.size() << " record(s))\n";
+  return ok;
+}
+
+int validate_command(const RecordArgs& args) {
+  bool ok = true;
+  for (const auto& file : args.files) ok = validate_file(file) && ok;
   return ok ? kExitPassed : kExitError;
 }
 

@@ -65,7 +65,7 @@ CASES = {
     "validate-missing-file": (["validate", "{t}/absent.json"], {}, 1, "No such file or directory"),
     "validate-a-folder": (["validate", "{t}/folder"], {}, 1, "it is a directory"),
     "validate-not-json": (["validate", "{t}/file.txt"], {}, 1, "file.txt"),
-    "validate-extra-arguments": (["validate", "a", "b", "c"], {}, 2, "not expected"),
+    "validate-unknown-flag": (["validate", "a", "--bogus"], {}, 2, "--bogus"),
     "verify-missing-root": (["verify", "{report}", "{t}/absent-root"], {}, 1, "is not a folder"),
     "verify-missing-arguments": (["verify"], {}, 2, "FILE is required"),
     "execute-output-is-a-folder": (["execute", "{report}", "{root}", "--output", "{t}/folder"], {}, 2,

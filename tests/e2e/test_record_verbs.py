@@ -57,6 +57,26 @@ def test_validate_names_the_problem_of_an_edited_record(copied, tmp_path):
     assert "tolerances.rtol" in done.stderr
 
 
+def test_validate_checks_every_file_named_and_names_each_problem_in_one_call(copied, tmp_path):
+    path, _ = copied
+    report = json.loads(path.read_text())
+    edited = report["profiles"][0]
+    edited["tolerances"]["rtol"] = 0.001
+    bad = write_record(tmp_path, edited)
+    not_json = tmp_path / "not.json"
+    not_json.write_text("{")
+    single = tmp_path / "single" / "record.json"
+    single.parent.mkdir()
+    single.write_text(json.dumps(report["profiles"][1]))
+    done = run_cli("validate", path, bad, not_json, single)
+    assert done.returncode == 1
+    assert f"{path}: valid (2 record(s))" in done.stdout
+    assert f"{single}: valid (1 record(s))" in done.stdout
+    assert f"{bad}: " in done.stderr and "tolerances.rtol" in done.stderr
+    assert "not.json" in done.stderr
+    assert run_cli("validate", path, single).returncode == 0
+
+
 @pytest.mark.parametrize("edit,needle", [
     (lambda r: r["input_cases"][0].__setitem__("seed", 1), "seed"),
     (lambda r: r["exporter"]["options"].__setitem__("opset_version", 18), "opset"),
