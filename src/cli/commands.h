@@ -48,6 +48,7 @@ struct RecordArgs {
   std::string root;
   std::string output;
   std::string onnxruntime;
+  std::string onnxruntime_version;    // execute: a release of the runtime cache (runtime/runtime_cache.h)
   std::string reference = "native";  // execute: native (C++ only) or torch (the worker's PyTorch forward)
   RenderArgs render;                  // execute
 };

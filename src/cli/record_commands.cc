@@ -14,6 +14,7 @@
 #include "base/json_strict.h"
 #include "cli/commands.h"
 #include "record/report.h"
+#include "runtime/runtime_cache.h"
 #include "record/validate_record.h"
 
 namespace nnx::cli {
@@ -28,7 +29,11 @@ void add_record_commands(CLI::App& app, RecordArgs& args) {
   execute->add_option("FILE", args.file, "record or report")->required();
   execute->add_option("ROOT", args.root, "artifact root")->required();
   execute->add_option("--output", args.output, "write the re-executed record or report here");
-  execute->add_option("--onnxruntime", args.onnxruntime, "path of libonnxruntime.so.1 to use");
+  auto* library = execute->add_option("--onnxruntime", args.onnxruntime, "path of libonnxruntime.so.1 to use");
+  execute
+      ->add_option("--onnxruntime-version", args.onnxruntime_version,
+                   "a release X.Y.Z from the runtime cache (`make runtimes ORT_VERSIONS=X.Y.Z` fetches it)")
+      ->excludes(library);
   execute->add_option("--reference", args.reference,
                       "what parity compares with: native (the C++ forward, no Python; default) or torch (the "
                       "PyTorch network, in the exporter worker)")
@@ -113,6 +118,9 @@ int execute_command(const RecordArgs& args, const Seams& seams) {
   ExecuteRequest request{document, args.root, std::nullopt, {}};
   if (!args.output.empty()) request.output = args.output;
   if (!args.onnxruntime.empty()) request.options.onnxruntime_library = args.onnxruntime;
+  if (!args.onnxruntime_version.empty()) {
+    request.options.onnxruntime_library = cached_runtime_library(args.onnxruntime_version).string();
+  }
   request.options.open_runtime = seams.open_runtime;
   request.options.reference = *parse_reference(args.reference);  // CLI checked the name
   check_render_targets(args.render);

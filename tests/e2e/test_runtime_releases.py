@@ -65,3 +65,28 @@ def test_a_release_older_than_the_core_supports_is_missing_dependency(both_profi
     again = run_cli("execute", root.parent / "report.json", root, "--onnxruntime", OLD_RUNTIME, "--output", out)
     assert again.returncode == 10, again.stdout + again.stderr
     assert "ONNX Runtime 1.15.1 is older than 1.16, the oldest release this core supports" in again.stderr
+
+
+def test_onnxruntime_version_executes_under_the_cached_release(both_profiles, tmp_path):
+    done, report, root = both_profiles
+    out = tmp_path / "again.json"
+    again = run_cli("execute", root.parent / "report.json", root, "--onnxruntime-version", "1.20.1",
+                    "--output", out)
+    assert again.returncode == 0, again.stdout + again.stderr
+    records = json.loads(out.read_text())["profiles"]
+    assert [r["runtime"]["version"] for r in records] == ["1.20.1", "1.20.1"]
+    assert all(r["versions"]["onnxruntime_library"].endswith("libonnxruntime.so.1.20.1") for r in records)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--onnxruntime-version", "9.9.9"], "make runtimes ORT_VERSIONS=9.9.9"),
+    (["--onnxruntime-version", "latest"], "is not a release number X.Y.Z"),
+    (["--onnxruntime-version", "1.20.1", "--onnxruntime", "/x.so"], "excludes"),
+])
+def test_onnxruntime_version_not_in_the_cache_is_a_usage_error_naming_make_runtimes(both_profiles, tmp_path,
+                                                                                       args, needle):
+    done, report, root = both_profiles
+    out = tmp_path / "again.json"
+    again = run_cli("execute", root.parent / "report.json", root, *args, "--output", out)
+    assert again.returncode == 2, again.stdout + again.stderr
+    assert needle in again.stderr and not out.exists()
