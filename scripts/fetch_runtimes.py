@@ -22,6 +22,8 @@ import tarfile
 import tempfile
 import zipfile
 
+from fetch_locked import file_digest as digest  # one streaming hash for both fetchers (scripts/)
+
 PIP_PLATFORM = ["--only-binary=:all:", "--python-version", "3.11", "--platform", "manylinux_2_28_x86_64",
                 "--implementation", "cp"]
 
@@ -47,14 +49,6 @@ def read_lock(path):
             version, source, package, filename, integrity = fields
             pins[version] = {"source": source, "package": package, "file": filename, "integrity": integrity}
     return pins
-
-
-def digest(path, algorithm):
-    h = hashlib.new(algorithm)
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h
 
 
 def package_matches(path, integrity):
