@@ -113,27 +113,26 @@ def target(text, ratio, ok_when, value):
 
 # --------------------------------------------------------------------------------------------- timings
 
-IMPORT_PHASES = ("worker_start", "import_torch", "import_onnxscript")
+IMPORT_PHASES = ("import_torch", "import_onnxscript")  # timed by the worker itself, inside worker_start
 
 
 def critical_path(timings):
-    """Imports (the slowest worker's start and imports) + the slowest profile's exporter path (its export,
-    check, load, parity; write counts once). Returns (critical seconds, {profile: seconds}, imports seconds)."""
-    phases = timings["phases"]
+    """The issue's limit: the exporters' and imports' own time on the slowest profile's path — the slowest
+    worker's module imports (import_torch + import_onnxscript; worker_start contains them, so it is not added
+    again) + the slowest profile's export. Everything else of the run (worker start-up besides the imports,
+    check, load, parity, write) is our overhead, which the target bounds at 10%.
+    Returns (critical seconds, {profile: export seconds}, imports seconds)."""
     imports_by_worker = {}
     per_profile = {}
-    write = 0.0
-    for ph in phases:
+    for ph in timings["phases"]:
         if ph["name"] in IMPORT_PHASES:
             key = ph.get("worker")
             imports_by_worker[key] = imports_by_worker.get(key, 0.0) + ph["seconds"]
-        elif ph["name"] == "write":
-            write += ph["seconds"]
-        elif ph.get("profile") is not None:
+        elif ph["name"] == "export" and ph.get("profile") is not None:
             per_profile[ph["profile"]] = per_profile.get(ph["profile"], 0.0) + ph["seconds"]
     imports = max(imports_by_worker.values(), default=0.0)
     slowest = max(per_profile.values(), default=0.0)
-    return imports + slowest + write, per_profile, imports
+    return imports + slowest, per_profile, imports
 
 
 def phase_table(timings):
@@ -172,14 +171,14 @@ def original_run(cli, build, work):
     results = {
         "orig_run": target("full run of both tested profiles vs the original's run_profiles (ratio = original / ours)",
                            speed, speed >= 1.0, f"{speed:.2f}x ({fmt_s(min(ours))} vs {fmt_s(min(theirs))})"),
-        "orig_critical": target("run within 10% of its critical path (imports + slowest profile's exporter path)",
+        "orig_critical": target("run within 10% of its critical path (the worker's imports + the slowest profile's export)",
                                 over, over <= 1.10, f"{over:.2f} ({fmt_s(total)} vs {fmt_s(crit)})"),
     }
     rows = ["| What | Min of 5 |", "|---|---|",
             f"| `nnx-conformance run` (both tested profiles) | {fmt_s(min(ours))} |",
             f"| original `run_profiles(dir)` | {fmt_s(min(theirs))} |",
             f"| critical path: imports {fmt_s(imports)} + slowest profile "
-            f"{fmt_s(max(per_profile.values(), default=0.0))} (+ write) | {fmt_s(crit)} |", "",
+            f"export {fmt_s(max(per_profile.values(), default=0.0))} | {fmt_s(crit)} |", "",
             *phase_table(best_timings)]
     return results, rows
 
