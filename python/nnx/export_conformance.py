@@ -71,6 +71,7 @@ __all__ = [
     "exit_code",
     "run_profile",
     "run_profiles",
+    "runtime_matrix",
     "save_report",
     "summary_lines",
     "validate_record",
@@ -311,6 +312,29 @@ def execute(
     python, script = _worker()
     text = _core.execute(_dumps(record, "the record"), os.fspath(directory), _onnxruntime_library(onnxruntime),
                          reference, python, script)
+    return json.loads(text)
+
+
+def runtime_matrix(
+    report: PathLike,
+    directory: PathLike,
+    *,
+    runtimes: Iterable[PathLike],
+    jobs: Optional[int] = None,
+    output: Optional[PathLike] = None,
+) -> dict[str, Any]:
+    """Execute every record of the report file ``report`` (or one record) under each ONNX Runtime of
+    ``runtimes`` — a library path, or ``"X.Y.Z"`` for a release of the runtime cache (``make runtimes``) — each
+    in its own process, up to ``jobs`` at once (default: the number of cores), and return the runtime matrix
+    (``nnx.runtime-matrix/1``, doc/runtime-matrix.md: every runtime's records and the drift between them);
+    written atomically to ``output`` when given. A runtime that crashes or hangs is that runtime's
+    ``runtime-error`` or ``load-error``; the others complete. Refused: an invalid report, a release not in the
+    cache (:class:`UsageError`)."""
+    package_parent = str(Path(__file__).resolve().parent.parent)  # this very package, whatever sys.path says
+    cell = [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv.pop(1)); from nnx._matrix_cell import main; "
+            "sys.exit(main(sys.argv[1:]))", package_parent]
+    text = _core.runtime_matrix(os.fspath(report), os.fspath(directory), [os.fspath(r) for r in runtimes],
+                                jobs or 0, cell, None if output is None else os.fspath(output))
     return json.loads(text)
 
 

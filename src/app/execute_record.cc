@@ -39,6 +39,22 @@ std::unique_ptr<ExporterClient> start_torch_reference(const ExecuteOptions& opti
   return worker;
 }
 
+// The environment that produces the new evidence (§7): the previous versions kept under exported_with.
+json execution_versions(const Record& record, const std::string& runtime_name, const json& runtime_version,
+                        const std::string& library, ReferenceKind reference) {
+  json versions = json::object();
+  const bool executed_before = record.versions.contains("exported_with");
+  versions["exported_with"] = executed_before ? record.versions["exported_with"] : record.versions;
+  versions["nnx"] = build_version();
+  versions[runtime_name] = runtime_version;
+  versions[runtime_name + "_library"] = library;
+  versions["platform"] = platform_text();
+  versions["reference"] = std::string(reference_name(reference));
+  versions["executed_by"] = reference == ReferenceKind::native ? "nnx-conformance execute (C++ only)"
+                                                               : "nnx-conformance execute (torch reference)";
+  return versions;
+}
+
 }  // namespace
 
 bool is_report(const json& value) { return value.is_object() && value.contains("profiles"); }
@@ -83,16 +99,8 @@ json execute_record(const json& input, const std::filesystem::path& root, const 
   if (digest != recorded) {
     throw ConformanceError("rebuilt weights have SHA-256 " + digest + ", the record says " + recorded);
   }
-  json versions = json::object();  // the environment that produces the new evidence (§7)
-  const bool executed_before = record.versions.contains("exported_with");
-  versions["exported_with"] = executed_before ? record.versions["exported_with"] : record.versions;
-  versions["nnx"] = build_version();
-  versions[runtime->name()] = runtime->version();
-  versions[runtime->name() + "_library"] = runtime->location();
-  versions["platform"] = platform_text();
-  versions["reference"] = std::string(reference_name(options.reference));
-  versions["executed_by"] = options.reference == ReferenceKind::native ? "nnx-conformance execute (C++ only)"
-                                                                       : "nnx-conformance execute (torch reference)";
+  json versions = execution_versions(record, runtime->name(), runtime->version(), runtime->location(),
+                                     options.reference);
   std::unique_ptr<ExporterClient> worker;
   if (options.reference == ReferenceKind::torch) worker = start_torch_reference(options, versions);
   record.versions = std::move(versions);
@@ -104,6 +112,37 @@ json execute_record(const json& input, const std::filesystem::path& root, const 
   context.reference = options.reference;
   context.exporter = std::move(worker);
   run_stages(context, kExecutePipeline);
+  record.finalize();
+  return record.to_json();
+}
+
+}  // namespace nnx
+
+namespace nnx {
+
+json failed_execution_record(const json& input, const FailedExecution& failed) {
+  Record record = Record::from_json(input);
+  const std::string name = record.runtime.name;
+  const json version = failed.runtime_version ? json(*failed.runtime_version) : json();
+  record.versions = execution_versions(record, name, version, failed.library, ReferenceKind::native);
+  record.runtime.version = version;
+  record.reset_input_cases();
+  for (Stage s : {Stage::load, Stage::parity}) record.reset_stage(s);
+  if (failed.failure == FailureClass::runtime_error) {
+    record.set_stage_passed(Stage::load, json{{"session", "created; " + failed.error}});
+    std::vector<std::string> names;
+    for (auto& c : record.input_cases) {
+      c.outcome = rf::kOutcomeError;
+      c.passed = false;
+      c.failure = FailureClass::runtime_error;
+      c.detail = c.name == failed.failed_case ? failed.error : "not completed: " + failed.error;
+      names.push_back(c.name);
+    }
+    record.set_stage_failed(Stage::parity, FailureClass::runtime_error,
+                            json{{"error", failed.error}, {"failed_cases", names}});
+  } else {
+    record.set_stage_failed(Stage::load, FailureClass::load_error, json{{"error", failed.error}});
+  }
   record.finalize();
   return record.to_json();
 }

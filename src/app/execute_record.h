@@ -17,12 +17,27 @@
 #include <nlohmann/json.hpp>
 
 #include "app/run_options.h"
+#include "base/failure.h"
 
 namespace nnx {
 
 using json = nlohmann::json;
 
 json execute_record(const json& record, const std::filesystem::path& root, const ExecuteOptions& options = {});
+
+// A record whose execution could not finish (a runtime that could not be opened, or whose process crashed or
+// hung: src/matrix/): the same record execute_record would have written had the failing stage recorded it.
+// load_error: load failed with {"error"}, parity not_run, cases blank. runtime_error: load passed, every case
+// an `error` (the one named in failed_case says what happened to it, the others that they did not complete)
+// and parity failed with {"error", "failed_cases"}. versions as execute writes them (native reference).
+struct FailedExecution {
+  std::optional<std::string> runtime_version;  // null when the runtime never said
+  std::string library;
+  FailureClass failure = FailureClass::load_error;  // load_error or runtime_error
+  std::string error;                                // what happened, in the runtime's or the OS's words
+  std::string failed_case;                          // runtime_error: the case being run, if known
+};
+json failed_execution_record(const json& record, const FailedExecution& failed);
 
 // True when `value` looks like a report ({format, status, profiles}) rather than one record.
 bool is_report(const json& value);

@@ -56,6 +56,8 @@ int cli_main(int argc, char** argv, const Seams& seams) {
   add_record_commands(app, record_args);
   ReportArgs report_args;
   add_report_command(app, report_args);
+  MatrixArgs matrix_args;
+  add_matrix_commands(app, matrix_args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -68,6 +70,9 @@ int cli_main(int argc, char** argv, const Seams& seams) {
   try {
     if (app.got_subcommand("run")) return run_command(run_args, seams);
     if (app.got_subcommand("report")) return report_command(report_args);
+    for (const char* verb : {"matrix", "matrix-merge", "matrix-cell"}) {
+      if (app.got_subcommand(verb)) return matrix_command(app, matrix_args);
+    }
     return record_command(app, record_args, seams);
   } catch (const Error& e) {
     return report_error(e);

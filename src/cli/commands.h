@@ -65,6 +65,25 @@ int report_command(const ReportArgs& args);
 void check_render_targets(const RenderArgs& args);
 void write_render_targets(const nlohmann::json& document, const RenderArgs& args);
 
+// `matrix`, `matrix-merge` and the hidden `matrix-cell` (cli/matrix_command.cc, doc/runtime-matrix.md).
+struct MatrixArgs {
+  std::string report;
+  std::string root;
+  std::string output;
+  std::vector<std::string> libraries;  // --onnxruntime PATH...
+  std::vector<std::string> versions;   // --onnxruntime-version X.Y.Z...
+  std::size_t jobs = 0;                // 0: the number of cores
+  std::string shard;                   // K/N
+  double timeout_seconds = 600.0;
+  std::vector<std::string> parts;      // matrix-merge
+  std::string cell_library;            // matrix-cell
+  std::string cell_dir;
+  std::size_t first = 0;
+  RenderArgs render;
+};
+void add_matrix_commands(CLI::App& app, MatrixArgs& args);
+int matrix_command(CLI::App& app, const MatrixArgs& args);
+
 void add_run_command(CLI::App& app, RunArgs& args);
 int run_command(const RunArgs& args, const Seams& seams);
 

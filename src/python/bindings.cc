@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <mutex>
+#include <regex>
 
 #include "app/execute_record.h"
 #include "app/execute_report.h"
@@ -17,11 +18,14 @@
 #include "base/failure.h"
 #include "base/json_python.h"
 #include "base/json_strict.h"
+#include "matrix/cell_child.h"
+#include "matrix/run_matrix.h"
 #include "model/model_config.h"
 #include "model/reference_model.h"
 #include "profile/profile.h"
 #include "record/report.h"
 #include "record/validate_record.h"
+#include "runtime/runtime_cache.h"
 #include "worker/worker_process.h"
 
 namespace nnx::python {
@@ -225,6 +229,32 @@ std::string execute(const std::string& record_text, const std::filesystem::path&
   if (*kind == ReferenceKind::torch) request.options.worker = resolve_worker_command(WorkerCommand{python, script, {}});
   const std::lock_guard<std::mutex> lock(g_run_mutex);
   return dump(execute_report(request).records.front());
+}
+
+std::string runtime_matrix(const std::filesystem::path& report, const std::filesystem::path& root,
+                           const std::vector<std::string>& runtimes, std::size_t jobs,
+                           const std::vector<std::string>& child_command,
+                           const std::optional<std::filesystem::path>& output) {
+  static const std::regex release(R"(\d+\.\d+\.\d+)");
+  matrix::MatrixRequest request;
+  request.report = report;
+  request.root = root;
+  request.output = output;
+  for (const auto& runtime : runtimes) {
+    if (std::regex_match(runtime, release)) {
+      request.runtimes.push_back({runtime, cached_runtime_library(runtime), runtime});
+    } else {
+      request.runtimes.push_back({runtime, runtime, std::nullopt});
+    }
+  }
+  request.jobs = jobs;
+  request.child_command = child_command;
+  return dump(matrix::run_matrix(request).document);
+}
+
+int matrix_cell(const std::filesystem::path& report, const std::filesystem::path& root,
+                const std::filesystem::path& library, const std::filesystem::path& cell_dir, std::size_t first) {
+  return matrix::run_cell_child({report, root, library, cell_dir, first, 1});
 }
 
 std::vector<std::string> verify_artifacts(const std::string& record_text, const std::filesystem::path& root) {

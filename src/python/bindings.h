@@ -64,6 +64,17 @@ std::string execute(const std::string& record_text, const std::filesystem::path&
                     const std::optional<std::filesystem::path>& onnxruntime, const std::string& reference,
                     const std::string& python, const std::string& script);
 
+// The runtime matrix (src/matrix/run_matrix.h) of the report file `report` under each of `runtimes` (a library
+// path, or X.Y.Z for a release of the runtime cache); cells run as `child_command` (the Python package's
+// `python -m nnx._matrix_cell`). Returns the matrix document as JSON text; writes it to `output` when given.
+std::string runtime_matrix(const std::filesystem::path& report, const std::filesystem::path& root,
+                           const std::vector<std::string>& runtimes, std::size_t jobs,
+                           const std::vector<std::string>& child_command,
+                           const std::optional<std::filesystem::path>& output);
+// One matrix cell in this process (matrix/cell_child.h), progress on stdout: what nnx._matrix_cell runs.
+int matrix_cell(const std::filesystem::path& report, const std::filesystem::path& root,
+                const std::filesystem::path& library, const std::filesystem::path& cell_dir, std::size_t first);
+
 std::vector<std::string> verify_artifacts(const std::string& record_text, const std::filesystem::path& root);
 void validate_record(const std::string& record_text);
 // Every problem of each record (record-format §6), in order; an empty list for a valid record. One call for

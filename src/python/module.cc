@@ -42,6 +42,11 @@ PYBIND11_MODULE(_core, m) {
   m.def("execute", &b::execute, released(), py::arg("record"), py::arg("root"), py::arg("onnxruntime"),
         py::arg("reference"), py::arg("python"), py::arg("script"));
 
+  m.def("runtime_matrix", &b::runtime_matrix, released(), py::arg("report"), py::arg("root"), py::arg("runtimes"),
+        py::arg("jobs"), py::arg("child_command"), py::arg("output"));
+  m.def("matrix_cell", &b::matrix_cell, released(), py::arg("report"), py::arg("root"), py::arg("library"),
+        py::arg("cell_dir"), py::arg("first"));
+
   m.def("verify_artifacts", &b::verify_artifacts, released(), "Every problem with the record's artifacts.");
   m.def("validate_record", &b::validate_record);
   m.def("validate_records", &b::validate_records, released(), "Every problem of each record, in order.");

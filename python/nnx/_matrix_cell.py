@@ -1,0 +1,17 @@
+"""One cell of a runtime matrix in its own process (src/matrix/cell_child.h): what ``runtime_matrix`` starts
+as ``python -m nnx._matrix_cell REPORT ROOT --onnxruntime LIB --cell-dir DIR --first I``. The core does the
+work; this only reads the arguments the core's cell runner passes."""
+import sys
+
+from . import _core
+
+
+def main(argv: list[str]) -> int:
+    report, root, flag_library, library, flag_dir, cell_dir, flag_first, first = argv
+    if (flag_library, flag_dir, flag_first) != ("--onnxruntime", "--cell-dir", "--first"):
+        raise SystemExit(f"nnx._matrix_cell: unexpected arguments {argv}")
+    return _core.matrix_cell(report, root, library, cell_dir, int(first))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

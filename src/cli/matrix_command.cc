@@ -1,0 +1,95 @@
+// `nnx-conformance matrix REPORT ROOT --output OUT (--onnxruntime PATH | --onnxruntime-version X.Y.Z)...
+// [--jobs N] [--shard K/N] [--timeout SECONDS] [--html/--markdown/--junit OUT]`, `matrix-merge OUT PART...`
+// and the hidden `matrix-cell` one cell's child runs (doc/runtime-matrix.md; src/matrix/). Cells are the
+// --onnxruntime paths in the order given, then the --onnxruntime-version releases in the order given.
+// Prints one line per runtime × profile and the drift; exits like execute.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "base/error.h"
+#include "base/failure.h"
+#include "base/json_strict.h"
+#include "cli/commands.h"
+#include "matrix/cell_child.h"
+#include "matrix/run_matrix.h"
+#include "runtime/runtime_cache.h"
+
+namespace nnx::cli {
+
+void add_matrix_commands(CLI::App& app, MatrixArgs& args) {
+  auto* matrix = app.add_subcommand("matrix", "execute every record of a report under each ONNX Runtime named, one "
+                                              "child process per runtime, and write the runtime matrix with drift");
+  matrix->add_option("REPORT", args.report, "report or record")->required();
+  matrix->add_option("ROOT", args.root, "artifact root")->required();
+  matrix->add_option("--output", args.output, "where the matrix (nnx.runtime-matrix/1) is written")->required();
+  matrix->add_option("--onnxruntime", args.libraries, "a libonnxruntime library to run (repeatable)");
+  matrix->add_option("--onnxruntime-version", args.versions,
+                     "a release X.Y.Z of the runtime cache (repeatable; `make runtimes ORT_VERSIONS=...` fetches)");
+  matrix->add_option("--jobs", args.jobs, "runtimes run at once (default: the number of cores)")
+      ->check(CLI::Range(1, 256));
+  matrix->add_option("--shard", args.shard, "run only cells K, K+N, ... of the runtimes named (K/N, 0 <= K < N)");
+  matrix->add_option("--timeout", args.timeout_seconds, "seconds one runtime's process may take (default 600)")
+      ->check(CLI::Range(0.1, 604800.0));
+  add_render_options(*matrix, args.render);
+
+  auto* merge = app.add_subcommand("matrix-merge", "join runtime matrices made with --shard into one");
+  merge->add_option("OUT", args.output, "the merged matrix")->required();
+  merge->add_option("PART", args.parts, "matrix parts (one or more)")->required();
+  add_render_options(*merge, args.render);
+
+  auto* cell = app.add_subcommand("matrix-cell", "");  // internal: one cell's child process (matrix/cell_child.h)
+  cell->group("");
+  cell->add_option("REPORT", args.report)->required();
+  cell->add_option("ROOT", args.root)->required();
+  cell->add_option("--onnxruntime", args.cell_library)->required();
+  cell->add_option("--cell-dir", args.cell_dir)->required();
+  cell->add_option("--first", args.first);
+}
+
+namespace {
+
+int print_outcome(const matrix::MatrixOutcome& outcome, const MatrixArgs& args) {
+  write_render_targets(outcome.document, args.render);
+  for (const auto& line : matrix::matrix_summary_lines(outcome.document)) std::cout << line << "\n";
+  std::cout << "output: " << args.output << "\n";
+  std::cout << "exit code: " << outcome.exit_code << "\n";
+  return outcome.exit_code;
+}
+
+int matrix_command(const MatrixArgs& args) {
+  matrix::MatrixRequest request;
+  request.report = args.report;
+  request.root = args.root;
+  request.output = args.output;
+  for (const auto& library : args.libraries) request.runtimes.push_back({library, library, std::nullopt});
+  for (const auto& version : args.versions) {
+    request.runtimes.push_back({version, cached_runtime_library(version), version});
+  }
+  request.jobs = args.jobs;
+  if (!args.shard.empty()) request.shard = matrix::parse_shard(args.shard);
+  request.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(args.timeout_seconds * 1000));
+  request.child_command = {std::filesystem::read_symlink("/proc/self/exe").string(), "matrix-cell"};
+  request.on_cell = [](const matrix::MatrixCell& cell) {
+    std::cerr << "onnxruntime " << cell.version << ": done\n";
+  };
+  check_render_targets(args.render);
+  return print_outcome(matrix::run_matrix(request), args);
+}
+
+int merge_command(const MatrixArgs& args) {
+  std::vector<std::pair<std::string, nlohmann::json>> parts;
+  for (const auto& part : args.parts) parts.emplace_back(part, read_strict_json_file(part));
+  check_render_targets(args.render);
+  return print_outcome(matrix::merge_matrices(parts, args.output), args);
+}
+
+}  // namespace
+
+int matrix_command(CLI::App& app, const MatrixArgs& args) {
+  if (app.got_subcommand("matrix")) return matrix_command(args);
+  if (app.got_subcommand("matrix-merge")) return merge_command(args);
+  return matrix::run_cell_child({args.report, args.root, args.cell_library, args.cell_dir, args.first, 1});
+}
+
+}  // namespace nnx::cli

@@ -1,0 +1,130 @@
+#include "matrix/cell_child.h"
+
+#include <unistd.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/execute_record.h"
+#include "base/atomic_file.h"
+#include "base/error.h"
+#include "base/json_python.h"
+#include "base/json_strict.h"
+#include "matrix/drift.h"
+#include "matrix/matrix_document.h"
+
+namespace nnx::matrix {
+namespace {
+
+// One line to the parent, unbuffered, so it is there even if the next step kills the process.
+class Progress {
+ public:
+  explicit Progress(int fd) : fd_(fd) {}
+  void say(const std::string& text) const {
+    const std::string line = text + "\n";
+    std::size_t done = 0;
+    while (done < line.size()) {
+      const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+      if (n <= 0) return;  // the parent is gone: nothing to tell
+      done += static_cast<std::size_t>(n);
+    }
+  }
+
+ private:
+  int fd_;
+};
+
+// What the sessions of one record returned, one entry per run in call order (none: the run failed).
+using Captured = std::vector<std::optional<std::vector<TensorOutput>>>;
+
+class CapturingSession : public Session {
+ public:
+  CapturingSession(std::unique_ptr<Session> inner, Captured& captured, const Progress& progress)
+      : inner_(std::move(inner)), captured_(captured), progress_(progress) {}
+  const std::vector<std::string>& providers() const override { return inner_->providers(); }
+  std::vector<TensorOutput> run(const std::string& input_name, std::span<const float> values,
+                                const std::vector<std::int64_t>& shape) override {
+    progress_.say("run " + std::to_string(captured_.size()));
+    captured_.emplace_back();
+    auto outputs = inner_->run(input_name, values, shape);
+    captured_.back() = outputs;
+    return outputs;
+  }
+
+ private:
+  std::unique_ptr<Session> inner_;
+  Captured& captured_;
+  const Progress& progress_;
+};
+
+class CapturingRuntime : public Runtime {
+ public:
+  CapturingRuntime(std::shared_ptr<Runtime> inner, Captured& captured, const Progress& progress)
+      : inner_(std::move(inner)), captured_(captured), progress_(progress) {}
+  std::string name() const override { return inner_->name(); }
+  std::string version() const override { return inner_->version(); }
+  std::string location() const override { return inner_->location(); }
+  std::unique_ptr<Session> create_session(std::span<const std::byte> model, const std::vector<ExternalFile>& external,
+                                          const SessionSettings& settings) override {
+    progress_.say("session");
+    return std::make_unique<CapturingSession>(inner_->create_session(model, external, settings), captured_,
+                                              progress_);
+  }
+
+ private:
+  std::shared_ptr<Runtime> inner_;
+  Captured& captured_;
+  const Progress& progress_;
+};
+
+// The float32 outputs of a record's cases: the k-th run is the k-th case (parity runs every case once, in order).
+json case_outputs(const json& record, const Captured& captured) {
+  json out = json::array();
+  const json& cases = record.at("input_cases");
+  for (std::size_t k = 0; k < captured.size() && k < cases.size(); ++k) {
+    if (!captured[k] || captured[k]->size() != 1 || captured[k]->front().dtype != "float") continue;
+    const TensorOutput& t = captured[k]->front();
+    CaseOutput c{cases[k].at("name").get<std::string>(), t.shape, t.values};
+    RuntimeOutputs one{"", {{"p", {c}}}};
+    out.push_back(outputs_to_json(one)["p"][0]);
+  }
+  return out;
+}
+
+}  // namespace
+
+int run_cell_child(const CellChildRequest& request) {
+  const Progress progress(request.progress_fd);
+  const json document = read_strict_json_file(request.report);
+  const std::vector<json> records = records_of(document);
+  std::optional<std::string> version;
+  for (std::size_t i = request.first; i < records.size(); ++i) {
+    progress.say("record " + std::to_string(i));
+    Captured captured;
+    ExecuteOptions options;
+    options.onnxruntime_library = request.library;
+    options.open_runtime = [&](const std::string& name, const std::optional<std::filesystem::path>& library) {
+      progress.say("open");
+      std::shared_ptr<Runtime> runtime = open_runtime(name, library);
+      version = runtime->version();
+      progress.say("opened " + *version);
+      return std::make_shared<CapturingRuntime>(std::move(runtime), captured, progress);
+    };
+    json record;
+    try {
+      record = execute_record(records[i], request.root, options);
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::interrupted) throw;
+      record = failed_execution_record(
+          records[i], FailedExecution{version, request.library.string(), FailureClass::load_error, e.what(), ""});
+    }
+    const json cell{{"record", record}, {"outputs", case_outputs(record, captured)}};
+    write_file_atomically(request.cell_dir / ("record-" + std::to_string(i) + ".json"), dumps_pretty(cell) + "\n");
+    progress.say("done " + std::to_string(i));
+  }
+  return 0;
+}
+
+}  // namespace nnx::matrix

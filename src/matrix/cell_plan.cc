@@ -1,0 +1,53 @@
+#include "matrix/cell_plan.h"
+
+#include <cstdio>
+#include <regex>
+#include <tuple>
+
+#include "base/error.h"
+
+namespace nnx::matrix {
+
+Shard parse_shard(const std::string& text) {
+  static const std::regex form(R"((\d{1,6})/(\d{1,6}))");
+  std::smatch m;
+  if (std::regex_match(text, m, form)) {
+    const Shard shard{std::stoul(m[1].str()), std::stoul(m[2].str())};
+    if (shard.count > 0 && shard.index < shard.count) return shard;
+  }
+  throw UsageError("--shard \"" + text + "\" is not K/N with 0 <= K < N (e.g. 0/3, 1/3, 2/3)");
+}
+
+std::string shard_text(const Shard& shard) { return std::to_string(shard.index) + "/" + std::to_string(shard.count); }
+
+std::vector<std::size_t> shard_cells(std::size_t cells, const Shard& shard) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = shard.index; i < cells; i += shard.count) out.push_back(i);
+  return out;
+}
+
+namespace {
+
+std::tuple<unsigned, unsigned, unsigned> numbers_of(const std::string& version) {
+  unsigned major = 0, minor = 0, patch = 0;
+  std::sscanf(version.c_str(), "%u.%u.%u", &major, &minor, &patch);
+  return {major, minor, patch};
+}
+
+}  // namespace
+
+int compare_versions(const std::string& a, const std::string& b) {
+  const auto na = numbers_of(a), nb = numbers_of(b);
+  if (na != nb) return na < nb ? -1 : 1;
+  return a.compare(b) < 0 ? -1 : (a == b ? 0 : 1);
+}
+
+std::optional<std::string> version_in_file_name(const std::filesystem::path& library) {
+  static const std::regex name(R"(libonnxruntime\.so\.(\d+\.\d+\.\d+))");
+  std::smatch m;
+  const std::string file = library.filename().string();
+  if (std::regex_match(file, m, name)) return m[1].str();
+  return std::nullopt;
+}
+
+}  // namespace nnx::matrix

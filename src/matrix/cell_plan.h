@@ -1,0 +1,38 @@
+// Which runtimes a matrix runs and which of them this machine runs (doc/runtime-matrix.md, "Cells and
+// shards"). A cell is one runtime; cells are numbered in the order the command line names them and
+// `--shard K/N` runs every N-th cell starting at K (0 <= K < N), so N machines given the same runtimes run
+// disjoint cells whose union is every cell. Versions compare by their numeric X.Y.Z (then as text).
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nnx::matrix {
+
+// One runtime as asked for: a library path, or a release of the runtime cache (its path resolved).
+struct RuntimeChoice {
+  std::string given;                   // what the user wrote (PATH or X.Y.Z)
+  std::filesystem::path library;       // the library the cell opens
+  std::optional<std::string> version;  // known up front for --onnxruntime-version
+};
+
+struct Shard {
+  std::size_t index = 0;
+  std::size_t count = 1;
+};
+
+// "K/N" with 0 <= K < N; UsageError naming the text otherwise.
+Shard parse_shard(const std::string& text);
+std::string shard_text(const Shard& shard);
+// The cells of `shard` among `cells` cells: K, K+N, K+2N, ...
+std::vector<std::size_t> shard_cells(std::size_t cells, const Shard& shard);
+
+// <0, 0, >0 as a is older, the same as, newer than b: numeric X.Y.Z first, the whole text breaks ties.
+int compare_versions(const std::string& a, const std::string& b);
+// The version a library's file name states (libonnxruntime.so.X.Y.Z), or nullopt.
+std::optional<std::string> version_in_file_name(const std::filesystem::path& library);
+
+}  // namespace nnx::matrix

@@ -1,0 +1,324 @@
+#include "matrix/cell_runner.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "app/execute_record.h"
+#include "base/error.h"
+#include "base/interrupt.h"
+#include "base/json_strict.h"
+#include "base/sha256.h"
+
+extern char** environ;
+
+namespace nnx::matrix {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Where one cell stands: which record comes next, what came back so far.
+struct CellState {
+  std::size_t index = 0;  // in `runtimes`
+  std::filesystem::path dir;
+  std::size_t next_record = 0;
+  std::optional<std::string> version;  // as the runtime said it ("opened VERSION")
+  std::vector<std::optional<json>> records;
+  std::vector<json> outputs;           // per record: [{case, shape, values}]
+};
+
+// One running child of a cell and what its progress lines said.
+struct Child {
+  CellState* cell = nullptr;
+  pid_t pid = -1;
+  int pipe_fd = -1;
+  std::filesystem::path stderr_file;
+  Clock::time_point deadline;
+  std::string buffer;
+  bool eof = false;
+  bool timed_out = false;
+  std::optional<std::size_t> record;  // the record it said it was executing
+  std::string phase = "start";        // start | open | opened | session | run
+  std::optional<std::size_t> run_index;
+
+  Child() = default;
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+  ~Child() { kill_and_reap(); }
+
+  void kill_and_reap() {
+    if (pid > 0) {
+      ::kill(-pid, SIGKILL);
+      int status = 0;
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      pid = -1;
+    }
+    close_pipe();
+  }
+  void close_pipe() {
+    if (pipe_fd >= 0) ::close(pipe_fd);
+    pipe_fd = -1;
+  }
+};
+
+void apply_line(Child& child, const std::string& line) {
+  const auto space = line.find(' ');
+  const std::string word = line.substr(0, space);
+  const std::string rest = space == std::string::npos ? "" : line.substr(space + 1);
+  if (word == "record") {
+    child.record = std::stoul(rest);
+    child.phase = "start";
+    child.run_index.reset();
+  } else if (word == "opened") {
+    child.phase = "opened";
+    child.cell->version = rest;
+  } else if (word == "run") {
+    child.phase = "run";
+    child.run_index = std::stoul(rest);
+  } else if (word == "open" || word == "session") {
+    child.phase = word;
+  }
+}
+
+void read_lines(Child& child) {
+  char chunk[4096];
+  while (true) {
+    const ssize_t n = ::read(child.pipe_fd, chunk, sizeof chunk);
+    if (n > 0) {
+      child.buffer.append(chunk, static_cast<std::size_t>(n));
+      continue;
+    }
+    if (n == 0) child.eof = true;
+    if (n < 0 && errno == EINTR) continue;
+    break;  // EAGAIN: nothing more for now
+  }
+  std::size_t end;
+  while ((end = child.buffer.find('\n')) != std::string::npos) {
+    try {
+      apply_line(child, child.buffer.substr(0, end));
+    } catch (const std::exception&) {
+      // a malformed line places nothing
+    }
+    child.buffer.erase(0, end + 1);
+  }
+}
+
+std::unique_ptr<Child> spawn_child(CellState& cell, const RuntimeChoice& runtime, const CellRunOptions& options) {
+  auto child = std::make_unique<Child>();
+  child->cell = &cell;
+  child->stderr_file = cell.dir / ("stderr-" + std::to_string(cell.next_record) + ".txt");
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw ConformanceError(std::string("cannot make a pipe: ") + std::strerror(errno));
+  std::vector<std::string> args = options.child_command;
+  for (const std::string& a : {options.report_copy.string(), options.root.string(), std::string("--onnxruntime"),
+                               runtime.library.string(), std::string("--cell-dir"), cell.dir.string(),
+                               std::string("--first"), std::to_string(cell.next_record)}) {
+    args.push_back(a);
+  }
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawnattr_init(&attr);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_addopen(&actions, 2, child->stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setpgroup(&attr, 0);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  pid_t pid = -1;
+  const int rc = ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  ::close(fds[1]);
+  if (rc != 0) {
+    ::close(fds[0]);
+    throw ConformanceError("cannot start the cell process " + args.front() + ": " + std::strerror(rc));
+  }
+  ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+  child->pid = pid;
+  child->pipe_fd = fds[0];
+  child->deadline = Clock::now() + options.timeout;
+  return child;
+}
+
+std::string stderr_tail(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string s = text.str();
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  if (s.size() > 600) s = "..." + s.substr(s.size() - 600);
+  return s;
+}
+
+std::string how_it_ended(const Child& child, int status, const CellRunOptions& options) {
+  std::string how;
+  if (child.timed_out) {
+    how = "did not finish within " + std::to_string(options.timeout.count() / 1000.0).substr(0, 6) +
+          " s and was killed";
+  } else if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    how = "was killed by signal " + std::to_string(sig) + " (" + (sigabbrev_np(sig) ? std::string("SIG") + sigabbrev_np(sig) : "?") + ")";
+  } else {
+    how = "exited with code " + std::to_string(WEXITSTATUS(status));
+  }
+  return how;
+}
+
+// Reads what a finished child wrote; places the record it died in, if it died; says where to go on.
+void collect(Child& child, int status, const std::vector<json>& records, const RuntimeChoice& runtime,
+             const CellRunOptions& options) {
+  CellState& cell = *child.cell;
+  for (std::size_t i = cell.next_record; i < records.size(); ++i) {
+    const auto file = cell.dir / ("record-" + std::to_string(i) + ".json");
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec)) break;
+    const json written = read_strict_json_file(file);
+    cell.records[i] = written.at("record");
+    cell.outputs[i] = written.at("outputs");
+    cell.next_record = i + 1;
+  }
+  if (cell.next_record >= records.size()) return;
+  // The child ended before writing record `next_record`: that record is its failure.
+  const std::size_t failed = cell.next_record;
+  const bool was_running = child.record == failed && child.phase == "run";
+  const bool placed = child.record == failed;
+  std::string error = "the process running ONNX Runtime " + cell.version.value_or(runtime.given) + " " +
+                      how_it_ended(child, status, options);
+  if (!placed) {
+    error += " before it began this record";
+  } else if (was_running) {
+    error += " while running input case " + std::to_string(*child.run_index);
+  } else {
+    error += child.phase == "session"  ? " while creating the session"
+             : child.phase == "open"   ? " while opening the runtime"
+                                       : " while loading";
+  }
+  const std::string tail = stderr_tail(child.stderr_file);
+  if (!tail.empty()) error += "; its stderr ends: " + tail;
+  FailedExecution failure{cell.version, runtime.library.string(),
+                          was_running ? FailureClass::runtime_error : FailureClass::load_error, error, ""};
+  const json& cases = records[failed].at("input_cases");
+  if (was_running && *child.run_index < cases.size()) {
+    failure.failed_case = cases[*child.run_index].at("name").get<std::string>();
+  }
+  cell.records[failed] = failed_execution_record(records[failed], failure);
+  cell.outputs[failed] = json::array();
+  cell.next_record = failed + 1;
+}
+
+MatrixCell finished_cell(const CellState& cell, const RuntimeChoice& runtime, const std::vector<json>& records) {
+  MatrixCell out;
+  out.version = cell.version ? *cell.version
+                : runtime.version ? *runtime.version
+                                  : version_in_file_name(runtime.library).value_or(runtime.library.string());
+  out.library_sha256 = library_sha256(runtime.library);
+  out.outputs.version = out.version;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    out.records.push_back(*cell.records[i]);
+    const std::string profile = out.records.back().at("profile").get<std::string>();
+    json wrapped{{profile, cell.outputs[i]}};
+    auto read = outputs_from_json(wrapped, out.version, "the outputs of record " + std::to_string(i));
+    auto& list = out.outputs.profiles[profile];
+    for (auto& c : read.profiles[profile]) list.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string library_sha256(const std::filesystem::path& library) {
+  std::ifstream in(library, std::ios::binary);
+  if (!in) throw ConformanceError("cannot read the library " + library.string() + " to hash it");
+  Sha256 hash;
+  std::vector<char> chunk(1 << 20);
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    if (in.gcount() > 0) hash.update(chunk.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  return hash.hex_digest();
+}
+
+std::vector<MatrixCell> run_cells(const std::vector<RuntimeChoice>& runtimes, const std::vector<json>& records,
+                                  const CellRunOptions& options, const std::function<void(const MatrixCell&)>& on_cell) {
+  std::vector<CellState> cells(runtimes.size());
+  std::deque<std::size_t> waiting;
+  for (std::size_t i = 0; i < runtimes.size(); ++i) {
+    cells[i].index = i;
+    cells[i].dir = options.work_dir / ("cell-" + std::to_string(i));
+    std::filesystem::create_directories(cells[i].dir);
+    cells[i].records.resize(records.size());
+    cells[i].outputs.resize(records.size());
+    waiting.push_back(i);
+  }
+  std::vector<std::optional<MatrixCell>> done(runtimes.size());
+  std::vector<std::unique_ptr<Child>> running;
+  const std::size_t jobs = std::max<std::size_t>(1, options.jobs);
+  while (!waiting.empty() || !running.empty()) {
+    throw_if_interrupted();  // the children die with `running`
+    while (!waiting.empty() && running.size() < jobs) {
+      CellState& cell = cells[waiting.front()];
+      waiting.pop_front();
+      running.push_back(spawn_child(cell, runtimes[cell.index], options));
+    }
+    std::vector<pollfd> fds;
+    for (auto& c : running) fds.push_back({c->eof ? -1 : c->pipe_fd, POLLIN, 0});
+    ::poll(fds.data(), fds.size(), 100);
+    for (std::size_t k = 0; k < running.size();) {
+      Child& child = *running[k];
+      if (!child.eof) read_lines(child);
+      int status = 0;
+      pid_t reaped = child.eof ? ::waitpid(child.pid, &status, WNOHANG) : 0;
+      if (reaped == 0 && Clock::now() >= child.deadline) {
+        child.timed_out = true;
+        ::kill(-child.pid, SIGKILL);
+        while ((reaped = ::waitpid(child.pid, &status, 0)) < 0 && errno == EINTR) {
+        }
+        read_lines(child);
+      }
+      if (reaped != child.pid) {
+        ++k;
+        continue;
+      }
+      ::kill(-child.pid, SIGKILL);  // anything it left in its group
+      child.pid = -1;
+      child.close_pipe();
+      CellState& cell = *child.cell;
+      collect(child, status, records, runtimes[cell.index], options);
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
+      if (cell.next_record < records.size()) {
+        waiting.push_front(cell.index);
+      } else {
+        done[cell.index] = finished_cell(cell, runtimes[cell.index], records);
+        if (on_cell) on_cell(*done[cell.index]);
+      }
+    }
+  }
+  std::vector<MatrixCell> out;
+  for (auto& c : done) out.push_back(std::move(*c));
+  return out;
+}
+
+}  // namespace nnx::matrix

@@ -1,0 +1,170 @@
+#include "matrix/drift.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <optional>
+#include <set>
+
+#include "base/json_python.h"
+#include "matrix/cell_plan.h"
+
+namespace nnx::matrix {
+namespace {
+
+// float32 bits mapped onto a line where neighbouring floats are neighbouring integers (-0 and +0 meet at 0).
+std::int64_t ordered(float value) {
+  const auto bits = static_cast<std::int64_t>(std::bit_cast<std::int32_t>(value));
+  return bits < 0 ? -(bits & 0x7fffffff) : bits;
+}
+
+const CaseOutput* find_case(const RuntimeOutputs& runtime, const std::string& profile, const std::string& name) {
+  const auto it = runtime.profiles.find(profile);
+  if (it == runtime.profiles.end()) return nullptr;
+  for (const auto& c : it->second) {
+    if (c.case_name == name) return &c;
+  }
+  return nullptr;
+}
+
+json number_or_null(const Difference& d, double value) { return d.comparable ? json(value) : json(); }
+
+std::string ulps_text(std::uint64_t ulps) { return std::to_string(ulps) + (ulps == 1 ? " ulp" : " ulps"); }
+
+}  // namespace
+
+std::uint64_t float32_ulps(float a, float b) {
+  const std::int64_t d = ordered(a) - ordered(b);
+  return static_cast<std::uint64_t>(d < 0 ? -d : d);
+}
+
+Difference difference(const CaseOutput& newest, const CaseOutput& other, const Tolerance& tolerance) {
+  Difference d;
+  if (newest.shape != other.shape || newest.values.size() != other.values.size()) return d;
+  d.within_tolerance = true;
+  for (std::size_t i = 0; i < newest.values.size(); ++i) {
+    const float n = newest.values[i], o = other.values[i];
+    if (!std::isfinite(n) || !std::isfinite(o)) return Difference{};
+    const double abs = std::fabs(static_cast<double>(o) - static_cast<double>(n));
+    d.max_abs = std::max(d.max_abs, abs);
+    d.max_ulps = std::max(d.max_ulps, float32_ulps(n, o));
+    if (!(abs <= tolerance.atol + tolerance.rtol * std::fabs(static_cast<double>(n)))) d.within_tolerance = false;
+  }
+  d.comparable = true;
+  return d;
+}
+
+json compute_drift(const std::vector<RuntimeOutputs>& runtimes, const ProfileTolerances& profiles) {
+  // Every (profile, case) any runtime computed: profiles in the given order, cases in first-seen order.
+  std::vector<std::pair<std::string, std::string>> keys;
+  std::set<std::pair<std::string, std::string>> seen;
+  std::map<std::string, Tolerance> tolerances;
+  for (const auto& [profile, tolerance] : profiles) {
+    tolerances[profile] = tolerance;
+    for (const auto& runtime : runtimes) {
+      const auto it = runtime.profiles.find(profile);
+      if (it == runtime.profiles.end()) continue;
+      for (const auto& c : it->second) {
+        if (seen.insert({profile, c.case_name}).second) keys.emplace_back(profile, c.case_name);
+      }
+    }
+  }
+  json cases = json::array();
+  json beyond = json::array();
+  for (const auto& [profile, name] : keys) {
+    const auto tol_it = tolerances.find(profile);
+    const Tolerance tolerance = tol_it == tolerances.end() ? Tolerance{} : tol_it->second;
+    std::vector<std::pair<const RuntimeOutputs*, const CaseOutput*>> computed;
+    for (const auto& runtime : runtimes) {
+      if (const CaseOutput* c = find_case(runtime, profile, name)) computed.emplace_back(&runtime, c);
+    }
+    json entry{{"profile", profile}, {"case", name}, {"runtimes", json::array()}};
+    for (const auto& [runtime, _] : computed) entry["runtimes"].push_back(runtime->version);
+    // The largest pairwise difference.
+    std::optional<Difference> largest;
+    json pair;
+    for (std::size_t i = 0; i < computed.size(); ++i) {
+      for (std::size_t j = i + 1; j < computed.size(); ++j) {
+        const Difference d = difference(*computed[i].second, *computed[j].second, tolerance);
+        if (!d.comparable) continue;
+        if (!largest || d.max_abs > largest->max_abs ||
+            (d.max_abs == largest->max_abs && d.max_ulps > largest->max_ulps)) {
+          largest = d;
+          pair = json::array({computed[i].first->version, computed[j].first->version});
+        }
+      }
+    }
+    entry["max_abs_difference"] = largest ? json(largest->max_abs) : json();
+    entry["max_ulps"] = largest ? json(largest->max_ulps) : json();
+    entry["pair"] = pair;
+    // Every runtime against the newest that computed the case.
+    const auto newest = std::max_element(computed.begin(), computed.end(), [](const auto& a, const auto& b) {
+      return compare_versions(a.first->version, b.first->version) < 0;
+    });
+    entry["newest"] = newest == computed.end() ? json() : json(newest->first->version);
+    json versus = json::array();
+    for (const auto& [runtime, output] : computed) {
+      if (runtime == newest->first) continue;
+      const Difference d = difference(*newest->second, *output, tolerance);
+      versus.push_back({{"version", runtime->version},
+                        {"max_abs_difference", number_or_null(d, d.max_abs)},
+                        {"max_ulps", d.comparable ? json(d.max_ulps) : json()},
+                        {"within_tolerance", d.comparable && d.within_tolerance}});
+      if (!(d.comparable && d.within_tolerance)) {
+        beyond.push_back({{"version", runtime->version}, {"newest", newest->first->version}, {"profile", profile},
+                          {"case", name}, {"max_abs_difference", number_or_null(d, d.max_abs)},
+                          {"max_ulps", d.comparable ? json(d.max_ulps) : json()}});
+      }
+    }
+    entry["versus_newest"] = std::move(versus);
+    cases.push_back(std::move(entry));
+  }
+  return json{{"cases", std::move(cases)}, {"beyond_tolerance", std::move(beyond)}};
+}
+
+std::vector<std::string> drift_summary_lines(const json& drift) {
+  std::vector<std::string> lines;
+  // Per profile: the case with the largest absolute difference.
+  std::map<std::string, const json*> worst;
+  std::vector<std::string> order;
+  for (const auto& c : drift.at("cases")) {
+    const std::string profile = c.at("profile").get<std::string>();
+    if (!worst.count(profile)) {
+      order.push_back(profile);
+      worst[profile] = &c;
+    }
+    const json* current = worst[profile];
+    const auto value = [](const json& e) { return e.at("max_abs_difference").is_null() ? -1.0 : e.at("max_abs_difference").get<double>(); };
+    if (value(c) > value(*current)) worst[profile] = &c;
+  }
+  for (const auto& profile : order) {
+    const json& c = *worst[profile];
+    if (c.at("pair").is_null()) {
+      lines.push_back("drift " + profile + ": fewer than two runtimes computed comparable outputs");
+      continue;
+    }
+    if (c.at("max_abs_difference").get<double>() == 0.0 && c.at("max_ulps").get<std::uint64_t>() == 0) {
+      lines.push_back("drift " + profile + ": none: " + std::to_string(c.at("runtimes").size()) +
+                      " runtimes computed bit-identical float32 outputs for every case");
+      continue;
+    }
+    lines.push_back("drift " + profile + ": largest |difference| " +
+                    python_float_repr(c.at("max_abs_difference").get<double>()) + " (" +
+                    ulps_text(c.at("max_ulps").get<std::uint64_t>()) + ") between " +
+                    c.at("pair")[0].get<std::string>() + " and " + c.at("pair")[1].get<std::string>() + " (case " +
+                    c.at("case").get<std::string>() + ")");
+  }
+  if (drift.at("beyond_tolerance").empty()) {
+    lines.push_back("drift: every runtime is within each profile's tolerance of the newest");
+  }
+  for (const auto& b : drift.at("beyond_tolerance")) {
+    const json& abs = b.at("max_abs_difference");
+    lines.push_back("drift: " + b.at("version").get<std::string>() + " differs from " +
+                    b.at("newest").get<std::string>() + " beyond the tolerance of " + b.at("profile").get<std::string>() +
+                    " (case " + b.at("case").get<std::string>() + ", |difference| " +
+                    (abs.is_null() ? std::string("not comparable") : python_float_repr(abs.get<double>())) + ")");
+  }
+  return lines;
+}
+
+}  // namespace nnx::matrix

@@ -1,0 +1,193 @@
+#include "matrix/matrix_document.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "base/error.h"
+#include "base/sha256.h"
+#include "record/report.h"
+#include "record/validate_record.h"
+
+namespace nnx::matrix {
+namespace {
+
+void refuse(const std::string& where, const std::string& problem) {
+  throw ConformanceError("runtime matrix: " + where + ": " + problem);
+}
+
+void only_keys(const json& object, const std::string& where, std::initializer_list<const char*> keys) {
+  if (!object.is_object()) refuse(where, "is not an object");
+  for (const auto& [key, _] : object.items()) {
+    if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return key == k; }) == keys.end()) {
+      refuse(where, "unknown key \"" + key + "\"");
+    }
+  }
+  for (const char* key : keys) {
+    if (!object.contains(key)) refuse(where, "missing key \"" + std::string(key) + "\"");
+  }
+}
+
+const std::string& text(const json& object, const char* key, const std::string& where) {
+  const json& value = object.at(key);
+  if (!value.is_string()) refuse(where + "." + key, "is not a string");
+  return value.get_ref<const std::string&>();
+}
+
+}  // namespace
+
+json outputs_to_json(const RuntimeOutputs& outputs) {
+  json out = json::object();
+  for (const auto& [profile, cases] : outputs.profiles) {
+    json list = json::array();
+    for (const auto& c : cases) {
+      json values = json::array();
+      for (float v : c.values) values.push_back(static_cast<double>(v));
+      list.push_back({{"case", c.case_name}, {"shape", c.shape}, {"values", std::move(values)}});
+    }
+    out[profile] = std::move(list);
+  }
+  return out;
+}
+
+RuntimeOutputs outputs_from_json(const json& outputs, const std::string& version, const std::string& where) {
+  RuntimeOutputs out{version, {}};
+  if (!outputs.is_object()) refuse(where, "is not an object");
+  for (const auto& [profile, cases] : outputs.items()) {
+    if (!cases.is_array()) refuse(where + "." + profile, "is not a list");
+    out.profiles[profile];  // a profile whose cases computed nothing stays, as an empty list
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const std::string at = where + "." + profile + "[" + std::to_string(i) + "]";
+      only_keys(cases[i], at, {"case", "shape", "values"});
+      CaseOutput c;
+      c.case_name = text(cases[i], "case", at);
+      const json& shape = cases[i]["shape"];
+      const json& values = cases[i]["values"];
+      if (!shape.is_array() || !values.is_array()) refuse(at, "shape and values must be lists");
+      std::int64_t count = 1;
+      for (const auto& d : shape) {
+        if (!d.is_number_integer() || d.get<std::int64_t>() < 0 || d.get<std::int64_t>() > (1 << 24)) {
+          refuse(at + ".shape", "holds a value that is not a dimension");
+        }
+        c.shape.push_back(d.get<std::int64_t>());
+        count *= c.shape.back();
+        if (count > (1 << 24)) refuse(at + ".shape", "is too large");
+      }
+      if (static_cast<std::int64_t>(values.size()) != count) refuse(at + ".values", "does not hold shape's count");
+      for (const auto& v : values) {
+        if (!v.is_number() || v.is_boolean()) refuse(at + ".values", "holds a value that is not a number");
+        const double d = v.get<double>();
+        const float f = static_cast<float>(d);
+        if (static_cast<double>(f) != d) refuse(at + ".values", "holds a value that is not a float32");
+        c.values.push_back(f);
+      }
+      out.profiles[profile].push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+bool cell_passed(const MatrixCell& cell) { return !cell.records.empty() && exit_code_for(cell.records) == 0; }
+
+json matrix_to_json(const MatrixDocument& matrix) {
+  std::vector<const MatrixCell*> cells;
+  for (const auto& c : matrix.cells) cells.push_back(&c);
+  std::stable_sort(cells.begin(), cells.end(), [](const MatrixCell* a, const MatrixCell* b) {
+    return compare_versions(a->version, b->version) < 0;
+  });
+  json runtimes = json::array();
+  std::vector<RuntimeOutputs> outputs;
+  ProfileTolerances tolerances;
+  bool passed = !cells.empty();
+  for (const MatrixCell* cell : cells) {
+    runtimes.push_back({{"version", cell->version},
+                        {"library_sha256", cell->library_sha256},
+                        {"status", cell_passed(*cell) ? "passed" : "failed"},
+                        {"records", cell->records},
+                        {"outputs", outputs_to_json(cell->outputs)}});
+    passed = passed && cell_passed(*cell);
+    outputs.push_back(cell->outputs);
+    outputs.back().version = cell->version;
+    for (const auto& record : cell->records) {
+      const json& t = record.at("tolerances");
+      const std::string profile = record.at("profile").get<std::string>();
+      if (std::none_of(tolerances.begin(), tolerances.end(), [&](const auto& p) { return p.first == profile; })) {
+        tolerances.emplace_back(profile, Tolerance{t.at("rtol").get<double>(), t.at("atol").get<double>()});
+      }
+    }
+  }
+  json out{{"format", kMatrixFormat},
+           {"report", {{"path", matrix.report_path}, {"sha256", matrix.report_sha256}}},
+           {"status", passed ? "passed" : "failed"},
+           {"runtimes", std::move(runtimes)},
+           {"drift", compute_drift(outputs, tolerances)}};
+  if (matrix.shard) out["shard"] = shard_text(*matrix.shard);
+  return out;
+}
+
+MatrixDocument matrix_from_json(const json& document) {
+  if (!document.is_object()) refuse("the document", "is not an object");
+  if (document.contains("shard")) {
+    only_keys(document, "the document", {"format", "report", "status", "runtimes", "drift", "shard"});
+  } else {
+    only_keys(document, "the document", {"format", "report", "status", "runtimes", "drift"});
+  }
+  if (document["format"] != kMatrixFormat) refuse("format", std::string("is not ") + kMatrixFormat);
+  MatrixDocument out;
+  only_keys(document["report"], "report", {"path", "sha256"});
+  out.report_path = text(document["report"], "path", "report");
+  out.report_sha256 = text(document["report"], "sha256", "report");
+  if (!is_sha256_hex(out.report_sha256)) refuse("report.sha256", "is not a sha256");
+  if (document.contains("shard")) {
+    if (!document["shard"].is_string()) refuse("shard", "is not a string");
+    out.shard = parse_shard(document["shard"].get<std::string>());
+  }
+  const json& runtimes = document["runtimes"];
+  if (!runtimes.is_array()) refuse("runtimes", "is not a list");
+  for (std::size_t i = 0; i < runtimes.size(); ++i) {
+    const std::string where = "runtimes[" + std::to_string(i) + "]";
+    only_keys(runtimes[i], where, {"version", "library_sha256", "status", "records", "outputs"});
+    MatrixCell cell;
+    cell.version = text(runtimes[i], "version", where);
+    cell.library_sha256 = text(runtimes[i], "library_sha256", where);
+    if (!runtimes[i]["records"].is_array()) refuse(where + ".records", "is not a list");
+    for (std::size_t r = 0; r < runtimes[i]["records"].size(); ++r) {
+      const json& record = runtimes[i]["records"][r];
+      const auto problems = record_problems(record);
+      if (!problems.empty()) refuse(where + ".records[" + std::to_string(r) + "]", problems.front());
+      cell.records.push_back(record);
+    }
+    cell.outputs = outputs_from_json(runtimes[i]["outputs"], cell.version, where + ".outputs");
+    if (text(runtimes[i], "status", where) != (cell_passed(cell) ? "passed" : "failed")) {
+      refuse(where + ".status", "contradicts its records");
+    }
+    out.cells.push_back(std::move(cell));
+  }
+  return out;
+}
+
+std::vector<std::string> matrix_summary_lines(const json& matrix) {
+  std::vector<std::string> lines;
+  for (const auto& runtime : matrix.at("runtimes")) {
+    const std::string version = runtime.at("version").get<std::string>();
+    for (const auto& line : summary_lines(runtime.at("records").get<std::vector<json>>())) {
+      lines.push_back("onnxruntime " + version + "  " + line);
+    }
+  }
+  for (const auto& line : drift_summary_lines(matrix.at("drift"))) lines.push_back(line);
+  return lines;
+}
+
+int matrix_exit_code(const MatrixDocument& matrix) {
+  std::vector<const MatrixCell*> cells;
+  for (const auto& c : matrix.cells) cells.push_back(&c);
+  std::stable_sort(cells.begin(), cells.end(), [](const MatrixCell* a, const MatrixCell* b) {
+    return compare_versions(a->version, b->version) < 0;
+  });
+  std::vector<json> records;
+  for (const MatrixCell* cell : cells) records.insert(records.end(), cell->records.begin(), cell->records.end());
+  return exit_code_for(records);
+}
+
+}  // namespace nnx::matrix

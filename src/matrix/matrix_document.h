@@ -1,0 +1,50 @@
+// The runtime matrix document nnx.runtime-matrix/1 (doc/runtime-matrix.md): the report it executed (path,
+// sha256), the shard it covers when it is one part, one entry per runtime — its version, the sha256 of its
+// library, status (passed iff every record passed), its records (each a valid nnx.export-conformance/1
+// record) and the outputs it computed (what drift and a merge need) — and the drift between the runtimes.
+// `matrix_to_json` orders the runtimes by version and computes status and drift, so the same cells always give
+// the same document; `matrix_from_json` reads one back strictly (unknown keys, wrong types, invalid records
+// and malformed outputs are refused with ConformanceError naming the place).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "matrix/cell_plan.h"
+#include "matrix/drift.h"
+
+namespace nnx::matrix {
+
+inline constexpr const char* kMatrixFormat = "nnx.runtime-matrix/1";
+
+struct MatrixCell {
+  std::string version;         // the runtime's version (the cell's identity)
+  std::string library_sha256;  // of the library file opened
+  std::vector<json> records;   // one per record of the report, in its order
+  RuntimeOutputs outputs;      // what the runtime computed, per profile and case
+};
+
+struct MatrixDocument {
+  std::string report_path;
+  std::string report_sha256;
+  std::optional<Shard> shard;  // a part made with --shard; none for a whole or merged matrix
+  std::vector<MatrixCell> cells;
+};
+
+bool cell_passed(const MatrixCell& cell);
+// The "outputs" of one runtime entry ({profile: [{case, shape, values}]}) both ways; values are float32,
+// written as the record writer writes numbers and refused when one is not exactly a float32.
+json outputs_to_json(const RuntimeOutputs& outputs);
+RuntimeOutputs outputs_from_json(const json& outputs, const std::string& version, const std::string& where);
+json matrix_to_json(const MatrixDocument& matrix);
+MatrixDocument matrix_from_json(const json& document);
+// One line per runtime × profile, then the drift lines.
+std::vector<std::string> matrix_summary_lines(const json& matrix);
+// 0 when every record of every runtime passed; else the class code of the first failing one (runtimes by
+// version, records in order); 1 when there are none.
+int matrix_exit_code(const MatrixDocument& matrix);
+
+}  // namespace nnx::matrix

@@ -1,0 +1,142 @@
+#include "matrix/run_matrix.h"
+
+#include <stdlib.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "app/execute_record.h"
+#include "base/atomic_file.h"
+#include "base/error.h"
+#include "base/interrupt.h"
+#include "base/json_python.h"
+#include "base/json_strict.h"
+#include "base/sha256.h"
+#include "matrix/cell_runner.h"
+#include "record/record.h"
+
+namespace nnx::matrix {
+namespace {
+
+// A private folder under the system's temporary folder, removed with everything in it.
+class TemporaryFolder {
+ public:
+  TemporaryFolder() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "nnx-matrix-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw WriteError("cannot make a temporary folder for the matrix's cells");
+    path_ = pattern;
+  }
+  ~TemporaryFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::string read_bytes(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw UsageError("cannot read " + file.string());
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_document(const json& document, const std::optional<std::filesystem::path>& output) {
+  if (output) write_file_atomically(*output, dumps_pretty(document) + "\n");
+}
+
+}  // namespace
+
+MatrixOutcome run_matrix(const MatrixRequest& request) {
+  const ScopedInterruptHandlers interrupts;
+  if (request.runtimes.empty()) throw UsageError("no runtime: name one or more with --onnxruntime PATH or --onnxruntime-version X.Y.Z");
+  std::set<std::string> versions;
+  for (const auto& r : request.runtimes) {
+    if (r.version && !versions.insert(*r.version).second) {
+      throw UsageError("ONNX Runtime " + *r.version + " is named twice: a matrix names each release once");
+    }
+  }
+  if (request.output) require_writable_file_path(*request.output);
+  const std::string bytes = read_bytes(request.report);
+  const json document = parse_strict_json(bytes);
+  const std::vector<json> records = records_of(document);
+  if (records.empty()) throw ConformanceError(request.report.string() + " holds no records");
+  for (const auto& r : records) {
+    const Record record = Record::from_json(r);  // every problem named
+    if (record.stage(Stage::check).status != StageStatus::passed) {
+      throw ConformanceError("record of \"" + record.profile +
+                             "\" cannot be executed: its check stage did not pass, so no artifacts were recorded");
+    }
+  }
+  std::vector<RuntimeChoice> chosen;
+  for (std::size_t i : shard_cells(request.runtimes.size(), request.shard.value_or(Shard{}))) {
+    chosen.push_back(request.runtimes[i]);
+  }
+  const TemporaryFolder work;
+  CellRunOptions options;
+  options.child_command = request.child_command;
+  options.report_copy = work.path() / "report.json";
+  write_file_atomically(options.report_copy, bytes);
+  options.root = std::filesystem::absolute(request.root);
+  options.work_dir = work.path();
+  options.jobs = request.jobs ? request.jobs : std::max(1u, std::thread::hardware_concurrency());
+  options.timeout = request.timeout;
+  MatrixDocument matrix;
+  matrix.report_path = request.report.string();
+  matrix.report_sha256 = sha256_hex(bytes);
+  matrix.shard = request.shard;
+  matrix.cells = run_cells(chosen, records, options, request.on_cell);
+  std::map<std::string, std::size_t> seen;
+  for (const auto& cell : matrix.cells) {
+    if (++seen[cell.version] > 1) {
+      throw ConformanceError("two runtimes report version " + cell.version + ": a matrix names each release once");
+    }
+  }
+  MatrixOutcome outcome{matrix_to_json(matrix), matrix_exit_code(matrix)};
+  throw_if_interrupted();
+  write_document(outcome.document, request.output);
+  return outcome;
+}
+
+MatrixOutcome merge_matrices(const std::vector<std::pair<std::string, json>>& parts,
+                             const std::optional<std::filesystem::path>& output) {
+  if (parts.empty()) throw UsageError("matrix-merge needs one or more parts");
+  if (output) require_writable_file_path(*output);
+  MatrixDocument merged;
+  std::map<std::string, std::string> owner;  // version -> part file
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const auto& [file, document] = parts[p];
+    MatrixDocument part;
+    try {
+      part = matrix_from_json(document);
+    } catch (const Error& e) {
+      throw ConformanceError(file + ": " + e.what());
+    }
+    if (p == 0) {
+      merged.report_path = part.report_path;
+      merged.report_sha256 = part.report_sha256;
+    } else if (part.report_sha256 != merged.report_sha256) {
+      throw ConformanceError(file + " is a matrix of a different report (sha256 " + part.report_sha256 + ", " +
+                             parts[0].first + " has " + merged.report_sha256 + "): only parts of one report merge");
+    }
+    for (auto& cell : part.cells) {
+      const auto [it, fresh] = owner.emplace(cell.version, file);
+      if (!fresh) {
+        throw ConformanceError("ONNX Runtime " + cell.version + " is in both " + it->second + " and " + file +
+                               ": overlapping cells do not merge (were the shards made with the same K?)");
+      }
+      merged.cells.push_back(std::move(cell));
+    }
+  }
+  MatrixOutcome outcome{matrix_to_json(merged), matrix_exit_code(merged)};
+  write_document(outcome.document, output);
+  return outcome;
+}
+
+}  // namespace nnx::matrix

@@ -1,0 +1,50 @@
+// The matrix sequence every front end calls (doc/runtime-matrix.md): `run_matrix` reads the report (or one
+// record) and hashes its bytes, refuses before any cell starts a record that is invalid or whose check did
+// not pass, an output path that cannot be written, no runtime, or a release named twice; runs this shard's
+// cells (matrix/cell_runner.h: one child process per runtime, up to `jobs` at once; each child verifies the
+// artifacts' hashes before loading, as execute does) in a private temporary folder that is removed
+// afterwards; and writes the matrix document (matrix/matrix_document.h) atomically.
+// `merge_matrices` joins parts made with --shard: every part must name the same report sha256 and no
+// runtime may appear in two parts (ConformanceError naming both files); drift is recomputed from the parts'
+// outputs, so the merge of a complete set of shards equals the unsharded matrix.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "matrix/cell_plan.h"
+#include "matrix/matrix_document.h"
+
+namespace nnx::matrix {
+
+struct MatrixRequest {
+  std::filesystem::path report;
+  std::filesystem::path root;
+  std::optional<std::filesystem::path> output;  // written atomically when given
+  std::vector<RuntimeChoice> runtimes;          // the cells, in order
+  std::size_t jobs = 0;                         // 0: the number of cores
+  std::optional<Shard> shard;
+  std::chrono::milliseconds timeout{std::chrono::seconds(600)};  // per cell process
+  std::vector<std::string> child_command;       // how to start a cell (cell_child.h behind it)
+  std::function<void(const MatrixCell&)> on_cell;  // told as each cell completes
+};
+
+struct MatrixOutcome {
+  json document;
+  int exit_code = 0;
+};
+
+MatrixOutcome run_matrix(const MatrixRequest& request);
+
+// `parts` are (file name, document) pairs; the merged document is written atomically to `output` when given.
+MatrixOutcome merge_matrices(const std::vector<std::pair<std::string, json>>& parts,
+                             const std::optional<std::filesystem::path>& output);
+
+}  // namespace nnx::matrix

@@ -1,0 +1,224 @@
+"""The runtime matrix (issue 11, doc/runtime-matrix.md): one real report of both tested profiles
+(conftest.both_profiles) executed under every release of the default set (1.16.3, 1.20.1, 1.24.4, 1.30.0,
+1.32.0, the libraries `make runtimes` checked into the cache), each in its own child process, two at once.
+
+Proven here: every cell's record validates (ours, and the original's validator for cells of both kinds); every
+cell from 1.20 on is executed and passes; 1.16.3's dynamo cell is a load-error quoting the runtime's own
+refusal; drift names a pair and ulps for every case; a shard/merge round trip equals the unsharded matrix and
+the merge refuses parts of different reports and overlapping cells; a runtime that crashes (abort at Run) or
+hangs (at session creation) is classified — runtime-error / load-error — while a real runtime's cells in the
+same matrix still pass (tests/fakes/faulty_runtime.cc); a release not in the cache is a usage error naming
+`make runtimes`; Python's runtime_matrix returns the same document shape.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import BUILD, REPO, run_cli
+from test_original_api import original_python  # noqa: F401  (fixture)
+
+CACHE = Path(os.environ.get("NNX_CACHE", Path.home() / ".cache" / "nnx-conformance"))
+DEFAULT_SET = ["1.16.3", "1.20.1", "1.24.4", "1.30.0", "1.32.0"]
+CRASHING = BUILD / "libnnx_crashing_runtime.so"
+HANGING = BUILD / "libnnx_hanging_runtime.so"
+PROFILES = ["feedfwd-fp32-torchscript", "feedfwd-fp32-dynamo"]
+
+sys.path.insert(0, str(BUILD / "python"))
+
+
+def library(version: str) -> Path:
+    path = CACHE / "runtimes" / version / f"libonnxruntime.so.{version}"
+    assert path.is_file(), f"{path} is missing: run `make runtimes`"
+    return path
+
+
+def versions_args(versions):
+    return [arg for v in versions for arg in ("--onnxruntime-version", v)]
+
+
+def matrix(report, root, out, *args, env=None):
+    return run_cli("matrix", report, root, "--output", out, "--jobs", "2", *args, env=env)
+
+
+@pytest.fixture(scope="module")
+def report_and_root(both_profiles):
+    done, report, root = both_profiles
+    assert done.returncode == 0, done.stdout + done.stderr
+    return root.parent / "report.json", root
+
+
+@pytest.fixture(scope="module")
+def whole(report_and_root, tmp_path_factory):
+    report, root = report_and_root
+    out = tmp_path_factory.mktemp("matrix") / "matrix.json"
+    done = matrix(report, root, out, *versions_args(DEFAULT_SET))
+    assert out.exists(), done.stdout + done.stderr
+    return done, json.loads(out.read_text()), out
+
+
+def cell(document, version):
+    found = [r for r in document["runtimes"] if r["version"] == version]
+    assert len(found) == 1, [r["version"] for r in document["runtimes"]]
+    return found[0]
+
+
+def exit_code_of(failure):
+    from nnx.export_conformance import EXIT_CODES
+    return EXIT_CODES[failure]
+
+
+def test_every_release_from_1_20_executes_both_profiles_and_1_16_refuses_the_dynamo_model(whole):
+    done, document, _ = whole
+    assert document["format"] == "nnx.runtime-matrix/1"
+    assert [r["version"] for r in document["runtimes"]] == DEFAULT_SET
+    for runtime in document["runtimes"]:
+        assert len(runtime["library_sha256"]) == 64
+        assert [r["profile"] for r in runtime["records"]] == PROFILES
+        for record in runtime["records"]:
+            assert record["runtime"]["version"] == runtime["version"]
+            assert record["versions"]["onnxruntime_library"].endswith(f"libonnxruntime.so.{runtime['version']}")
+        if runtime["version"] != "1.16.3":
+            assert runtime["status"] == "passed"
+            assert all(r["status"] == "passed" and r["level"] == "executed" for r in runtime["records"])
+    old = cell(document, "1.16.3")
+    torchscript, dynamo = old["records"]
+    assert torchscript["status"] == "passed" and torchscript["level"] == "executed"
+    assert dynamo["failure"] == "load-error" and dynamo["stages"]["parity"]["status"] == "not_run"
+    assert "Unsupported model IR version: 10, max supported IR version: 9" in dynamo["stages"]["load"]["detail"]["error"]
+    assert old["status"] == "failed" and document["status"] == "failed"
+    # Exits like execute: the first failing record's class (1.16.3's dynamo cell).
+    assert done.returncode == exit_code_of("load-error"), done.stdout + done.stderr
+    lines = [l for l in done.stdout.splitlines() if l.startswith("onnxruntime ")]
+    assert len(lines) == len(DEFAULT_SET) * 2, done.stdout
+    assert any(l.startswith("onnxruntime 1.16.3  feedfwd-fp32-dynamo: failed (load-error)") for l in lines), done.stdout
+
+
+def test_every_cells_record_validates(whole, tmp_path):
+    _, document, _ = whole
+    files = []
+    for runtime in document["runtimes"]:
+        for record in runtime["records"]:
+            f = tmp_path / f"{runtime['version']}-{record['profile']}.json"
+            f.write_text(json.dumps(record))
+            files.append(f)
+    done = run_cli("validate", *files)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("valid (1 record(s))") == len(DEFAULT_SET) * 2
+
+
+def test_the_originals_validator_accepts_a_passed_and_a_load_error_cell(whole, original_python, tmp_path):  # noqa: F811
+    _, document, _ = whole
+    picked = [cell(document, "1.32.0")["records"][1], cell(document, "1.16.3")["records"][1]]
+    (tmp_path / "cells.json").write_text(json.dumps(picked))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([str(original_python), "-c",
+                           "import json, sys; from nnx.export_conformance import validate_record\n"
+                           "for r in json.load(open(sys.argv[1])): validate_record(r)\nprint('accepted')",
+                           str(tmp_path / "cells.json")], capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0 and "accepted" in done.stdout, done.stdout + done.stderr
+
+
+def test_drift_names_the_largest_difference_its_pair_and_ulps_for_every_case(whole):
+    done, document, _ = whole
+    drift = document["drift"]
+    outputs = {r["version"]: r["outputs"] for r in document["runtimes"]}
+    # 1.16.3 computed no dynamo output (its load refused the model), every other release every matching case.
+    assert "feedfwd-fp32-dynamo" not in outputs["1.16.3"] or outputs["1.16.3"]["feedfwd-fp32-dynamo"] == []
+    for case in drift["cases"]:
+        expected = DEFAULT_SET[1:] if case["profile"] == "feedfwd-fp32-dynamo" else DEFAULT_SET
+        assert case["runtimes"] == expected, case
+        assert case["newest"] == "1.32.0"
+        assert case["pair"][0] in expected and case["pair"][1] in expected and case["pair"][0] != case["pair"][1]
+        assert case["max_abs_difference"] >= 0 and isinstance(case["max_ulps"], int)
+        assert [v["version"] for v in case["versus_newest"]] == expected[:-1]
+        # Recomputed here from the outputs in the document: the pair's largest |difference|.
+        a, b = ({c["case"]: c["values"] for c in outputs[v][case["profile"]]}[case["case"]] for v in case["pair"])
+        assert max(abs(x - y) for x, y in zip(a, b)) == case["max_abs_difference"]
+    assert {c["profile"] for c in drift["cases"]} == set(PROFILES)
+    assert all(not b["max_abs_difference"] is None for b in drift["beyond_tolerance"])
+    assert sum(l.startswith("drift ") for l in done.stdout.splitlines()) == 2, done.stdout
+
+
+def test_shards_merged_equal_the_unsharded_matrix(whole, report_and_root, tmp_path):
+    _, document, _ = whole
+    report, root = report_and_root
+    parts = []
+    for k in range(2):
+        part = tmp_path / f"part{k}.json"
+        matrix(report, root, part, *versions_args(DEFAULT_SET), "--shard", f"{k}/2")
+        parts.append(part)
+    shard0 = json.loads(parts[0].read_text())
+    assert shard0["shard"] == "0/2" and [r["version"] for r in shard0["runtimes"]] == ["1.16.3", "1.24.4", "1.32.0"]
+    merged = tmp_path / "merged.json"
+    done = run_cli("matrix-merge", merged, *parts)
+    assert done.returncode == exit_code_of("load-error"), done.stdout + done.stderr
+    assert json.loads(merged.read_text()) == document
+
+
+def test_merge_refuses_parts_of_different_reports_and_overlapping_cells(whole, report_and_root, tmp_path):
+    _, _, whole_file = whole
+    report, root = report_and_root
+    single = tmp_path / "torchscript.json"  # one record of the same run: another report file
+    single.write_text(json.dumps(json.loads(report.read_text())["profiles"][0]))
+    other = tmp_path / "other.json"
+    assert matrix(single, root, other, "--onnxruntime-version", "1.20.1").returncode == 0
+    done = run_cli("matrix-merge", tmp_path / "m.json", whole_file, other)
+    assert done.returncode == 1 and "different report" in done.stderr and str(other) in done.stderr, done.stderr
+    done = run_cli("matrix-merge", tmp_path / "m.json", whole_file, whole_file)
+    assert done.returncode == 1 and "overlapping" in done.stderr and "1.16.3" in done.stderr, done.stderr
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_a_crashing_and_a_hanging_runtime_are_classified_and_the_others_complete(report_and_root, tmp_path):
+    report, root = report_and_root
+    out = tmp_path / "faulty.json"
+    env = {"NNX_FAULTY_REAL_ORT": str(library("1.32.0"))}
+    done = matrix(report, root, out, "--onnxruntime", CRASHING, "--onnxruntime", HANGING,
+                  "--onnxruntime-version", "1.30.0", "--timeout", "5", env=env)
+    document = json.loads(out.read_text())
+    assert [r["version"] for r in document["runtimes"]] == ["1.30.0", "1.32.0+crashing", "1.32.0+hanging"]
+    assert cell(document, "1.30.0")["status"] == "passed"
+    for record in cell(document, "1.32.0+crashing")["records"]:
+        assert record["failure"] == "runtime-error" and record["stages"]["load"]["status"] == "passed"
+        error = record["stages"]["parity"]["detail"]["error"]
+        assert "killed by signal 6 (SIGABRT) while running input case 0" in error, error
+        assert record["input_cases"][0]["outcome"] == "error"
+    for record in cell(document, "1.32.0+hanging")["records"]:
+        assert record["failure"] == "load-error" and record["stages"]["parity"]["status"] == "not_run"
+        error = record["stages"]["load"]["detail"]["error"]
+        assert "did not finish within 5" in error and "while creating the session" in error, error
+    assert done.returncode == exit_code_of("runtime-error"), done.stdout + done.stderr
+    files = []
+    for i, runtime in enumerate(document["runtimes"]):
+        for record in runtime["records"]:
+            files.append(tmp_path / f"{i}-{record['profile']}.json")
+            files[-1].write_text(json.dumps(record))
+    assert run_cli("validate", *files).returncode == 0
+
+
+def test_a_release_not_in_the_cache_is_a_usage_error_naming_make_runtimes(report_and_root, tmp_path):
+    report, root = report_and_root
+    out = tmp_path / "m.json"
+    done = matrix(report, root, out, "--onnxruntime-version", "1.32.0", "--onnxruntime-version", "9.9.9")
+    assert done.returncode == 2 and "make runtimes ORT_VERSIONS=9.9.9" in done.stderr, done.stderr
+    assert not out.exists()
+    done = matrix(report, root, out, "--onnxruntime-version", "1.32.0", "--shard", "2/2")
+    assert done.returncode == 2 and "--shard" in done.stderr and not out.exists()
+
+
+def test_python_runtime_matrix_returns_the_matrix(report_and_root, tmp_path):
+    report, root = report_and_root
+    code = ("import json, sys\nfrom nnx.export_conformance import runtime_matrix\n"
+            "m = runtime_matrix(sys.argv[1], sys.argv[2], runtimes=[sys.argv[3], '1.32.0'], jobs=2)\n"
+            "print(json.dumps(m))")
+    env = {**os.environ, "PYTHONPATH": str(BUILD / "python")}
+    done = subprocess.run([sys.executable, "-c", code, str(report), str(root), str(library("1.20.1"))],
+                          capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    document = json.loads(done.stdout)
+    assert [r["version"] for r in document["runtimes"]] == ["1.20.1", "1.32.0"]
+    assert document["status"] == "passed" and len(document["drift"]["cases"]) >= 2
