@@ -17,7 +17,8 @@ published original thekaveh-nnx 0.4.1 (bench/original_compare.py; its venv build
 scripts/install_original.sh): original-run (full run of both tested profiles, the phase breakdown from
 `run --timings`, critical path), original-scaling (1..16 custom torchscript profiles via `run --profile-file`),
 original-inproc (validate_record / verify_artifacts per record, 10,000 records in one call), original-rss
-(peak RSS of the whole process tree). A subset writes BUILD/bench-work-subset.md unless --output is given.
+(peak RSS of the whole process tree), matrix (bench/matrix_bench.py: a 5-release runtime matrix, --jobs 1 vs
+--jobs 2). A subset writes BUILD/bench-work-subset.md unless --output is given.
 Exit 0 when every target holds, 1 when one does not (the table says which and by how much), 2 on a setup
 problem.
 """
@@ -37,6 +38,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import original_compare  # noqa: E402  (bench/: the side-by-side sections against the published original)
+import matrix_bench  # noqa: E402  (bench/: the runtime matrix, --jobs 1 vs --jobs 2)
 ORT_VERSION = "1.30.0"  # the bootstrap's libonnxruntime (README); the Python baseline uses the same release
 TORCHSCRIPT = "feedfwd-fp32-torchscript"
 DYNAMO = "feedfwd-fp32-dynamo"
@@ -235,7 +237,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="skip the largest profiles")
     ap.add_argument("--sections", default="all",
                     help="comma-separated subset to run quickly: existing (this script's own measurements), "
-                         + ", ".join(original_compare.SECTIONS) + "; default all. A subset writes "
+                         + ", ".join(original_compare.SECTIONS) + ", matrix; default all. A subset writes "
                          "BUILD/bench-work-subset.md unless --output is given, never BENCHMARKS.md")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
@@ -442,6 +444,7 @@ def main():
                                        os.path.join(work, "core_bench.json")))
 
     original_results, original_sections = run_original_sections(cli, build, work, selected, record_path, artifacts)
+    original_sections += run_matrix_section(cli, work, selected)
 
     elapsed = time.time() - started
     load_after = loadavg()
@@ -593,7 +596,7 @@ def main():
 # ------------------------------------------------------------------- the published original as baseline
 
 def parse_sections(text):
-    known = ["existing", *original_compare.SECTIONS]
+    known = ["existing", *original_compare.SECTIONS, "matrix"]
     chosen = known if text == "all" else [t.strip() for t in text.split(",") if t.strip()]
     unknown = [t for t in chosen if t not in known]
     if unknown:
@@ -626,11 +629,26 @@ def run_original_sections(cli, build, work, selected, record_path, artifacts):
     return results, sections
 
 
+def run_matrix_section(cli, work, selected):
+    """The `matrix` section (bench/matrix_bench.py) as [(title, rows)] when selected; a setup problem exits 2."""
+    if "matrix" not in selected:
+        return []
+    log(f"matrix: {matrix_bench.TITLE}")
+    try:
+        rows = matrix_bench.matrix_section(cli, work)
+    except matrix_bench.SetupError as e:
+        print(f"benchmark section matrix: {e}", file=sys.stderr)
+        raise SystemExit(2)
+    for row in rows[-2:]:
+        log(row)
+    return [(matrix_bench.TITLE, rows)]
+
+
 def original_report_lines(results, sections):
-    if not results:
+    if not sections:
         return []
     lines = ["## Targets against the published original (thekaveh-nnx 0.4.1, build/original-venv)", "",
-             *original_compare.target_lines(results), ""]
+             *original_compare.target_lines(results), ""] if results else []
     for title, rows in sections:
         lines += [f"## {title}", "", *rows, ""]
     return lines
@@ -660,6 +678,7 @@ def original_only(args, build, work, selected):
             json.dump(document["profiles"][0], f, indent=2, sort_keys=True)
         artifacts = os.path.join(tested, "report-artifacts")
     results, sections = run_original_sections(cli, build, work, selected, record_path, artifacts)
+    sections += run_matrix_section(cli, work, selected)
     output = args.output if args.output != os.path.join(ROOT, "BENCHMARKS.md") or "--output" in sys.argv \
         else os.path.join(build, "bench-work-subset.md")
     with open(output, "w") as f:

@@ -129,7 +129,7 @@ json failed_execution_record(const json& input, const FailedExecution& failed) {
   record.reset_input_cases();
   for (Stage s : {Stage::load, Stage::parity}) record.reset_stage(s);
   if (failed.failure == FailureClass::runtime_error) {
-    record.set_stage_passed(Stage::load, json{{"session", "created; " + failed.error}});
+    record.set_stage_passed(Stage::load, json{{"session", "created"}});
     std::vector<std::string> names;
     for (auto& c : record.input_cases) {
       c.outcome = rf::kOutcomeError;

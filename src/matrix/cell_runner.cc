@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "app/execute_record.h"
 #include "base/error.h"
 #include "base/interrupt.h"
+#include "base/json_python.h"
 #include "base/json_strict.h"
 #include "base/sha256.h"
 
@@ -43,6 +45,7 @@ struct Child {
   CellState* cell = nullptr;
   pid_t pid = -1;
   int pipe_fd = -1;
+  int exit_fd = -1;  // a pidfd: readable when the child has exited (-1 when the kernel has none)
   std::filesystem::path stderr_file;
   Clock::time_point deadline;
   std::string buffer;
@@ -69,7 +72,9 @@ struct Child {
   }
   void close_pipe() {
     if (pipe_fd >= 0) ::close(pipe_fd);
+    if (exit_fd >= 0) ::close(exit_fd);
     pipe_fd = -1;
+    exit_fd = -1;
   }
 };
 
@@ -159,6 +164,7 @@ std::unique_ptr<Child> spawn_child(CellState& cell, const RuntimeChoice& runtime
   ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
   child->pid = pid;
   child->pipe_fd = fds[0];
+  child->exit_fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   child->deadline = Clock::now() + options.timeout;
   return child;
 }
@@ -176,7 +182,7 @@ std::string stderr_tail(const std::filesystem::path& file) {
 std::string how_it_ended(const Child& child, int status, const CellRunOptions& options) {
   std::string how;
   if (child.timed_out) {
-    how = "did not finish within " + std::to_string(options.timeout.count() / 1000.0).substr(0, 6) +
+    how = "did not finish within " + python_float_repr(static_cast<double>(options.timeout.count()) / 1000.0) +
           " s and was killed";
   } else if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
@@ -210,7 +216,10 @@ void collect(Child& child, int status, const std::vector<json>& records, const R
   if (!placed) {
     error += " before it began this record";
   } else if (was_running) {
-    error += " while running input case " + std::to_string(*child.run_index);
+    const json& cases = records[failed].at("input_cases");
+    error += " while running input case " + (*child.run_index < cases.size()
+                                                 ? cases[*child.run_index].at("name").get<std::string>()
+                                                 : std::to_string(*child.run_index));
   } else {
     error += child.phase == "session"  ? " while creating the session"
              : child.phase == "open"   ? " while opening the runtime"
@@ -283,14 +292,23 @@ std::vector<MatrixCell> run_cells(const std::vector<RuntimeChoice>& runtimes, co
       waiting.pop_front();
       running.push_back(spawn_child(cell, runtimes[cell.index], options));
     }
+    // Wake for a progress line, a child's exit (its pidfd) or the nearest deadline.
     std::vector<pollfd> fds;
-    for (auto& c : running) fds.push_back({c->eof ? -1 : c->pipe_fd, POLLIN, 0});
-    ::poll(fds.data(), fds.size(), 100);
+    auto wake = Clock::now() + std::chrono::seconds(1);
+    for (auto& c : running) {
+      fds.push_back({c->eof ? -1 : c->pipe_fd, POLLIN, 0});
+      fds.push_back({c->exit_fd, POLLIN, 0});
+      if (c->exit_fd < 0 && c->eof) wake = std::min(wake, Clock::now() + std::chrono::milliseconds(5));
+      wake = std::min(wake, c->deadline);
+    }
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake - Clock::now()).count();
+    ::poll(fds.data(), fds.size(), static_cast<int>(std::max<std::int64_t>(0, wait)) + 1);
     for (std::size_t k = 0; k < running.size();) {
       Child& child = *running[k];
       if (!child.eof) read_lines(child);
       int status = 0;
-      pid_t reaped = child.eof ? ::waitpid(child.pid, &status, WNOHANG) : 0;
+      pid_t reaped = ::waitpid(child.pid, &status, WNOHANG);
+      if (reaped == child.pid) read_lines(child);  // the last lines it wrote before it ended
       if (reaped == 0 && Clock::now() >= child.deadline) {
         child.timed_out = true;
         ::kill(-child.pid, SIGKILL);
