@@ -62,7 +62,9 @@ int matrix_command(const MatrixArgs& args) {
   request.report = args.report;
   request.root = args.root;
   request.output = args.output;
-  for (const auto& library : args.libraries) request.runtimes.push_back({library, library, std::nullopt});
+  for (const auto& library : args.libraries) {
+    request.runtimes.push_back({library, std::filesystem::absolute(library), std::nullopt});
+  }
   for (const auto& version : args.versions) {
     request.runtimes.push_back({version, cached_runtime_library(version), version});
   }

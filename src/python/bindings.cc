@@ -244,7 +244,7 @@ std::string runtime_matrix(const std::filesystem::path& report, const std::files
     if (std::regex_match(runtime, release)) {
       request.runtimes.push_back({runtime, cached_runtime_library(runtime), runtime});
     } else {
-      request.runtimes.push_back({runtime, runtime, std::nullopt});
+      request.runtimes.push_back({runtime, std::filesystem::absolute(runtime), std::nullopt});
     }
   }
   request.jobs = jobs;

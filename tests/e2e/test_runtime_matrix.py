@@ -211,15 +211,20 @@ def test_a_release_not_in_the_cache_is_a_usage_error_naming_make_runtimes(report
     assert done.returncode == 2 and "--shard" in done.stderr and not out.exists()
 
 
-def test_python_runtime_matrix_returns_the_matrix(report_and_root, tmp_path):
+def test_python_runtime_matrix_returns_the_matrix_and_execute_takes_a_library(report_and_root, tmp_path):
     report, root = report_and_root
-    code = ("import json, sys\nfrom nnx.export_conformance import runtime_matrix\n"
+    code = ("import json, sys\nfrom nnx.export_conformance import execute, runtime_matrix\n"
             "m = runtime_matrix(sys.argv[1], sys.argv[2], runtimes=[sys.argv[3], '1.32.0'], jobs=2)\n"
+            "record = json.load(open(sys.argv[1]))['profiles'][0]\n"
+            "again = execute(record, sys.argv[2], onnxruntime=sys.argv[3], reference='native')\n"
+            "print(json.dumps(again['runtime']['version']))\n"
             "print(json.dumps(m))")
     env = {**os.environ, "PYTHONPATH": str(BUILD / "python")}
     done = subprocess.run([sys.executable, "-c", code, str(report), str(root), str(library("1.20.1"))],
                           capture_output=True, text=True, env=env, timeout=900)
     assert done.returncode == 0, done.stdout + done.stderr
-    document = json.loads(done.stdout)
+    executed_with, matrix_text = done.stdout.splitlines()[-2:]
+    assert json.loads(executed_with) == "1.20.1"
+    document = json.loads(matrix_text)
     assert [r["version"] for r in document["runtimes"]] == ["1.20.1", "1.32.0"]
     assert document["status"] == "passed" and len(document["drift"]["cases"]) >= 2
