@@ -17,6 +17,7 @@
 #include "base/sha256.h"
 #include "matrix/cell_runner.h"
 #include "record/record.h"
+#include "record/validate_record.h"
 
 namespace nnx::matrix {
 namespace {
@@ -97,6 +98,9 @@ MatrixOutcome run_matrix(const MatrixRequest& request) {
     if (++seen[cell.version] > 1) {
       throw ConformanceError("two runtimes report version " + cell.version + ": a matrix names each release once");
     }
+  }
+  for (const auto& cell : matrix.cells) {
+    for (const auto& record : cell.records) validate_record(record);  // as execute: nothing invalid is written
   }
   MatrixOutcome outcome{matrix_to_json(matrix), matrix_exit_code(matrix)};
   throw_if_interrupted();

@@ -110,16 +110,21 @@ def test_every_cells_record_validates(whole, tmp_path):
     assert done.stdout.count("valid (1 record(s))") == len(DEFAULT_SET) * 2
 
 
-def test_the_originals_validator_accepts_a_passed_and_a_load_error_cell(whole, original_python, tmp_path):  # noqa: F811
-    _, document, _ = whole
-    picked = [cell(document, "1.32.0")["records"][1], cell(document, "1.16.3")["records"][1]]
-    (tmp_path / "cells.json").write_text(json.dumps(picked))
+def originals_validator_accepts(original_python, records, folder):
+    (folder / "cells.json").write_text(json.dumps(records))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run([str(original_python), "-c",
                            "import json, sys; from nnx.export_conformance import validate_record\n"
                            "for r in json.load(open(sys.argv[1])): validate_record(r)\nprint('accepted')",
-                           str(tmp_path / "cells.json")], capture_output=True, text=True, env=env, timeout=600)
+                           str(folder / "cells.json")], capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0 and "accepted" in done.stdout, done.stdout + done.stderr
+
+
+def test_the_originals_validator_accepts_a_passed_and_a_load_error_cell(whole, original_python, tmp_path):  # noqa: F811
+    _, document, _ = whole
+    originals_validator_accepts(original_python,
+                                [cell(document, "1.32.0")["records"][1], cell(document, "1.16.3")["records"][1]],
+                                tmp_path)
 
 
 def test_drift_names_the_largest_difference_its_pair_and_ulps_for_every_case(whole):
@@ -174,7 +179,8 @@ def test_merge_refuses_parts_of_different_reports_and_overlapping_cells(whole, r
     assert not (tmp_path / "m.json").exists()
 
 
-def test_a_crashing_and_a_hanging_runtime_are_classified_and_the_others_complete(report_and_root, tmp_path):
+def test_a_crashing_and_a_hanging_runtime_are_classified_and_the_others_complete(report_and_root, original_python,  # noqa: F811
+                                                                                 tmp_path):
     report, root = report_and_root
     out = tmp_path / "faulty.json"
     env = {"NNX_FAULTY_REAL_ORT": str(library("1.32.0"))}
@@ -199,6 +205,8 @@ def test_a_crashing_and_a_hanging_runtime_are_classified_and_the_others_complete
             files.append(tmp_path / f"{i}-{record['profile']}.json")
             files[-1].write_text(json.dumps(record))
     assert run_cli("validate", *files).returncode == 0
+    originals_validator_accepts(original_python, [cell(document, "1.32.0+crashing")["records"][0],
+                                                  cell(document, "1.32.0+hanging")["records"][0]], tmp_path)
 
 
 def test_a_release_not_in_the_cache_is_a_usage_error_naming_make_runtimes(report_and_root, tmp_path):
