@@ -122,27 +122,23 @@ json compute_drift(const std::vector<RuntimeOutputs>& runtimes, const ProfileTol
   return json{{"cases", std::move(cases)}, {"beyond_tolerance", std::move(beyond)}};
 }
 
-std::vector<std::string> drift_summary_lines(const json& drift) {
+std::vector<std::string> drift_summary_lines(const json& drift, const std::vector<std::string>& profiles) {
   std::vector<std::string> lines;
   // Per profile: the case with the largest absolute difference.
   std::map<std::string, const json*> worst;
-  std::vector<std::string> order;
+  const auto value = [](const json& e) {
+    return e.at("max_abs_difference").is_null() ? -1.0 : e.at("max_abs_difference").get<double>();
+  };
   for (const auto& c : drift.at("cases")) {
     const std::string profile = c.at("profile").get<std::string>();
-    if (!worst.count(profile)) {
-      order.push_back(profile);
-      worst[profile] = &c;
-    }
-    const json* current = worst[profile];
-    const auto value = [](const json& e) { return e.at("max_abs_difference").is_null() ? -1.0 : e.at("max_abs_difference").get<double>(); };
-    if (value(c) > value(*current)) worst[profile] = &c;
+    if (!worst.count(profile) || value(c) > value(*worst[profile])) worst[profile] = &c;
   }
-  for (const auto& profile : order) {
-    const json& c = *worst[profile];
-    if (c.at("pair").is_null()) {
+  for (const auto& profile : profiles) {
+    if (!worst.count(profile) || worst[profile]->at("pair").is_null()) {
       lines.push_back("drift " + profile + ": fewer than two runtimes computed comparable outputs");
       continue;
     }
+    const json& c = *worst[profile];
     if (c.at("max_abs_difference").get<double>() == 0.0 && c.at("max_ulps").get<std::uint64_t>() == 0) {
       lines.push_back("drift " + profile + ": none: " + std::to_string(c.at("runtimes").size()) +
                       " runtimes computed bit-identical float32 outputs for every case");

@@ -57,8 +57,8 @@ Difference difference(const CaseOutput& newest, const CaseOutput& other, const T
 using ProfileTolerances = std::vector<std::pair<std::string, Tolerance>>;
 json compute_drift(const std::vector<RuntimeOutputs>& runtimes, const ProfileTolerances& profiles);
 
-// The summary's lines about drift: per profile its largest difference and pair, and every runtime beyond the
-// tolerance of the newest.
-std::vector<std::string> drift_summary_lines(const json& drift);
+// The summary's lines about drift: per profile of `profiles` (in that order) its largest difference and pair, or
+// that fewer than two runtimes computed comparable outputs; then every runtime beyond the tolerance of the newest.
+std::vector<std::string> drift_summary_lines(const json& drift, const std::vector<std::string>& profiles);
 
 }  // namespace nnx::matrix

@@ -169,13 +169,17 @@ MatrixDocument matrix_from_json(const json& document) {
 
 std::vector<std::string> matrix_summary_lines(const json& matrix) {
   std::vector<std::string> lines;
+  std::vector<std::string> profiles;
   for (const auto& runtime : matrix.at("runtimes")) {
     const std::string version = runtime.at("version").get<std::string>();
-    for (const auto& line : summary_lines(runtime.at("records").get<std::vector<json>>())) {
-      lines.push_back("onnxruntime " + version + "  " + line);
+    const auto records = runtime.at("records").get<std::vector<json>>();
+    for (const auto& line : summary_lines(records)) lines.push_back("onnxruntime " + version + "  " + line);
+    for (const auto& record : records) {
+      const std::string profile = record.value("profile", "");
+      if (std::find(profiles.begin(), profiles.end(), profile) == profiles.end()) profiles.push_back(profile);
     }
   }
-  for (const auto& line : drift_summary_lines(matrix.at("drift"))) lines.push_back(line);
+  for (const auto& line : drift_summary_lines(matrix.at("drift"), profiles)) lines.push_back(line);
   return lines;
 }
 
