@@ -186,7 +186,8 @@ std::string how_it_ended(const Child& child, int status, const CellRunOptions& o
           " s and was killed";
   } else if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
-    how = "was killed by signal " + std::to_string(sig) + " (" + (sigabbrev_np(sig) ? std::string("SIG") + sigabbrev_np(sig) : "?") + ")";
+    const char* name = sigabbrev_np(sig);
+    how = "was killed by signal " + std::to_string(sig) + " (" + (name ? "SIG" + std::string(name) : "?") + ")";
   } else {
     how = "exited with code " + std::to_string(WEXITSTATUS(status));
   }
@@ -211,15 +212,19 @@ void collect(Child& child, int status, const std::vector<json>& records, const R
   const std::size_t failed = cell.next_record;
   const bool was_running = child.record == failed && child.phase == "run";
   const bool placed = child.record == failed;
+  // The k-th run of a record is its k-th input case (parity runs each once, in order).
+  const json& cases = records[failed].at("input_cases");
+  std::string running_case;
+  if (was_running) {
+    running_case = *child.run_index < cases.size() ? cases[*child.run_index].at("name").get<std::string>()
+                                                   : std::to_string(*child.run_index);
+  }
   std::string error = "the process running ONNX Runtime " + cell.version.value_or(runtime.given) + " " +
                       how_it_ended(child, status, options);
   if (!placed) {
     error += " before it began this record";
   } else if (was_running) {
-    const json& cases = records[failed].at("input_cases");
-    error += " while running input case " + (*child.run_index < cases.size()
-                                                 ? cases[*child.run_index].at("name").get<std::string>()
-                                                 : std::to_string(*child.run_index));
+    error += " while running input case " + running_case;
   } else {
     error += child.phase == "session"  ? " while creating the session"
              : child.phase == "open"   ? " while opening the runtime"
@@ -227,12 +232,9 @@ void collect(Child& child, int status, const std::vector<json>& records, const R
   }
   const std::string tail = stderr_tail(child.stderr_file);
   if (!tail.empty()) error += "; its stderr ends: " + tail;
-  FailedExecution failure{cell.version, runtime.library.string(),
-                          was_running ? FailureClass::runtime_error : FailureClass::load_error, error, ""};
-  const json& cases = records[failed].at("input_cases");
-  if (was_running && *child.run_index < cases.size()) {
-    failure.failed_case = cases[*child.run_index].at("name").get<std::string>();
-  }
+  const FailedExecution failure{cell.version, runtime.library.string(),
+                                was_running ? FailureClass::runtime_error : FailureClass::load_error, error,
+                                running_case};
   cell.records[failed] = failed_execution_record(records[failed], failure);
   cell.outputs[failed] = json::array();
   cell.next_record = failed + 1;
@@ -271,7 +273,8 @@ std::string library_sha256(const std::filesystem::path& library) {
 }
 
 std::vector<MatrixCell> run_cells(const std::vector<RuntimeChoice>& runtimes, const std::vector<json>& records,
-                                  const CellRunOptions& options, const std::function<void(const MatrixCell&)>& on_cell) {
+                                  const CellRunOptions& options,
+                                  const std::function<void(const MatrixCell&)>& on_cell) {
   std::vector<CellState> cells(runtimes.size());
   std::deque<std::size_t> waiting;
   for (std::size_t i = 0; i < runtimes.size(); ++i) {

@@ -156,7 +156,8 @@ std::vector<std::string> drift_summary_lines(const json& drift, const std::vecto
   for (const auto& b : drift.at("beyond_tolerance")) {
     const json& abs = b.at("max_abs_difference");
     lines.push_back("drift: " + b.at("version").get<std::string>() + " differs from " +
-                    b.at("newest").get<std::string>() + " beyond the tolerance of " + b.at("profile").get<std::string>() +
+                    b.at("newest").get<std::string>() + " beyond the tolerance of " +
+                    b.at("profile").get<std::string>() +
                     " (case " + b.at("case").get<std::string>() + ", |difference| " +
                     (abs.is_null() ? std::string("not comparable") : python_float_repr(abs.get<double>())) + ")");
   }

@@ -56,7 +56,9 @@ void write_document(const json& document, const std::optional<std::filesystem::p
 
 MatrixOutcome run_matrix(const MatrixRequest& request) {
   const ScopedInterruptHandlers interrupts;
-  if (request.runtimes.empty()) throw UsageError("no runtime: name one or more with --onnxruntime PATH or --onnxruntime-version X.Y.Z");
+  if (request.runtimes.empty()) {
+    throw UsageError("no runtime: name one or more with --onnxruntime PATH or --onnxruntime-version X.Y.Z");
+  }
   std::set<std::string> versions;
   for (const auto& r : request.runtimes) {
     if (r.version && !versions.insert(*r.version).second) {

@@ -88,7 +88,8 @@ def test_every_release_from_1_20_executes_both_profiles_and_1_16_refuses_the_dyn
     torchscript, dynamo = old["records"]
     assert torchscript["status"] == "passed" and torchscript["level"] == "executed"
     assert dynamo["failure"] == "load-error" and dynamo["stages"]["parity"]["status"] == "not_run"
-    assert "Unsupported model IR version: 10, max supported IR version: 9" in dynamo["stages"]["load"]["detail"]["error"]
+    refusal = dynamo["stages"]["load"]["detail"]["error"]
+    assert "Unsupported model IR version: 10, max supported IR version: 9" in refusal, refusal
     assert old["status"] == "failed" and document["status"] == "failed"
     # Exits like execute: the first failing record's class (1.16.3's dynamo cell).
     assert done.returncode == exit_code_of("load-error"), done.stdout + done.stderr
@@ -179,8 +180,8 @@ def test_merge_refuses_parts_of_different_reports_and_overlapping_cells(whole, r
     assert not (tmp_path / "m.json").exists()
 
 
-def test_a_crashing_and_a_hanging_runtime_are_classified_and_the_others_complete(report_and_root, original_python,  # noqa: F811
-                                                                                 tmp_path):
+def test_a_crashing_and_a_hanging_runtime_are_classified_and_the_others_complete(
+        report_and_root, original_python, tmp_path):  # noqa: F811
     report, root = report_and_root
     out = tmp_path / "faulty.json"
     env = {"NNX_FAULTY_REAL_ORT": str(library("1.32.0"))}
