@@ -12,8 +12,10 @@ same matrix still pass (tests/fakes/faulty_runtime.cc); a release not in the cac
 """
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -208,6 +210,38 @@ def test_a_crashing_and_a_hanging_runtime_are_classified_and_the_others_complete
     assert run_cli("validate", *files).returncode == 0
     originals_validator_accepts(original_python, [cell(document, "1.32.0+crashing")["records"][0],
                                                   cell(document, "1.32.0+hanging")["records"][0]], tmp_path)
+
+
+def cell_processes(marker: str):
+    """Pids of live matrix cells (`nnx-conformance matrix-cell ...`) whose command line holds `marker`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0") if entry.name.isdigit() else []
+            if "matrix-cell" in argv and marker in argv:
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
+def test_sigint_kills_every_cell_and_writes_nothing(report_and_root, tmp_path):
+    report, root = report_and_root
+    out = tmp_path / "m.json"
+    env = {**os.environ, "NNX_FAULTY_REAL_ORT": str(library("1.32.0"))}
+    matrix_run = subprocess.Popen([str(BUILD / "nnx-conformance"), "matrix", str(report), str(root),
+                                   "--output", str(out), "--onnxruntime", str(HANGING), "--timeout", "120"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 60
+    while not cell_processes(str(HANGING)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert cell_processes(str(HANGING)), "the hanging cell never started"
+    time.sleep(0.5)  # into the hang
+    matrix_run.send_signal(signal.SIGINT)
+    _, err = matrix_run.communicate(timeout=60)
+    assert matrix_run.returncode == 130, err
+    assert "interrupted by SIGINT" in err and not out.exists()
+    assert cell_processes(str(HANGING)) == []
 
 
 def test_a_release_not_in_the_cache_is_a_usage_error_naming_make_runtimes(report_and_root, tmp_path):
