@@ -57,9 +57,13 @@ def report_and_root(both_profiles):
 def whole(report_and_root, tmp_path_factory):
     report, root = report_and_root
     out = tmp_path_factory.mktemp("matrix") / "matrix.json"
-    done = matrix(report, root, out, *versions_args(DEFAULT_SET))
+    done = matrix(report, root, out, *versions_args(DEFAULT_SET), "--markdown", out.with_suffix(".md"))
     assert out.exists(), done.stdout + done.stderr
     return done, json.loads(out.read_text()), out
+
+
+def out_markdown(whole_run):
+    return whole_run[2].with_suffix(".md").read_text()
 
 
 def cell(document, version):
@@ -98,6 +102,9 @@ def test_every_release_from_1_20_executes_both_profiles_and_1_16_refuses_the_dyn
     lines = [l for l in done.stdout.splitlines() if l.startswith("onnxruntime ")]
     assert len(lines) == len(DEFAULT_SET) * 2, done.stdout
     assert any(l.startswith("onnxruntime 1.16.3  feedfwd-fp32-dynamo: failed (load-error)") for l in lines), done.stdout
+    # --markdown renders the matrix (src/report/): every runtime in its table.
+    page = out_markdown(whole)
+    assert "runtime matrix" in page and all(f"| {v} |" in page for v in DEFAULT_SET), page[:2000]
 
 
 def test_every_cells_record_validates(whole, tmp_path):
