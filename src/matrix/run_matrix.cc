@@ -61,6 +61,10 @@ MatrixOutcome run_matrix(const MatrixRequest& request) {
   }
   std::set<std::string> versions;
   for (const auto& r : request.runtimes) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(r.library, ec)) {
+      throw UsageError("--onnxruntime " + r.given + ": no such library file (" + r.library.string() + ")");
+    }
     if (r.version && !versions.insert(*r.version).second) {
       throw UsageError("ONNX Runtime " + *r.version + " is named twice: a matrix names each release once");
     }

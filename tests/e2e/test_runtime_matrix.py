@@ -251,7 +251,7 @@ def test_sigint_kills_every_cell_and_writes_nothing(report_and_root, tmp_path):
     assert cell_processes(str(HANGING)) == []
 
 
-def test_a_release_not_in_the_cache_is_a_usage_error_naming_make_runtimes(report_and_root, tmp_path):
+def test_a_release_not_in_the_cache_or_a_missing_library_is_a_usage_error(report_and_root, tmp_path):
     report, root = report_and_root
     out = tmp_path / "m.json"
     done = matrix(report, root, out, "--onnxruntime-version", "1.32.0", "--onnxruntime-version", "9.9.9")
@@ -259,6 +259,8 @@ def test_a_release_not_in_the_cache_is_a_usage_error_naming_make_runtimes(report
     assert not out.exists()
     done = matrix(report, root, out, "--onnxruntime-version", "1.32.0", "--shard", "2/2")
     assert done.returncode == 2 and "--shard" in done.stderr and not out.exists()
+    done = matrix(report, root, out, "--onnxruntime", tmp_path / "no-such-lib.so")
+    assert done.returncode == 2 and "no such library file" in done.stderr and not out.exists(), done.stderr
 
 
 def test_python_runtime_matrix_returns_the_matrix_and_execute_takes_a_library(report_and_root, tmp_path):
