@@ -244,7 +244,7 @@ MatrixCell finished_cell(const CellState& cell, const RuntimeChoice& runtime, co
   MatrixCell out;
   out.version = cell.version ? *cell.version
                 : runtime.version ? *runtime.version
-                                  : version_in_file_name(runtime.library).value_or(runtime.library.string());
+                                  : version_in_file_name(runtime.library).value_or(runtime.library.filename().string());
   out.library_sha256 = library_sha256(runtime.library);
   out.outputs.version = out.version;
   for (std::size_t i = 0; i < records.size(); ++i) {

@@ -27,6 +27,7 @@ CACHE = Path(os.environ.get("NNX_CACHE", Path.home() / ".cache" / "nnx-conforman
 DEFAULT_SET = ["1.16.3", "1.20.1", "1.24.4", "1.30.0", "1.32.0"]
 CRASHING = BUILD / "libnnx_crashing_runtime.so"
 HANGING = BUILD / "libnnx_hanging_runtime.so"
+OLD = BUILD / "libnnx_old_runtime.so"  # says 1.15.1 (tests/fakes/old_runtime.cc)
 PROFILES = ["feedfwd-fp32-torchscript", "feedfwd-fp32-dynamo"]
 
 sys.path.insert(0, str(BUILD / "python"))
@@ -189,15 +190,18 @@ def test_merge_refuses_parts_of_different_reports_and_overlapping_cells(whole, r
     assert not (tmp_path / "m.json").exists()
 
 
-def test_a_crashing_and_a_hanging_runtime_are_classified_and_the_others_complete(
+def test_a_crashing_a_hanging_and_a_too_old_runtime_are_classified_and_the_others_complete(
         report_and_root, original_python, tmp_path):  # noqa: F811
     report, root = report_and_root
     out = tmp_path / "faulty.json"
     env = {"NNX_FAULTY_REAL_ORT": str(library("1.32.0"))}
-    done = matrix(report, root, out, "--onnxruntime", CRASHING, "--onnxruntime", HANGING,
+    done = matrix(report, root, out, "--onnxruntime", CRASHING, "--onnxruntime", HANGING, "--onnxruntime", OLD,
                   "--onnxruntime-version", "1.30.0", "--timeout", "5", env=env)
     document = json.loads(out.read_text())
-    assert [r["version"] for r in document["runtimes"]] == ["1.30.0", "1.32.0+crashing", "1.32.0+hanging"]
+    assert [r["version"] for r in document["runtimes"]] == [OLD.name, "1.30.0", "1.32.0+crashing", "1.32.0+hanging"]
+    for record in cell(document, OLD.name)["records"]:  # older than the core supports: refused, never a crash
+        assert record["failure"] == "load-error" and record["runtime"]["version"] is None
+        assert "ONNX Runtime 1.15.1 is older than 1.16" in record["stages"]["load"]["detail"]["error"]
     assert cell(document, "1.30.0")["status"] == "passed"
     for record in cell(document, "1.32.0+crashing")["records"]:
         assert record["failure"] == "runtime-error" and record["stages"]["load"]["status"] == "passed"
@@ -208,7 +212,8 @@ def test_a_crashing_and_a_hanging_runtime_are_classified_and_the_others_complete
         assert record["failure"] == "load-error" and record["stages"]["parity"]["status"] == "not_run"
         error = record["stages"]["load"]["detail"]["error"]
         assert "did not finish within 5" in error and "while creating the session" in error, error
-    assert done.returncode == exit_code_of("runtime-error"), done.stdout + done.stderr
+    # The first failing record, runtimes in version order: the unopenable library's (its file name sorts first).
+    assert done.returncode == exit_code_of("load-error"), done.stdout + done.stderr
     files = []
     for i, runtime in enumerate(document["runtimes"]):
         for record in runtime["records"]:
