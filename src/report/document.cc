@@ -52,6 +52,38 @@ std::vector<MatrixRuntime> matrix_runtimes(const json& matrix) {
   return out;
 }
 
+std::vector<DriftRow> matrix_drift(const json& matrix) {
+  std::vector<DriftRow> rows;
+  const auto drift = matrix.find("drift");
+  if (drift == matrix.end() || !drift->is_object()) return rows;
+  const json cases = drift->value("cases", json::array());
+  const json beyond = drift->value("beyond_tolerance", json::array());
+  require_array(cases, "the matrix's drift.cases");
+  require_array(beyond, "the matrix's drift.beyond_tolerance");
+  for (const auto& entry : cases) {
+    if (!entry.is_object()) throw ConformanceError("the matrix's drift.cases holds a value that is not an object");
+    DriftRow row;
+    row.profile = text_of(entry, "profile");
+    row.case_name = text_of(entry, "case");
+    const json runtimes = entry.value("runtimes", json::array());
+    row.runtimes = runtimes.is_array() ? runtimes.size() : 0;
+    row.max_abs_difference = entry.value("max_abs_difference", json());
+    row.max_ulps = entry.value("max_ulps", json());
+    const json pair = entry.value("pair", json());
+    if (pair.is_array() && pair.size() == 2 && pair[0].is_string() && pair[1].is_string()) {
+      row.pair = pair[0].get<std::string>() + " ↔ " + pair[1].get<std::string>();
+    }
+    if (row.max_ulps.is_number_integer() && row.max_ulps.get<long long>() == 0) row.pair = "all bit-identical";
+    for (const auto& far : beyond) {
+      if (far.is_object() && text_of(far, "profile") == row.profile && text_of(far, "case") == row.case_name) {
+        row.beyond.push_back(text_of(far, "version"));
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
 std::vector<json> document_records(const json& document) {
   switch (document_kind(document)) {
     case DocumentKind::record: return {document};

@@ -33,6 +33,20 @@ struct MatrixRuntime {
 };
 std::vector<MatrixRuntime> matrix_runtimes(const json& matrix);
 
+// One case of a matrix's drift (doc/runtime-matrix.md, "Drift"): the largest difference between any two
+// runtimes, the pair that gives it, and the runtimes beyond the profile's tolerance of the newest.
+struct DriftRow {
+  std::string profile;
+  std::string case_name;
+  std::size_t runtimes = 0;
+  json max_abs_difference;  // number (null when fewer than two runtimes computed the case)
+  json max_ulps;
+  std::string pair;                 // "A ↔ B", "" when none
+  std::vector<std::string> beyond;  // versions not within tolerance of the newest
+};
+// The matrix's drift rows in the document's order; none when the matrix has no drift.
+std::vector<DriftRow> matrix_drift(const json& matrix);
+
 // Reading one record, tolerant of a failing record's nulls.
 std::string text_of(const json& record, const char* key);                       // "" when absent or null
 const json& stage_of(const json& record, const char* stage);                    // null json when absent

@@ -203,6 +203,26 @@ std::string heat_colour(const json& margin, bool failed) {
   return colour.str();
 }
 
+// The drift between runtimes, one row per profile and case (doc/runtime-matrix.md, "Drift").
+std::string drift_section(const json& matrix) {
+  const auto rows = matrix_drift(matrix);
+  if (rows.empty()) return "";
+  std::string out = "<h2>Drift between runtimes</h2><p>Per case, the largest difference between any two runtimes' "
+                    "outputs (absolute, and in float32 ulps) and the pair that gives it; 0 ulps means bit-identical. "
+                    "A runtime beyond the profile's tolerance of the newest is named.</p>"
+                    "<table class=\"drift\"><thead><tr><th>profile</th><th>case</th><th>runtimes</th>"
+                    "<th>max abs difference</th><th>max ulps</th><th>pair</th><th>beyond tolerance</th></tr></thead><tbody>";
+  for (const auto& row : rows) {
+    std::string beyond;
+    for (const auto& version : row.beyond) beyond += (beyond.empty() ? "" : ", ") + version;
+    out += "<tr><td>" + escape_html(row.profile) + "</td><td>" + escape_html(row.case_name) + "</td><td>" +
+           std::to_string(row.runtimes) + "</td><td>" + escape_html(value_text(row.max_abs_difference)) + "</td><td>" +
+           escape_html(value_text(row.max_ulps)) + "</td><td>" + escape_html(row.pair) + "</td><td>" +
+           (beyond.empty() ? std::string("none") : status_badge("failed") + " " + escape_html(beyond)) + "</td></tr>";
+  }
+  return out + "</tbody></table>";
+}
+
 std::string matrix_section(const json& matrix) {
   const auto runtimes = matrix_runtimes(matrix);
   // Columns: every (profile, case) seen, in the order first met.
@@ -252,7 +272,7 @@ std::string matrix_section(const json& matrix) {
     }
     out += "</tr>";
   }
-  return out + "</tbody></table>";
+  return out + "</tbody></table>" + drift_section(matrix);
 }
 
 }  // namespace

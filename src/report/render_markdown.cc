@@ -67,12 +67,29 @@ std::string failure_rows(const json& record, const std::string& prefix) {
   if (!cases.is_array()) return out;
   for (const auto& c : cases) {
     if (c.value("passed", false) == true) continue;
+    if (c.value("outcome", json()).is_null() && c.value("failure", json()).is_null()) continue;  // never run
     out += "| `" + markdown_cell(profile) + "` | case " + markdown_cell(text_of(c, "name")) + " | " +
            markdown_cell(text_of(c, "failure")) + " | max abs error " + value_text(c.value("max_abs_error", json())) +
            ", max rel error " + value_text(c.value("max_rel_error", json())) +
            (text_of(c, "detail").empty() ? "" : "; " + markdown_cell(first_line(text_of(c, "detail")))) + " |\n";
   }
   return out;
+}
+
+std::string drift_rows(const json& matrix) {
+  std::string out;
+  for (const auto& row : matrix_drift(matrix)) {
+    std::string beyond;
+    for (const auto& version : row.beyond) beyond += (beyond.empty() ? "" : ", ") + version;
+    out += "| `" + markdown_cell(row.profile) + "` | " + markdown_cell(row.case_name) + " | " +
+           std::to_string(row.runtimes) + " | " + value_text(row.max_abs_difference) + " | " +
+           value_text(row.max_ulps) + " | " + markdown_cell(row.pair) + " | " +
+           (beyond.empty() ? "none" : "⚠️ " + markdown_cell(beyond)) + " |\n";
+  }
+  if (out.empty()) return out;
+  return "\n**Drift** (largest difference between any two runtimes; float32 ulps)\n\n"
+         "| profile | case | runtimes | max abs difference | max ulps | pair | beyond tolerance of the newest |\n"
+         "|---|---|---|---|---|---|---|\n" + out;
 }
 
 }  // namespace
@@ -100,6 +117,7 @@ std::string render_markdown(const json& document) {
   for (const auto& [prefix, record] : labelled) out += profile_rows(record, prefix);
   std::string failures;
   for (const auto& [prefix, record] : labelled) failures += failure_rows(record, prefix);
+  if (kind == DocumentKind::matrix) out += drift_rows(document);
   if (!failures.empty()) {
     out += "\n**Failures**\n\n| profile | where | class | detail |\n|---|---|---|---|\n" + failures;
   }

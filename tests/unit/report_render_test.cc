@@ -47,6 +47,32 @@ TEST(ReportRender, AHostileDetailIsTextInEveryForm) {
   EXPECT_NE(markdown.find("\\|x"), std::string::npos);
 }
 
+TEST(ReportRender, AMatrixShowsItsDriftAndNamesARuntimeBeyondTolerance) {
+  const json c{{"name", "batch-1"}, {"passed", true}, {"failure", nullptr}, {"max_abs_error", 1e-07},
+               {"max_rel_error", 1e-07}, {"detail", nullptr}};
+  const json record = record_with(c, {{"status", "passed"}, {"failure", nullptr}, {"detail", nullptr}});
+  const json runtime_a{{"version", "1.20.1"}, {"library_sha256", "a"}, {"status", "passed"}, {"records", {record}}};
+  const json runtime_b{{"version", "1.32.0"}, {"library_sha256", "b"}, {"status", "passed"}, {"records", {record}}};
+  const json drift{
+      {"cases", {{{"profile", "p<1>"}, {"case", "batch-1"}, {"runtimes", {"1.20.1", "1.32.0"}},
+                  {"max_abs_difference", 0.30000000000000004}, {"max_ulps", 12}, {"pair", {"1.20.1", "1.32.0"}}}}},
+      {"beyond_tolerance", {{{"version", "1.20.1"}, {"newest", "1.32.0"}, {"profile", "p<1>"}, {"case", "batch-1"}}}}};
+  const json matrix{{"format", std::string(kMatrixFormat)}, {"status", "passed"},
+                    {"runtimes", {runtime_a, runtime_b}}, {"drift", drift}};
+  const std::string markdown = render_markdown(matrix);
+  EXPECT_NE(markdown.find("| `p&lt;1&gt;` | batch-1 | 2 | 0.30000000000000004 | 12 | 1.20.1 ↔ 1.32.0 | ⚠️ 1.20.1 |"),
+            std::string::npos)
+      << markdown;
+  const std::string html = render_html(matrix);
+  EXPECT_NE(html.find("Drift between runtimes"), std::string::npos);
+  EXPECT_NE(html.find("<td>p&lt;1&gt;</td><td>batch-1</td><td>2</td><td>0.30000000000000004</td><td>12</td>"),
+            std::string::npos);
+  // A matrix without drift (a report's pages) has no drift table.
+  json bare = matrix;
+  bare.erase("drift");
+  EXPECT_EQ(render_markdown(bare).find("**Drift**"), std::string::npos);
+}
+
 TEST(ReportRender, WhatIsNoDocumentIsRefused) {
   EXPECT_THROW(render_html(json::array()), std::exception);
   EXPECT_THROW(render_junit(json{{"profiles", 1}}), std::exception);
