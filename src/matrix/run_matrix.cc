@@ -120,6 +120,8 @@ MatrixOutcome merge_matrices(const std::vector<std::pair<std::string, json>>& pa
   if (output) require_writable_file_path(*output);
   MatrixDocument merged;
   std::map<std::string, std::string> owner;  // version -> part file
+  std::map<std::size_t, std::string> shard_owner;  // K -> part file, for parts made with --shard K/N
+  std::optional<std::pair<std::size_t, std::string>> shard_count;  // N and the part that set it
   for (std::size_t p = 0; p < parts.size(); ++p) {
     const auto& [file, document] = parts[p];
     MatrixDocument part;
@@ -135,6 +137,16 @@ MatrixOutcome merge_matrices(const std::vector<std::pair<std::string, json>>& pa
       throw ConformanceError(file + " is a matrix of a different report (sha256 " + part.report_sha256 + ", " +
                              parts[0].first + " has " + merged.report_sha256 + "): only parts of one report merge");
     }
+    if (part.shard) {
+      const std::string text = shard_text(*part.shard);
+      if (!shard_count) shard_count.emplace(part.shard->count, file);
+      if (part.shard->count != shard_count->first) {
+        throw ConformanceError(file + " is shard " + text + " but " + shard_count->second + " is one of " +
+                               std::to_string(shard_count->first) + " shards: only shards of one split merge");
+      }
+      const auto [it, fresh] = shard_owner.emplace(part.shard->index, file);
+      if (!fresh) throw ConformanceError(file + " and " + it->second + " are both shard " + text);
+    }
     for (auto& cell : part.cells) {
       const auto [it, fresh] = owner.emplace(cell.version, file);
       if (!fresh) {
@@ -142,6 +154,16 @@ MatrixOutcome merge_matrices(const std::vector<std::pair<std::string, json>>& pa
                                ": overlapping cells do not merge (were the shards made with the same K?)");
       }
       merged.cells.push_back(std::move(cell));
+    }
+  }
+  if (shard_count) {  // a merge of shards is the whole matrix only when every shard is there
+    std::string missing;
+    for (std::size_t k = 0; k < shard_count->first; ++k) {
+      if (!shard_owner.contains(k)) missing += (missing.empty() ? "" : ", ") + shard_text(Shard{k, shard_count->first});
+    }
+    if (!missing.empty()) {
+      throw ConformanceError("shard " + missing + " is missing: a merge of shards needs every one of the " +
+                             std::to_string(shard_count->first));
     }
   }
   MatrixOutcome outcome{matrix_to_json(merged), matrix_exit_code(merged)};

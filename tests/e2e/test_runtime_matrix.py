@@ -174,6 +174,11 @@ def test_shards_merged_equal_the_unsharded_matrix(whole, report_and_root, tmp_pa
     assert done.returncode == exit_code_of("load-error"), done.stdout + done.stderr
     assert json.loads(merged.read_text()) == document
     assert merged.read_bytes() == whole_file.read_bytes()  # no timings in the document: equal byte for byte
+    # One shard alone is not the whole matrix: the merge names the shard that is missing and writes nothing.
+    lone = tmp_path / "lone.json"
+    done = run_cli("matrix-merge", lone, parts[0])
+    assert done.returncode == 1 and "shard 1/2 is missing" in done.stderr, done.stderr
+    assert not lone.exists()
 
 
 def test_merge_refuses_parts_of_different_reports_and_overlapping_cells(whole, report_and_root, tmp_path):
