@@ -147,9 +147,15 @@ def phase_table(timings):
 
 def original_run(cli, build, work):
     require_run_flags(cli, "--timings")
-    ours, theirs, best_timings = [], [], None
+    ours, theirs, sequential, best_timings = [], [], [], None
     for i in range(REPEAT):
         out = os.path.join(work, f"orig-run-ours-{i}")
+        # `--jobs 1`: the profiles one after another in one warm worker, beside the default (one per core).
+        sw, _, src, serr = run_sampled([cli, "run", "--output", os.path.join(out + "-jobs1", "r.json"), "--force",
+                                        "--jobs", "1"])
+        if src != 0:
+            raise SetupError(f"nnx-conformance run --jobs 1 failed (exit {src}): {serr.strip()[-400:]}")
+        sequential.append(sw)
         tpath = os.path.join(work, f"orig-run-timings-{i}.json")
         w, _, rc, err = run_sampled([cli, "run", "--output", os.path.join(out, "r.json"), "--force",
                                      "--timings", tpath])
@@ -174,8 +180,11 @@ def original_run(cli, build, work):
         "orig_critical": target("run within 10% of its critical path (the worker's imports + the slowest profile's export)",
                                 over, over <= 1.10, f"{over:.2f} ({fmt_s(total)} vs {fmt_s(crit)})"),
     }
+    workers = len({ph.get("worker") for ph in best_timings["phases"] if ph.get("worker") is not None})
     rows = ["| What | Min of 5 |", "|---|---|",
-            f"| `nnx-conformance run` (both tested profiles) | {fmt_s(min(ours))} |",
+            f"| `nnx-conformance run` (both tested profiles; `--jobs` default = {os.cpu_count()} cores, "
+            f"{workers} worker(s) used) | {fmt_s(min(ours))} |",
+            f"| `nnx-conformance run --jobs 1` (one warm worker, profiles in turn) | {fmt_s(min(sequential))} |",
             f"| original `run_profiles(dir)` | {fmt_s(min(theirs))} |",
             f"| critical path: imports {fmt_s(imports)} + slowest profile "
             f"export {fmt_s(max(per_profile.values(), default=0.0))} | {fmt_s(crit)} |", "",
