@@ -4,8 +4,14 @@ one records (records and artifact bytes), and a crash or hang in one profile's e
 export-error while the other worker finishes the rest."""
 import hashlib
 import json
+import os
+import signal
+import time
+
+import pytest
 
 from conftest import fault_env, run_cli
+from hostile_support import assert_no_process_left, finish, marked_env, processes_with, start_cli, wait_for
 
 SMALL = {"batches": [1, 2], "model": {"input_dim": 3, "hidden_dims": [5], "output_dim": 2}}
 CUSTOM = [
@@ -124,6 +130,28 @@ def test_a_hang_in_one_profiles_export_with_two_jobs_is_its_export_error_and_the
     records, served = check_fault_stays_in_its_profile(tmp_path, "hang")
     assert "did not answer 'export' within 20000 ms" in json.dumps(records["victim"]["stages"]["export"])
     assert all(served[name] != served["victim"] for name in ["third", "fourth"]), served
+
+
+@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_while_two_workers_export_stops_both_and_writes_nothing(tmp_path, sig, code):
+    profiles = [{"name": f"hung-{i}", "exporter": "torchscript", **SMALL} for i in range(4)]
+    (tmp_path / "profiles.json").write_text(json.dumps(profiles))
+    env, marker = marked_env({"NNX_TEST_FAULT": "hang"})  # every export hangs: both workers are mid-export
+    proc = start_cli("run", "--output", tmp_path / "r.json", "--profile-file", tmp_path / "profiles.json",
+                     "--jobs", "2", env=env)
+    root = tmp_path / "r-artifacts"
+    wait_for(lambda: (root / "hung-0").exists() and (root / "hung-1").exists()
+             and len([pid for pid, _ in processes_with(marker) if pid != proc.pid]) >= 2, 180,
+             "two workers to be exporting")
+    time.sleep(0.5)
+    started = time.monotonic()
+    os.kill(proc.pid, sig)
+    rc, out, err = finish(proc, timeout=30)
+    assert time.monotonic() - started < 10, "the run must stop promptly"
+    assert rc == code, out + err
+    assert not (tmp_path / "r.json").exists()
+    assert not (root / "hung-2").exists() and not (root / "hung-3").exists(), "no further profile was started"
+    assert_no_process_left(marker, grace=2.0)
 
 
 def test_jobs_below_one_is_a_usage_error_and_writes_nothing(tmp_path):
