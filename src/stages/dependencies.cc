@@ -60,12 +60,13 @@ ModulesAnswer ask_python_modules(StageContext& context, const std::vector<std::s
 // Every problem the worker's answer names, with its versions and import times recorded.
 std::vector<std::string> read_python_modules(StageContext& context, const std::vector<std::string>& modules,
                                              const ModulesAnswer& answer, nlohmann::json& versions) {
-  if (!answer.failure.empty()) {
+  const auto cannot_check = [&](const std::string& why) {
     std::string modules_text;
     for (const auto& m : modules) modules_text += (modules_text.empty() ? "" : ", ") + m;
-    return {"Python modules " + modules_text + " cannot be checked: " + answer.failure +
-            "; install them with `make bootstrap` (or pip install torch onnx onnxscript)"};
-  }
+    return "Python modules " + modules_text + " cannot be checked: " + why +
+           "; install them with `make bootstrap` (or pip install torch onnx onnxscript)";
+  };
+  if (!answer.failure.empty()) return {cannot_check(answer.failure)};
   nlohmann::json& record_versions = context.record.versions;
   std::vector<std::string> problems;
   try {
@@ -84,7 +85,7 @@ std::vector<std::string> read_python_modules(StageContext& context, const std::v
     }
   } catch (const std::exception& e) {
     context.exporter.reset();
-    problems.push_back("the worker's dependencies answer cannot be read: " + std::string(e.what()));
+    problems.push_back(cannot_check(e.what()));
   }
   return problems;
 }
