@@ -147,9 +147,15 @@ def phase_table(timings):
 
 def original_run(cli, build, work):
     require_run_flags(cli, "--timings")
-    ours, theirs, best_timings = [], [], None
+    ours, theirs, sequential, best_timings = [], [], [], None
     for i in range(REPEAT):
         out = os.path.join(work, f"orig-run-ours-{i}")
+        # `--jobs 1`: the profiles one after another in one warm worker, beside the default (one per core).
+        sw, _, src, serr = run_sampled([cli, "run", "--output", os.path.join(out + "-jobs1", "r.json"), "--force",
+                                        "--jobs", "1"])
+        if src != 0:
+            raise SetupError(f"nnx-conformance run --jobs 1 failed (exit {src}): {serr.strip()[-400:]}")
+        sequential.append(sw)
         tpath = os.path.join(work, f"orig-run-timings-{i}.json")
         w, _, rc, err = run_sampled([cli, "run", "--output", os.path.join(out, "r.json"), "--force",
                                      "--timings", tpath])
@@ -174,8 +180,11 @@ def original_run(cli, build, work):
         "orig_critical": target("run within 10% of its critical path (the worker's imports + the slowest profile's export)",
                                 over, over <= 1.10, f"{over:.2f} ({fmt_s(total)} vs {fmt_s(crit)})"),
     }
+    workers = len({ph.get("worker") for ph in best_timings["phases"] if ph.get("worker") is not None})
     rows = ["| What | Min of 5 |", "|---|---|",
-            f"| `nnx-conformance run` (both tested profiles) | {fmt_s(min(ours))} |",
+            f"| `nnx-conformance run` (both tested profiles; `--jobs` default = {os.cpu_count()} cores, "
+            f"{workers} worker(s) used) | {fmt_s(min(ours))} |",
+            f"| `nnx-conformance run --jobs 1` (one warm worker, profiles in turn) | {fmt_s(min(sequential))} |",
             f"| original `run_profiles(dir)` | {fmt_s(min(theirs))} |",
             f"| critical path: imports {fmt_s(imports)} + slowest profile "
             f"export {fmt_s(max(per_profile.values(), default=0.0))} | {fmt_s(crit)} |", "",
@@ -189,15 +198,21 @@ def scaling_profiles(n):
 
 def original_scaling(cli, build, work, sizes=(1, 2, 4, 8, 16)):
     require_run_flags(cli, "--profile-file", "--timings")
-    rows = ["| Profiles | ours (min of 5) | original (min of 5) | original / ours | ours: exporters' own time |",
-            "|---|---|---|---|---|"]
+    rows = [f"| Profiles | ours (min of 5; `--jobs` default = {os.cpu_count()}) | ours `--jobs 1` | original (min of 5) "
+            "| original / ours | ours: exporters' own time |",
+            "|---|---|---|---|---|---|"]
     measured = {}
     for n in sizes:
         pfile = os.path.join(work, f"scale-{n}.json")
         with open(pfile, "w") as f:
             json.dump(scaling_profiles(n), f)
-        ours, theirs, exporter_s = [], [], []
+        ours, theirs, exporter_s, sequential = [], [], [], []
         for i in range(REPEAT):
+            sw, _, src, serr = run_sampled([cli, "run", "--output", os.path.join(work, f"scale-{n}-jobs1", "r.json"),
+                                            "--force", "--profile-file", pfile, "--jobs", "1"])
+            if src != 0:
+                raise SetupError(f"run --jobs 1 of {n} profiles failed (exit {src}): {serr.strip()[-400:]}")
+            sequential.append(sw)
             tpath = os.path.join(work, f"scale-{n}-{i}.timings.json")
             w, _, rc, err = run_sampled([cli, "run", "--output", os.path.join(work, f"scale-{n}-ours", "r.json"),
                                          "--force", "--profile-file", pfile, "--timings", tpath])
@@ -213,8 +228,8 @@ def original_scaling(cli, build, work, sizes=(1, 2, 4, 8, 16)):
                 raise SetupError(f"the original's run_profiles of {n} profiles failed: {oerr.strip()[-400:]}")
             theirs.append(ow)
         measured[n] = (min(ours), min(theirs), min(exporter_s))
-        rows.append(f"| {n} | {fmt_s(min(ours))} | {fmt_s(min(theirs))} | {min(theirs) / min(ours):.2f}x "
-                    f"| {fmt_s(min(exporter_s))} |")
+        rows.append(f"| {n} | {fmt_s(min(ours))} | {fmt_s(min(sequential))} | {fmt_s(min(theirs))} "
+                    f"| {min(theirs) / min(ours):.2f}x | {fmt_s(min(exporter_s))} |")
     results = {}
     if 16 in measured:
         r = measured[16][1] / measured[16][0]
@@ -291,8 +306,13 @@ def original_inproc(build, record_path, root, count=10000):
 
 def original_rss(cli, build, work):
     """Peak RSS of the whole process tree (worker included) of a full run of both tested profiles."""
-    ours, theirs = [], []
+    ours, theirs, sequential = [], [], []
     for i in range(REPEAT):
+        _, speak, src, serr = run_sampled([cli, "run", "--output", os.path.join(work, f"rss-ours-jobs1-{i}", "r.json"),
+                                           "--force", "--jobs", "1"])
+        if src != 0:
+            raise SetupError(f"nnx-conformance run --jobs 1 failed (exit {src}): {serr.strip()[-400:]}")
+        sequential.append(speak)
         _, peak, rc, err = run_sampled([cli, "run", "--output", os.path.join(work, f"rss-ours-{i}", "r.json"),
                                         "--force"])
         if rc != 0:
@@ -306,7 +326,9 @@ def original_rss(cli, build, work):
     results = {"orig_rss": target("peak RSS of a full run (process tree) vs the original's (ours / original)",
                                   r, r <= 1.0, f"{r:.2f} ({min(ours) / 1024:.0f} MiB vs {min(theirs) / 1024:.0f} MiB)")}
     rows = ["| Full run, peak RSS of the process tree (min of 5, sampled every 50 ms) | MiB |", "|---|---|",
-            f"| `nnx-conformance run` | {min(ours) / 1024:.0f} |",
+            f"| `nnx-conformance run` (`--jobs` default = {os.cpu_count()}: one worker per profile here) "
+            f"| {min(ours) / 1024:.0f} |",
+            f"| `nnx-conformance run --jobs 1` (one warm worker) | {min(sequential) / 1024:.0f} |",
             f"| original `run_profiles(dir)` | {min(theirs) / 1024:.0f} |"]
     return results, rows
 

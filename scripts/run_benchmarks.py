@@ -181,25 +181,44 @@ def profile(name, input_dim, hidden, output_dim, batches, std=0.5):
                       "weights": {"seed": 0, "std": std}}}
 
 
-def run_custom(tools, prof, root, timing_env):
-    """nnx_run_profile PROFILE ROOT: returns (record path, wall, rss, rc, timing dict)."""
+def run_custom(tools, prof, root, env):
+    """`nnx-conformance run --profile-file` of one custom profile into the artifacts root ROOT, its report and
+    timings beside ROOT: returns (record path, wall, rss, rc, timing dict of parse_timing)."""
     os.makedirs(root, exist_ok=True)
-    shutil.rmtree(os.path.join(root, prof["name"]), ignore_errors=True)
-    wall, rss, rc, out, err = timed([tools["run_profile"], json.dumps(prof), root], env=timing_env)
+    beside = f"{root}-{prof['name']}"
+    with open(beside + ".profiles.json", "w") as f:
+        json.dump([{"exporter": "torchscript", **prof}], f)
+    cmd = [tools["cli"], "run", "--quiet", "--force", "--jobs", "1", "--profile-file", beside + ".profiles.json",
+           "--output", beside + ".report.json", "--artifacts", root, "--timings", beside + ".timings.json"]
+    wall, rss, rc, out, err = timed(cmd, env=env)
+    if rc not in (0, 16) or not os.path.exists(beside + ".report.json"):
+        raise RuntimeError(f"{' '.join(cmd)} exited {rc}: {err[-2000:]}")
+    with open(beside + ".report.json") as f:
+        record_json = json.load(f)["profiles"][0]
     record = os.path.join(root, prof["name"] + ".record.json")
-    if rc not in (0, 16) or not out.strip().startswith("{"):
-        raise RuntimeError(f"nnx_run_profile {prof['name']} exited {rc}: {err[-2000:]}")
     with open(record, "w") as f:
-        f.write(out)
-    return record, wall, rss, rc, parse_timing(err)
+        json.dump(record_json, f, indent=2, sort_keys=True)
+    return record, wall, rss, rc, parse_timing(beside + ".timings.json")
 
 
-def parse_timing(stderr):
-    total = {"total_s": 0.0, "worker_s": 0.0, "load_s": 0.0, "runtime_open_s": 0.0}
-    for line in stderr.splitlines():
-        if line.startswith("nnx-timing:"):
-            for k, v in re.findall(r"(\w+_s)=([0-9.]+)", line):
-                total[k] += float(v)
+# The phases of `run --timings` (README "Progress and timings") that make up each column of the tables:
+# the exporter worker's (its start with the imports, the export, the checker), the load stage, and opening
+# ONNX Runtime (inside worker_start, beside the worker's start).
+WORKER_PHASES = ("worker_start", "export", "check")
+
+
+def parse_timing(path):
+    """The sums over a run's `--timings` phases: total_s (the run), worker_s, load_s, runtime_open_s."""
+    with open(path) as f:
+        timings = json.load(f)
+    total = {"total_s": timings["total_s"], "worker_s": 0.0, "load_s": 0.0, "runtime_open_s": 0.0}
+    for phase in timings["phases"]:
+        if phase["name"] in WORKER_PHASES:
+            total["worker_s"] += phase["seconds"]
+        elif phase["name"] == "load":
+            total["load_s"] += phase["seconds"]
+        elif phase["name"] == "runtime_open":
+            total["runtime_open_s"] += phase["seconds"]
     return total
 
 
@@ -257,7 +276,6 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     env = dict(os.environ)
-    timing_env = {**env, "NNX_TIMING": "1"}
     cli = tools["cli"]
     started = time.time()
     load_before = loadavg()
@@ -268,7 +286,7 @@ def main():
     log("run of both tested profiles (the report for validate / execute)")
     tested = os.path.join(work, "tested")
     wall, rss, rc, out, err = timed([cli, "run", "--output", os.path.join(tested, "report.json"), "--force"],
-                                    env=timing_env)
+                                    env=env)
     if rc != 0:
         print(out, err, file=sys.stderr)
         return 2
@@ -287,9 +305,10 @@ def main():
         json.dump({"name": TORCHSCRIPT}, f)
     for i in range(5):
         folder = os.path.join(work, f"run-{i}")
+        tpath = os.path.join(work, f"run-{i}.timings.json")
         w, r, rc, _, e = timed([cli, "run", "--output", os.path.join(folder, "r.json"), "--profile", TORCHSCRIPT,
-                                "--force"], env=timing_env)
-        t = parse_timing(e)
+                                "--force", "--quiet", "--timings", tpath], env=env)
+        t = parse_timing(tpath)
         bw, br, brc, _, _ = timed([bpy, os.path.join(ROOT, "bench", "baseline_check.py"), "run", profile_json,
                                    os.path.join(work, f"baseline-run-{i}")])
         run_rows.append((w, r, t, bw, br))
@@ -307,7 +326,7 @@ def main():
     sections.append(("Full run of the tested torchscript profile (5 runs, medians)", [
         "| What | Wall | Peak RSS |", "|---|---|---|",
         f"| `nnx-conformance run --profile {TORCHSCRIPT}` | {fmt_s(run_med)} | {fmt_mib(statistics.median(r[1] for r in run_rows))} (the largest process of the tree: the PyTorch worker) |",
-        f"| of which the exporter worker (start, dependencies, export, check, stop) | {fmt_s(statistics.median(r[2]['worker_s'] for r in run_rows))} | |",
+        f"| of which the exporter worker (`--timings` worker_start with its imports, export, check) | {fmt_s(statistics.median(r[2]['worker_s'] for r in run_rows))} | |",
         f"| of which the load stage (verify + ONNX Runtime session creation) | {fmt_s(statistics.median(r[2]['load_s'] for r in run_rows))} | |",
         f"| the engine's own time (all the rest: process start, source detection, weights, manifest, parity, report) | {fmt_s(statistics.median(r[0] - r[2]['worker_s'] - r[2]['load_s'] for r in run_rows))} | |",
         f"| of which opening ONNX Runtime (dlopen and its environment: its one-time initialisation) | {fmt_s(statistics.median(r[2]['runtime_open_s'] for r in run_rows))} | |",
@@ -390,7 +409,7 @@ def main():
         for label, prof in big:
             log(f"largest profile {label}: run, execute, native forward vs ONNX Runtime")
             root = os.path.join(work, "large")
-            record, rwall, rrss, rrc, rt = run_custom(tools, prof, root, timing_env)
+            record, rwall, rrss, rrc, rt = run_custom(tools, prof, root, env)
             ewall, erss, erc, eout, _ = timed([cli, "execute", record, root])
             fb = bench_rows(google_benchmark(tools["forward_bench"], [f"--record={record}", f"--root={root}",
                                                                       "--iterations=3"],
@@ -426,7 +445,7 @@ def main():
     for (label, i, hidden, o, std), batches in grid:
         prof = profile(f"scale-{len(hidden)}-{hidden[0]}-{len(batches)}", i, hidden, o, batches, std)
         root = os.path.join(work, "scale")
-        runs = sorted((run_custom(tools, prof, root, timing_env) for _ in range(3)), key=lambda r: r[1])
+        runs = sorted((run_custom(tools, prof, root, env) for _ in range(3)), key=lambda r: r[1])
         record, rwall, rrss, rrc, rt = runs[1]
         ewalls = []
         for _ in range(3):

@@ -266,6 +266,7 @@ def run_profiles(
     source_revision: Optional[str] = None,
     force: bool = False,
     onnxruntime: Optional[PathLike] = None,
+    jobs: Optional[int] = None,
 ) -> dict[str, Any]:
     """Run several profiles into ``directory`` and return the report ``{format, status, profiles}`` (the
     core's report: ``status`` is ``passed`` iff there is a record and every record passed; ``profiles`` the
@@ -273,7 +274,9 @@ def run_profiles(
     profile, torchscript first; a name given twice runs once. Everything is checked before anything is
     written: an unknown tested name is a :class:`UsageError`, an invalid Profile a :class:`ConformanceError`,
     and without ``force`` a profile folder holding files is :class:`FolderInUse`; ``force`` clears only the
-    chosen profiles' folders."""
+    chosen profiles' folders. ``names`` may be :func:`load_profiles`'s list. ``jobs``: profiles exported at
+    once, each by its own worker (None: the number of cores; below 1 a :class:`UsageError`); the records
+    come back in run order whatever it is."""
     root = _directory(directory, "run_profiles(directory, names=None, *, source_revision=None, force=False)")
     if names is None:
         items: Any = None
@@ -290,8 +293,27 @@ def run_profiles(
         _onnxruntime_library(onnxruntime),
         python,
         script,
+        _jobs(jobs),
     )
     return json.loads(text)
+
+
+def _jobs(jobs: Any) -> Optional[int]:
+    if jobs is None:
+        return None
+    if isinstance(jobs, bool) or not isinstance(jobs, int):
+        raise UsageError(f"jobs must be a whole number of profiles at once or None, not {jobs!r}")
+    if jobs < 1:
+        raise UsageError(f"jobs must be at least 1, not {jobs}")
+    return jobs
+
+
+def load_profiles(path: PathLike) -> list[Profile]:
+    """The profiles of a profile file (the format of ``run --profile-file``: a JSON list of objects with
+    :class:`Profile`'s fields, ``name`` and ``exporter`` required, the others optional with their defaults),
+    in file order, ready for :func:`run_profiles`. The core reads and checks the file: every bad entry is
+    named by its index (``profiles[2].exporter: ...``) in one :class:`UsageError`."""
+    return [Profile(**entry) for entry in json.loads(_core.load_profiles(os.fspath(path)))]
 
 
 def execute(

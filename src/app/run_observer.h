@@ -2,8 +2,9 @@
 // timings"): `on_stage` is called when a profile's stage starts (the live progress line), `on_phase` when a
 // phase ends, with its wall time relative to the observer's clock. Phase names are those of `run --timings`:
 // "worker_start" (the dependencies stage: starting the worker and its dependency imports), "export",
-// "check", "load", "parity" (per profile) and "write" (the report, profile null). Both are optional and
-// must be safe to call from the thread that runs the profile.
+// "check", "load", "parity" (per profile) and "write" (the report, profile null); `on_profile_end` when a
+// profile's record is final. Each is optional. With `run --jobs N` up to N threads run profiles at once and
+// call them concurrently: every callback must be thread-safe (cli/run_progress.cc takes one mutex).
 #pragma once
 
 #include <chrono>
@@ -25,6 +26,7 @@ struct RunObserver {
   std::chrono::steady_clock::time_point clock_start = std::chrono::steady_clock::now();
   std::function<void(const std::string& profile, const std::string& stage)> on_stage;
   std::function<void(const RunPhase& phase)> on_phase;
+  std::function<void(const std::string& profile)> on_profile_end;
 
   double since_start(std::chrono::steady_clock::time_point t) const {
     return std::chrono::duration<double>(t - clock_start).count();

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/run_observer.h"
+#include "record/record.h"
 #include "runtime/runtime.h"
 #include "stages/reference_outputs.h"
 #include "worker/worker_process.h"
@@ -22,6 +23,12 @@ struct RunOptions {
   std::optional<std::chrono::milliseconds> worker_timeout;
   RuntimeOpener open_runtime = &nnx::open_runtime;          // the runtime seam (tests wrap it)
   std::shared_ptr<RunObserver> observer;                    // progress and timings (app/run_observer.h)
+  // Profiles exported at once, each by its own warm worker (app/run_profiles.h); default: the number of
+  // cores (std::thread::hardware_concurrency). A value below 1 is a UsageError.
+  std::optional<int> jobs;
+  // The source block, when a caller already resolved it (run_profiles does, once per run); otherwise
+  // run_profile resolves `source_revision` itself (app/source.h).
+  std::optional<SourceInfo> source;
 };
 
 struct ExecuteOptions {

@@ -1,8 +1,6 @@
 #include "app/run_profile.h"
 
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "app/source.h"
@@ -15,15 +13,6 @@ namespace nnx {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-void print_timing(const Profile& profile, const StageContext& context, Clock::time_point started) {
-  const char* timing = std::getenv("NNX_TIMING");
-  if (timing == nullptr || *timing == '\0' || std::string(timing) == "0") return;
-  std::fprintf(stderr, "nnx-timing: profile=%s total_s=%.6f worker_s=%.6f load_s=%.6f runtime_open_s=%.6f\n",
-               profile.name.c_str(), std::chrono::duration<double>(Clock::now() - started).count(),
-               context.exporter ? context.exporter->seconds() : 0.0, context.times.load_seconds,
-               context.times.runtime_open_seconds);
-}
 
 // The phase name of `run --timings` for each stage (app/run_observer.h).
 const char* phase_name(Stage stage) {
@@ -39,12 +28,17 @@ const char* phase_name(Stage stage) {
 
 // Numbers a worker the dependencies stage started (not the one handed on) as the run's next.
 void count_new_worker(const StageContext& context, WarmWorker& warm, const ExporterClient* handed) {
-  if (context.exporter && context.exporter.get() != handed) warm.serial = warm.started++;
+  if (context.exporter && context.exporter.get() != handed) warm.serial = (*warm.started)++;
 }
 
 // The worker's imports of torch and onnxscript, inside the dependencies phase: they are its last work, in
 // request order, so each starts where the imports after it (and the phase's end) leave it.
+// Opening the runtime, inside the dependencies phase too: it starts with the phase, beside the worker's start.
 void report_imports(const StageContext& context, const RunPhase& dependencies, const RunObserver& observer) {
+  if (context.runtime) {
+    observer.on_phase({"runtime_open", dependencies.profile, std::nullopt, dependencies.start_s,
+                       context.times.runtime_open_seconds});
+  }
   double end = dependencies.start_s + dependencies.seconds;
   const auto& imports = context.times.import_seconds;
   for (auto it = imports.rbegin(); it != imports.rend(); ++it) {
@@ -92,9 +86,9 @@ nlohmann::json run_profile(const Profile& profile, const std::filesystem::path& 
                            WarmWorker& warm) {
   require_valid(profile);
   require_free_profile_folder(root, profile.name);
-  const Clock::time_point started = Clock::now();
   const auto model = make_reference_model(profile.model);
-  Record record = blank_record_of(profile, detect_source(options.source_revision), model->weights_sha256());
+  Record record = blank_record_of(profile, options.source ? *options.source : detect_source(options.source_revision),
+                                  model->weights_sha256());
   StageContext context{record, root, *model, &profile};
   context.open_runtime = options.open_runtime;
   context.runtime_library = options.onnxruntime_library;
@@ -113,7 +107,7 @@ nlohmann::json run_profile(const Profile& profile, const std::filesystem::path& 
     context.exporter->stop();
   }
   record.finalize();
-  print_timing(profile, context, started);
+  if (options.observer && options.observer->on_profile_end) options.observer->on_profile_end(profile.name);
   return record.to_json();
 }
 

@@ -3,10 +3,11 @@
 // `run_profile` refuses, before anything is written, an invalid Profile (or one reusing a tested name)
 // with ConformanceError and a profile folder `root/<name>` that exists as a file or non-empty folder with
 // FolderInUse (artifacts/layout.h). Otherwise it never throws for a stage failure: it returns the record,
-// whose stages say what passed. A stage after one that did not pass stays not_run. NNX_TIMING=1 prints one
-// line of wall times per profile on stderr (for bench/; nothing enters the record).
+// whose stages say what passed. A stage after one that did not pass stays not_run. Wall times go to
+// RunOptions::observer only (`run --timings`; nothing enters the record).
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <memory>
 
@@ -21,11 +22,12 @@ nlohmann::json run_profile(const Profile& profile, const std::filesystem::path& 
 
 // The exporter worker a run hands from one profile to the next (doc/architecture.md, "The worker's
 // lifetime"): `client` is the warm worker or null, `serial` its number in the run (0, 1, ...; what
-// `run --timings` calls "worker"), `started` how many workers the run has started.
+// `run --timings` calls "worker"), `started` how many workers the run has started — one counter shared by
+// every WarmWorker of a run (one per thread with --jobs N), so that serials are unique in the run.
 struct WarmWorker {
   std::unique_ptr<ExporterClient> client;
   int serial = -1;
-  int started = 0;
+  std::shared_ptr<std::atomic<int>> started = std::make_shared<std::atomic<int>>(0);
 };
 
 // As above, with `warm`'s worker (when it is still running) serving this profile instead of a new one;

@@ -1,13 +1,84 @@
 #include "app/run_profiles.h"
 
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
 #include <stdexcept>
 #include <system_error>
+#include <thread>
 
 #include "app/run_profile.h"
+#include "app/source.h"
 #include "artifacts/layout.h"
+#include "base/error.h"
 #include "base/failure.h"
+#include "runtime/runtime_telemetry.h"
 
 namespace nnx {
+namespace {
+
+// The profiles of a run handed out to its threads in order, the records put back in that order, and the
+// first exception a thread met (Interrupted preferred: the run stops for the signal, not for what it broke).
+class ProfileQueue {
+ public:
+  ProfileQueue(const std::vector<Profile>& profiles, const std::filesystem::path& root, const RunOptions& options)
+      : profiles_(profiles), root_(root), options_(options), records_(profiles.size()) {}
+
+  // One thread's loop: its own warm worker serves each profile it takes; stopped when none is left.
+  void serve(WarmWorker warm) {
+    try {
+      for (std::size_t i = next_++; i < profiles_.size() && !stopped_; i = next_++) {
+        records_[i] = run_profile(profiles_[i], root_, options_, warm);
+      }
+    } catch (...) {
+      keep(std::current_exception());
+    }
+    warm.client.reset();  // this thread's worker stops here, beside the others'
+  }
+
+  std::vector<json> take_records() {
+    if (failure_) std::rethrow_exception(failure_);
+    return std::move(records_);
+  }
+
+ private:
+  void keep(std::exception_ptr error) {
+    stopped_ = true;  // the other threads take no further profile
+    const std::lock_guard<std::mutex> lock(mutex_);
+    bool interrupted = false;
+    try {
+      std::rethrow_exception(error);
+    } catch (const Interrupted&) {
+      interrupted = true;
+    } catch (...) {
+    }
+    if (!failure_ || (interrupted && !failure_interrupted_)) {
+      failure_ = error;
+      failure_interrupted_ = interrupted;
+    }
+  }
+
+  const std::vector<Profile>& profiles_;
+  const std::filesystem::path& root_;
+  const RunOptions& options_;
+  std::vector<json> records_;
+  std::atomic<std::size_t> next_{0};
+  std::atomic<bool> stopped_{false};
+  std::mutex mutex_;
+  std::exception_ptr failure_;
+  bool failure_interrupted_ = false;
+};
+
+}  // namespace
+
+int run_jobs(const RunOptions& options) {
+  if (options.jobs) {
+    if (*options.jobs < 1) throw UsageError("jobs must be at least 1, not " + std::to_string(*options.jobs));
+    return *options.jobs;
+  }
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
 
 std::vector<Profile> tested_profiles_named(const std::vector<std::string>& names) {
   if (names.empty()) return tested_profiles();
@@ -27,7 +98,8 @@ std::vector<Profile> tested_profiles_named(const std::vector<std::string>& names
 }
 
 std::vector<json> run_profiles(const std::vector<Profile>& profiles, const std::filesystem::path& root,
-                               const RunOptions& options, bool force) {
+                               const RunOptions& given, bool force) {
+  const int jobs = run_jobs(given);
   std::vector<Profile> chosen;
   for (const auto& p : profiles) {
     require_valid(p);
@@ -49,10 +121,27 @@ std::vector<json> run_profiles(const std::vector<Profile>& profiles, const std::
       require_free_profile_folder(root, p.name);
     }
   }
-  std::vector<json> records;
-  WarmWorker warm;  // one worker serves the profiles in turn while it runs; stopped at the end or on unwind
-  for (const auto& p : chosen) records.push_back(run_profile(p, root, options, warm));
-  return records;
+  // What every profile shares is settled before any thread starts: the source block (git asked once), and
+  // the runtime's telemetry switches, which change the environment (setenv is not safe beside other threads).
+  RunOptions options = given;
+  if (!options.source) options.source = detect_source(options.source_revision);
+  turn_off_runtime_telemetry();
+  // Up to `jobs` threads, each with its own warm worker serving the profiles it takes in turn; one worker
+  // counter, so that `run --timings` numbers them across the run. The calling thread is the first of them.
+  const std::size_t threads = std::min<std::size_t>(static_cast<std::size_t>(jobs), chosen.size());
+  ProfileQueue queue(chosen, root, options);
+  const auto started = std::make_shared<std::atomic<int>>(0);
+  std::vector<std::thread> helpers;
+  for (std::size_t t = 1; t < threads; ++t) {
+    try {
+      helpers.emplace_back([&queue, started] { queue.serve(WarmWorker{nullptr, -1, started}); });
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had: the ones running take every profile
+    }
+  }
+  queue.serve(WarmWorker{nullptr, -1, started});
+  for (auto& helper : helpers) helper.join();
+  return queue.take_records();
 }
 
 }  // namespace nnx

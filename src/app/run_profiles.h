@@ -7,8 +7,13 @@
 // settings (ConformanceError) and — without `force` — a profile folder that exists as a file or non-empty
 // folder (FolderInUse); with `force` it clears only the chosen profiles' folders (a symlinked root or
 // profile folder is refused with UsageError, never followed). Profiles of one name and settings run once.
-// Then it runs each profile in order, handing the exporter worker from one profile to the next while it
-// runs (app/run_profile.h: WarmWorker), and returns the records.
+// Then up to `run_jobs(options)` threads take the profiles in order, each with its own exporter worker that
+// it hands from one of its profiles to the next while it runs (app/run_profile.h: WarmWorker), and the
+// records come back in the profiles' order. A profile's failure is its record's; an exception of one
+// thread (Interrupted after SIGINT/SIGTERM, an I/O error) lets no thread start another profile, every
+// thread stops its worker, and it is rethrown (Interrupted first) once all have joined.
+//
+// `run_jobs`: RunOptions::jobs, or the number of cores when unset; below 1 is a UsageError.
 #pragma once
 
 #include <filesystem>
@@ -25,6 +30,8 @@ namespace nnx {
 using json = nlohmann::json;
 
 std::vector<Profile> tested_profiles_named(const std::vector<std::string>& names);
+
+int run_jobs(const RunOptions& options);
 
 std::vector<json> run_profiles(const std::vector<Profile>& profiles, const std::filesystem::path& root,
                                const RunOptions& options = {}, bool force = false);

@@ -1,14 +1,22 @@
 #include "base/interrupt.h"
 
+#include <atomic>
+#include <cerrno>
 #include <csignal>
 
 namespace nnx {
 namespace {
 
-volatile std::sig_atomic_t g_signal = 0;
+// Written by the handler on whichever thread the signal lands, read by every thread of a run (run --jobs):
+// a lock-free atomic, which a signal handler may use (volatile sig_atomic_t is safe for one thread only).
+std::atomic<int> g_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free);
 
 extern "C" void record_interrupt(int sig) {
-  if (g_signal == 0) g_signal = sig;
+  const int saved_errno = errno;  // the interrupted call's errno (EINTR) stays what it was
+  int none = 0;
+  g_signal.compare_exchange_strong(none, sig);
+  errno = saved_errno;
 }
 
 struct sigaction recording_action() {
@@ -21,7 +29,7 @@ struct sigaction recording_action() {
 
 }  // namespace
 
-int interrupt_signal() noexcept { return static_cast<int>(g_signal); }
+int interrupt_signal() noexcept { return g_signal.load(); }
 
 void throw_if_interrupted() {
   if (const int sig = interrupt_signal()) throw Interrupted(sig);
@@ -34,7 +42,7 @@ std::string signal_text(int sig) {
 }
 
 ScopedInterruptHandlers::ScopedInterruptHandlers() {
-  g_signal = 0;
+  g_signal.store(0);
   const struct sigaction action = recording_action();
   ::sigaction(SIGINT, &action, &previous_int_);
   ::sigaction(SIGTERM, &action, &previous_term_);

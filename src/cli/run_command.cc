@@ -22,6 +22,8 @@ void add_run_command(CLI::App& app, RunArgs& args) {
   run->add_option("--profile-file", args.profile_file, "a JSON list of profiles to run instead")->excludes(profile);
   run->add_option("--timings", args.timings, "write the run's phase breakdown (JSON) to this file");
   run->add_flag("--quiet", args.quiet, "no live progress on stderr");
+  run->add_option("--jobs", args.jobs, "profiles exported at once, each by its own worker (default: cores)")
+      ->check(CLI::PositiveNumber);
   run->add_option("--source-revision", args.source_revision, "the revision to record (default: git)");
   run->add_flag("--force", args.force, "clear the chosen profiles' earlier artifacts");
   run->add_option("--onnxruntime", args.onnxruntime, "path of libonnxruntime.so.1 to use");
@@ -40,7 +42,9 @@ int run_command(const RunArgs& args, const Seams& seams) {
   if (!args.onnxruntime.empty()) request.options.onnxruntime_library = args.onnxruntime;
   request.options.source_revision = args.source_revision;
   request.options.open_runtime = seams.open_runtime;
+  request.options.jobs = args.jobs;
   check_render_targets(args.render);
+  if (!args.timings.empty()) require_timings_path(args.timings, output, request.root);
   RunProgress progress(!args.quiet, args.timings);
   request.options.observer = progress.observer();
   const RunOutcome outcome = run_to_report(request);

@@ -2,23 +2,88 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <system_error>
 
 #include <nlohmann/json.hpp>
 
 #include "base/atomic_file.h"
+#include "base/error.h"
 
 namespace nnx::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The path with its existing part resolved (symlinks, "..") so two spellings of one place compare equal.
+fs::path resolved(const fs::path& path) {
+  std::error_code ec;
+  fs::path absolute = fs::absolute(path, ec);
+  if (ec) absolute = path;
+  fs::path canonical = fs::weakly_canonical(absolute, ec);
+  return ec ? absolute.lexically_normal() : canonical;
+}
+
+bool is_within(const fs::path& path, const fs::path& folder) {
+  const fs::path relative = path.lexically_relative(folder);
+  return !relative.empty() && *relative.begin() != "..";
+}
+
+void redraw(const std::vector<std::pair<std::string, std::string>>& running) {
+  std::string line;
+  for (const auto& [profile, stage] : running) line += (line.empty() ? "" : " | ") + profile + ": " + stage;
+  std::fprintf(stderr, "\r\033[K%s%s", line.empty() ? "" : "nnx: ", line.c_str());
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+void require_timings_path(const fs::path& timings, const fs::path& report, const fs::path& artifacts_root) {
+  const std::string named = "--timings " + timings.string();
+  std::error_code ec;
+  if (timings.filename().empty() || fs::is_directory(timings, ec)) {
+    throw UsageError(named + " is a folder; give the path of a file");
+  }
+  const fs::path file = resolved(timings);
+  if (file == resolved(report)) throw UsageError(named + " is the report's own path");
+  if (is_within(file, resolved(artifacts_root))) {
+    throw UsageError(named + " is inside the artifacts root " + artifacts_root.string());
+  }
+  const fs::path parent = file.parent_path();
+  if (!fs::is_directory(parent, ec)) throw UsageError(named + ": its folder " + parent.string() + " does not exist");
+  std::string probe = (parent / ("." + file.filename().string() + ".probe-XXXXXX")).string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) {
+    throw UsageError(named + ": its folder " + parent.string() + " cannot be written (" + std::strerror(errno) + ")");
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
 
 RunProgress::RunProgress(bool show, std::string timings_path)
     : live_(show && ::isatty(STDERR_FILENO) == 1), timings_path_(std::move(timings_path)) {
   if (!live_ && timings_path_.empty()) return;
   observer_ = std::make_shared<RunObserver>();
   if (live_) {
-    observer_->on_stage = [mutex = mutex_](const std::string& profile, const std::string& stage) {
+    observer_->on_stage = [mutex = mutex_, running = running_](const std::string& profile,
+                                                                const std::string& stage) {
       const std::lock_guard<std::mutex> lock(*mutex);
-      std::fprintf(stderr, "\r\033[Knnx: %s: %s", profile.c_str(), stage.c_str());
-      std::fflush(stderr);
+      auto it = std::find_if(running->begin(), running->end(), [&](const auto& r) { return r.first == profile; });
+      if (it == running->end()) {
+        running->emplace_back(profile, stage);
+      } else {
+        it->second = stage;
+      }
+      redraw(*running);
+    };
+    observer_->on_profile_end = [mutex = mutex_, running = running_](const std::string& profile) {
+      const std::lock_guard<std::mutex> lock(*mutex);
+      std::erase_if(*running, [&](const auto& r) { return r.first == profile; });
+      redraw(*running);
     };
   }
   if (!timings_path_.empty()) {

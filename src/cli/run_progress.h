@@ -3,10 +3,18 @@
 // With `show` and stderr a terminal, one line on stderr is redrawn with the profile and stage running
 // ("nnx: <profile>: <stage>") and cleared at the end; otherwise nothing is printed. With a `timings_path`,
 // `finish` writes {"total_s": float, "phases": [{"name", "profile", "worker", "start_s", "seconds"}...]}
-// atomically there. Nothing of this enters the record or the report.
+// atomically there. Nothing of this enters the record or the report. With `run --jobs N` several profiles
+// run at once: the line shows each running profile's stage ("nnx: a: export | b: check"); every callback
+// takes one mutex.
+//
+// `require_timings_path`, before the run: the timings file's folder must exist and be writable, and the file
+// must be neither a folder, the report itself nor inside the artifacts root (UsageError, exit 2; nothing
+// is written).
 #pragma once
 
 #include <chrono>
+#include <filesystem>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -15,6 +23,9 @@
 #include "app/run_observer.h"
 
 namespace nnx::cli {
+
+void require_timings_path(const std::filesystem::path& timings, const std::filesystem::path& report,
+                          const std::filesystem::path& artifacts_root);
 
 class RunProgress {
  public:
@@ -29,6 +40,9 @@ class RunProgress {
   std::shared_ptr<RunObserver> observer_;
   std::shared_ptr<std::mutex> mutex_ = std::make_shared<std::mutex>();
   std::shared_ptr<std::vector<RunPhase>> phases_ = std::make_shared<std::vector<RunPhase>>();
+  // The stage of each profile running now, in the order they started.
+  std::shared_ptr<std::vector<std::pair<std::string, std::string>>> running_ =
+      std::make_shared<std::vector<std::pair<std::string, std::string>>>();
 };
 
 }  // namespace nnx::cli

@@ -10,6 +10,7 @@
 #include "app/execute_record.h"
 #include "app/execute_report.h"
 #include "app/run_profiles.h"
+#include "profile/profile_file.h"
 #include "app/run_report.h"
 #include "artifacts/artifacts.h"
 #include "artifacts/layout.h"
@@ -206,7 +207,7 @@ std::string run_profile(const std::string& profile_text, const std::filesystem::
 std::string run_profiles(const std::string& profiles_text, const std::filesystem::path& root,
                          const std::optional<std::string>& source_revision, bool force,
                          const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
-                         const std::string& script) {
+                         const std::string& script, std::optional<int> jobs) {
   const json items = parse(profiles_text, "the profiles");
   if (!items.is_null() && !items.is_array()) throw ConformanceError("profiles must be a list of names or profiles");
   std::vector<Profile> profiles;
@@ -215,7 +216,16 @@ std::string run_profiles(const std::string& profiles_text, const std::filesystem
   } else {
     for (const auto& item : items) profiles.push_back(run_item(item));  // all checked before anything runs
   }
-  return dump(run(std::move(profiles), root, force, run_options(source_revision, onnxruntime, python, script)).report);
+  RunOptions options = run_options(source_revision, onnxruntime, python, script);
+  options.jobs = jobs;
+  run_jobs(options);  // a bad count is a usage error before anything runs
+  return dump(run(std::move(profiles), root, force, std::move(options)).report);
+}
+
+std::string load_profiles(const std::filesystem::path& file) {
+  json out = json::array();
+  for (const auto& p : profiles_from_file(file)) out.push_back(p.to_json());
+  return dump(out);
 }
 
 std::string execute(const std::string& record_text, const std::filesystem::path& root,

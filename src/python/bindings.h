@@ -54,10 +54,14 @@ std::string run_profile(const std::string& profile_text, const std::filesystem::
                         const std::string& script);
 // `profiles_text`: a JSON list of tested names and profile objects, or null for every tested profile. Returns
 // the report {format, status, profiles} the core's report writer makes (records in run order).
+// `jobs`: profiles exported at once (null: the number of cores; below 1 a usage error).
 std::string run_profiles(const std::string& profiles_text, const std::filesystem::path& root,
                          const std::optional<std::string>& source_revision, bool force,
                          const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
-                         const std::string& script);
+                         const std::string& script, std::optional<int> jobs);
+// A profile file (profile/profile_file.h) as a JSON list of complete profile objects; every bad entry is
+// named by its index in one usage error.
+std::string load_profiles(const std::filesystem::path& file);
 // `reference`: "torch" (the PyTorch network in the worker `python script`, as the original does) or "native"
 // (the C++ forward); a usage error for any other name.
 std::string execute(const std::string& record_text, const std::filesystem::path& root,

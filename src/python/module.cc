@@ -38,7 +38,9 @@ PYBIND11_MODULE(_core, m) {
   m.def("run_profile", &b::run_profile, released(), py::arg("profile"), py::arg("root"),
         py::arg("source_revision"), py::arg("onnxruntime"), py::arg("python"), py::arg("script"));
   m.def("run_profiles", &b::run_profiles, released(), py::arg("profiles"), py::arg("root"),
-        py::arg("source_revision"), py::arg("force"), py::arg("onnxruntime"), py::arg("python"), py::arg("script"));
+        py::arg("source_revision"), py::arg("force"), py::arg("onnxruntime"), py::arg("python"), py::arg("script"),
+        py::arg("jobs") = py::none());
+  m.def("load_profiles", &b::load_profiles, py::arg("path"), "A profile file's profiles (JSON list text).");
   m.def("execute", &b::execute, released(), py::arg("record"), py::arg("root"), py::arg("onnxruntime"),
         py::arg("reference"), py::arg("python"), py::arg("script"));
 

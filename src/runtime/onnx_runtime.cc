@@ -89,6 +89,14 @@ class OnnxSession : public Session {
 // ORT keeps one process-wide API table in the C++ wrapper; every library we open must agree on it.
 std::mutex g_api_mutex;
 
+// Points the wrapper's table at `api`, under the lock and only when it points elsewhere: sessions of one
+// library used from several threads at once (run --jobs) then only read it. Two different libraries used
+// at the same moment from two threads would still contend for it (nothing does that).
+void use_api(const OrtApi* api) {
+  const std::lock_guard<std::mutex> lock(g_api_mutex);
+  if (Ort::Global<void>::api_ != api) Ort::InitApi(api);
+}
+
 }  // namespace
 
 struct OnnxRuntime::Impl {
@@ -175,7 +183,7 @@ std::shared_ptr<OnnxRuntime> OnnxRuntime::open(const std::optional<std::filesyst
     if (dladdr(reinterpret_cast<void*>(get_base), &info) && info.dli_fname) lib->location_ = info.dli_fname;
     {
       std::lock_guard<std::mutex> lock(g_api_mutex);
-      Ort::InitApi(api);
+      if (Ort::Global<void>::api_ != api) Ort::InitApi(api);
       try {
         lib->impl_->env = std::make_unique<Ort::Env>(ORT_LOGGING_LEVEL_ERROR, "nnx-conformance");
         lib->impl_->env->DisableTelemetryEvents();
@@ -202,7 +210,7 @@ OnnxRuntime::~OnnxRuntime() {
 
 std::vector<std::string> OnnxRuntime::available_providers() const {
   std::lock_guard<std::mutex> lock(g_api_mutex);
-  Ort::InitApi(impl_->api);
+  if (Ort::Global<void>::api_ != impl_->api) Ort::InitApi(impl_->api);
   return Ort::GetAvailableProviders();
 }
 
@@ -215,7 +223,7 @@ std::unique_ptr<Session> OnnxRuntime::create_session(std::span<const std::byte> 
 OnnxSession::OnnxSession(std::shared_ptr<OnnxRuntime> runtime, std::span<const std::byte> model,
                          const std::vector<ExternalFile>& external, const SessionSettings& settings)
     : runtime_(std::move(runtime)) {
-  Ort::InitApi(runtime_->impl().api);
+  use_api(runtime_->impl().api);
   try {
     Ort::SessionOptions options;
     options.SetIntraOpNumThreads(settings.intra_op_num_threads);
@@ -269,7 +277,7 @@ OnnxSession::OnnxSession(std::shared_ptr<OnnxRuntime> runtime, std::span<const s
 }
 
 std::vector<std::string> OnnxSession::output_names() const {
-  Ort::InitApi(runtime_->impl().api);
+  use_api(runtime_->impl().api);
   Ort::AllocatorWithDefaultOptions allocator;
   std::vector<std::string> names;
   for (size_t i = 0; i < session_->GetOutputCount(); ++i) {
@@ -280,7 +288,7 @@ std::vector<std::string> OnnxSession::output_names() const {
 
 std::vector<TensorOutput> OnnxSession::run(const std::string& input_name, std::span<const float> values,
                                            const std::vector<std::int64_t>& shape) {
-  Ort::InitApi(runtime_->impl().api);
+  use_api(runtime_->impl().api);
   try {
     const auto outputs = output_names();
     std::vector<const char*> output_ptrs;

@@ -20,7 +20,8 @@ namespace nnx {
 
 std::vector<std::pair<std::string, std::string>> runtime_telemetry_off_variables();
 
-// Idempotent; call before dlopen of libonnxruntime and before any other thread reads the environment.
+// Idempotent, and writes only a variable that differs (so a second call, e.g. from a run's threads, only
+// reads); call before dlopen of libonnxruntime and before other threads start (app/run_profiles.cc).
 void turn_off_runtime_telemetry();
 
 }  // namespace nnx

@@ -2,6 +2,7 @@
 // starts and can import every Python module the profile needs. Failure: missing-dependency, the detail
 // naming each problem and how to install.
 #include <chrono>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -33,17 +34,43 @@ std::vector<std::string> open_runtime_into(StageContext& context, nlohmann::json
   return {};
 }
 
-// Starts the worker and asks it for `modules`; every problem it names, or why it could not answer.
-std::vector<std::string> check_python_modules(StageContext& context, const std::vector<std::string>& modules,
-                                              nlohmann::json& versions) {
-  nlohmann::json& record_versions = context.record.versions;
-  std::vector<std::string> problems;
+// The worker's answer for `modules`, or why it could not answer.
+struct ModulesAnswer {
+  nlohmann::json reply;
+  std::string failure;  // set when the worker could not answer
+};
+
+// Starts the worker (unless a run handed a running one on: app/run_profile.h) and asks it for `modules`.
+// Touches only context.exporter (and reads the worker's command and timeout), so that it may run on its own
+// thread while the runtime opens (run_dependencies_stage).
+ModulesAnswer ask_python_modules(StageContext& context, const std::vector<std::string>& modules) {
   try {
-    // A run hands the previous profile's worker on when it is still running (app/run_profiles.h).
     if (!context.exporter || !context.exporter->running()) {
       context.exporter = std::make_unique<ExporterClient>(context.worker_command, context.worker_timeout);
     }
-    const nlohmann::json reply = context.exporter->dependencies(modules);
+    return {context.exporter->dependencies(modules), {}};
+  } catch (const Interrupted&) {
+    throw;  // SIGINT/SIGTERM: no record, the run unwinds
+  } catch (const std::exception& e) {
+    context.exporter.reset();
+    return {nullptr, e.what()};
+  }
+}
+
+// Every problem the worker's answer names, with its versions and import times recorded.
+std::vector<std::string> read_python_modules(StageContext& context, const std::vector<std::string>& modules,
+                                             const ModulesAnswer& answer, nlohmann::json& versions) {
+  const auto cannot_check = [&](const std::string& why) {
+    std::string modules_text;
+    for (const auto& m : modules) modules_text += (modules_text.empty() ? "" : ", ") + m;
+    return "Python modules " + modules_text + " cannot be checked: " + why +
+           "; install them with `make bootstrap` (or pip install torch onnx onnxscript)";
+  };
+  if (!answer.failure.empty()) return {cannot_check(answer.failure)};
+  nlohmann::json& record_versions = context.record.versions;
+  std::vector<std::string> problems;
+  try {
+    const nlohmann::json& reply = answer.reply;
     for (const auto& [k, v] : reply.at("environment").items()) record_versions[k] = v;
     for (const auto& m : modules) {
       if (reply.at("versions").contains(m)) versions[m] = reply["versions"][m];
@@ -56,14 +83,9 @@ std::vector<std::string> check_python_modules(StageContext& context, const std::
         }
       }
     }
-  } catch (const Interrupted&) {
-    throw;  // SIGINT/SIGTERM: no record, the run unwinds
   } catch (const std::exception& e) {
     context.exporter.reset();
-    std::string modules_text;
-    for (const auto& m : modules) modules_text += (modules_text.empty() ? "" : ", ") + m;
-    problems.push_back("Python modules " + modules_text + " cannot be checked: " + e.what() +
-                       "; install them with `make bootstrap` (or pip install torch onnx onnxscript)");
+    problems.push_back(cannot_check(e.what()));
   }
   return problems;
 }
@@ -72,12 +94,22 @@ std::vector<std::string> check_python_modules(StageContext& context, const std::
 
 bool run_dependencies_stage(StageContext& context) {
   nlohmann::json versions = nlohmann::json::object();
-  std::vector<std::string> problems = open_runtime_into(context, versions);
   std::vector<std::string> modules;
   for (const auto& m : context.profile->requirements()) {
     if (m != context.profile->runtime) modules.push_back(m);
   }
-  for (auto& p : check_python_modules(context, modules, versions)) problems.push_back(std::move(p));
+  // The worker starts first and imports torch (seconds) on its own thread while this one opens the runtime.
+  std::future<ModulesAnswer> asked =
+      std::async(std::launch::async, [&context, &modules] { return ask_python_modules(context, modules); });
+  std::vector<std::string> problems;
+  try {
+    problems = open_runtime_into(context, versions);
+  } catch (...) {
+    asked.wait();  // the worker's thread is done with the context before it unwinds
+    throw;
+  }
+  const ModulesAnswer answer = asked.get();  // rethrows Interrupted
+  for (auto& p : read_python_modules(context, modules, answer, versions)) problems.push_back(std::move(p));
   nlohmann::json& record_versions = context.record.versions;
   if (const auto lock = build_dependency_lock_sha256(); !lock.empty()) record_versions["dependency_lock_sha256"] = lock;
   for (const char* key : {"python", "platform", "torch", "numpy", "onnx", "onnxscript", "dependency_lock_sha256"}) {

@@ -29,7 +29,7 @@
 
 namespace nnx {
 
-// Wall times of one profile (NNX_TIMING=1 prints them; nothing enters the record).
+// Wall times of one profile (run --timings reports them through the observer; nothing enters the record).
 struct StageTimes {
   double runtime_open_seconds = 0.0;  // opening the runtime (dlopen, its environment)
   double load_seconds = 0.0;          // the load stage (verify, then the session)

@@ -41,7 +41,7 @@ class ExporterClient {
   void clear_log() { if (worker_) worker_->clear_log(); }
   // Stops the worker (idempotent); later calls throw WorkerError(died).
   void stop();
-  // Seconds spent starting, asking and stopping the worker (NNX_TIMING).
+  // Seconds spent starting, asking and stopping the worker.
   double seconds() const { return seconds_; }
 
  private:

@@ -56,7 +56,7 @@ def test_signatures_take_what_code_for_the_original_passes():
     assert shape(ec.run_profiles) == [
         ("directory", "POSITIONAL_OR_KEYWORD", empty), ("names", "POSITIONAL_OR_KEYWORD", None),
         ("source_revision", "KEYWORD_ONLY", None), ("force", "KEYWORD_ONLY", False),
-        ("onnxruntime", "KEYWORD_ONLY", None),
+        ("onnxruntime", "KEYWORD_ONLY", None), ("jobs", "KEYWORD_ONLY", None),
     ]
     assert shape(ec.run_profile)[:3] == [
         ("profile_or_name", "POSITIONAL_OR_KEYWORD", empty), ("directory", "POSITIONAL_OR_KEYWORD", empty),

@@ -52,7 +52,8 @@ def test_profile_file_runs_custom_and_tested_profiles_and_times_every_phase(tmp_
         {"name": "feedfwd-fp32-torchscript", "exporter": "torchscript"},
     ])
     timings = tmp_path / "timings.json"
-    done = run_cli("run", "--output", tmp_path / "report.json", "--profile-file", profiles, "--timings", timings)
+    done = run_cli("run", "--output", tmp_path / "report.json", "--profile-file", profiles, "--timings", timings,
+                   "--jobs", "1")
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads((tmp_path / "report.json").read_text())
     by_name = {r["profile"]: r for r in report["profiles"]}
@@ -66,16 +67,30 @@ def test_profile_file_runs_custom_and_tested_profiles_and_times_every_phase(tmp_
     assert measured["total_s"] > 0
     for profile in by_name:
         names = {p["name"] for p in measured["phases"] if p["profile"] == profile}
-        assert names == PHASES - {"write"} | {"import_torch"}, (profile, names)  # no dynamo: no onnxscript
+        assert names == PHASES - {"write"} | {"import_torch", "runtime_open"}, (profile, names)  # no onnxscript
     writes = [p for p in measured["phases"] if p["name"] == "write"]
     assert len(writes) == 1 and writes[0]["profile"] is None and writes[0]["worker"] is None
     imports = [p for p in measured["phases"] if p["name"] == "import_torch"]
-    # One warm worker: torch is imported by the first profile's worker only (the second finds it imported).
+    # --jobs 1, one warm worker: torch is imported by the first profile's worker only (the second finds it).
     assert [p["worker"] for p in imports] == [0, 0] and imports[0]["seconds"] > imports[1]["seconds"]
     for phase in measured["phases"]:
         assert 0 <= phase["start_s"] and 0 <= phase["seconds"]
         assert phase["start_s"] + phase["seconds"] <= measured["total_s"] + 1e-6
     assert "timings" not in (tmp_path / "report.json").read_text()
+
+
+def test_a_timings_path_that_cannot_be_written_is_a_usage_error_and_nothing_is_written(tmp_path):
+    out = tmp_path / "out"
+    for timings, what in [(tmp_path / "missing" / "t.json", "does not exist"),
+                          (out / "report.json", "is the report's own path"),
+                          (out / "report-artifacts" / "t.json", "is inside the artifacts root"),
+                          (tmp_path / "art" / "deep" / "t.json", "is inside the artifacts root"),
+                          (tmp_path, "is a folder")]:
+        artifacts = [] if "report-artifacts" in str(timings) else ["--artifacts", tmp_path / "art"]
+        done = run_cli("run", "--output", out / "report.json", *artifacts, "--timings", timings)
+        assert done.returncode == 2, (timings, done.stdout + done.stderr)
+        assert "--timings" in done.stderr and what in done.stderr, (timings, done.stderr)
+        assert not out.exists() and not (tmp_path / "art").exists() and not (tmp_path / "missing").exists()
 
 
 def run_in_terminal(*args):

@@ -12,8 +12,9 @@ def run_file(tmp_path, profiles, env=None, tag="run"):
     folder = tmp_path / tag
     folder.mkdir()
     (folder / "profiles.json").write_text(json.dumps(profiles))
+    # --jobs 1: one thread, so one warm worker serves the profiles in turn (test_parallel_run.py: --jobs N).
     done = run_cli("run", "--output", folder / "report.json", "--profile-file", folder / "profiles.json",
-                   "--timings", folder / "timings.json", env=env, timeout=1800)
+                   "--jobs", "1", "--timings", folder / "timings.json", env=env, timeout=1800)
     report = json.loads((folder / "report.json").read_text()) if (folder / "report.json").exists() else None
     timings = json.loads((folder / "timings.json").read_text()) if (folder / "timings.json").exists() else None
     return done, report, timings
