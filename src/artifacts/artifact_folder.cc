@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 
 #include "base/sha256.h"
 
@@ -146,11 +147,15 @@ FileDigest hash_file(const std::filesystem::path& folder, const std::string& rel
     return result;
   }
   Sha256 hash;
-  std::vector<std::byte> buffer(1 << 20);
+  // One read for a small file (the buffer holds it and one byte more, to see it end); never more than 1 MiB
+  // at a time. Left uninitialised: zeroing (and faulting in) a fresh 1 MiB per file cost more than hashing.
+  constexpr std::uint64_t kChunkBytes = std::uint64_t{1} << 20;
+  const auto chunk = static_cast<std::size_t>(std::min(kChunkBytes, size + 1));
+  const std::unique_ptr<std::byte[]> buffer(new std::byte[chunk]);
   if (keep_contents) result.contents.reserve(size);
   std::uint64_t total = 0;
   while (true) {
-    const ssize_t n = ::read(file.get(), buffer.data(), buffer.size());
+    const ssize_t n = ::read(file.get(), buffer.get(), chunk);
     if (n < 0) {
       if (errno == EINTR) continue;
       throw ArtifactIoError(os_error((folder / relative).string(), errno));
@@ -163,8 +168,8 @@ FileDigest hash_file(const std::filesystem::path& folder, const std::string& rel
       result.contents.clear();
       return result;
     }
-    hash.update(buffer.data(), static_cast<std::size_t>(n));
-    if (keep_contents) result.contents.insert(result.contents.end(), buffer.begin(), buffer.begin() + n);
+    hash.update(buffer.get(), static_cast<std::size_t>(n));
+    if (keep_contents) result.contents.insert(result.contents.end(), buffer.get(), buffer.get() + n);
   }
   result.bytes = total;
   result.sha256 = hash.hex_digest();

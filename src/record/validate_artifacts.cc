@@ -14,7 +14,7 @@ namespace {
 
 bool is_role(const json& role) {
   for (const char* r : rf::kRoles) {
-    if (role == r) return true;
+    if (is_text(role, r)) return true;
   }
   return false;
 }
@@ -51,7 +51,7 @@ bool check_file_fields(const json& f, const std::string& where, const std::optio
   const json& role = member(f, key::kRole);
   if (!is_role(role)) {
     out.push_back(at(where, key::kRole) + ": unknown role " + text_of(role) + " (" + role_list() + ")");
-  } else if (role == rf::kRoleModel) {
+  } else if (is_text(role, rf::kRoleModel)) {
     is_model = true;
     if (normal && *normal != model_path) {
       out.push_back(where + ": role " + quote(rf::kRoleModel) + " but path " + text_of(member(f, key::kPath)) +

@@ -40,16 +40,16 @@ std::string at(std::string_view where, std::string_view key) {
 
 bool exact_keys(const json& object, const std::string& where, std::span<const char* const> keys, Problems& out) {
   bool complete = true;
-  std::set<std::string> allowed;
   for (const char* k : keys) {
-    allowed.insert(k);
     if (!object.contains(k)) {
       out.push_back(at(where, k) + ": missing");
       complete = false;
     }
   }
   for (const auto& [k, v] : object.items()) {
-    if (!allowed.count(k)) out.push_back(at(where, k) + ": unknown key");
+    if (std::none_of(keys.begin(), keys.end(), [&k](const char* allowed) { return k == allowed; })) {
+      out.push_back(at(where, k) + ": unknown key");
+    }
   }
   return complete;
 }
@@ -64,37 +64,26 @@ namespace {
 
 // ---- strict JSON ---------------------------------------------------------------------------------------
 
-// Same value and same JSON type (an integer is never a float; floats compare bit for bit).
-bool same_value(const json& a, const json& b) {
-  if (a.is_number_integer() && b.is_number_integer()) return a.dump() == b.dump();
-  if (a.type() != b.type()) return false;
-  switch (a.type()) {
-    case json::value_t::number_float: {
-      const double x = a.get<double>(), y = b.get<double>();
-      return std::memcmp(&x, &y, sizeof x) == 0;
-    }
-    case json::value_t::object: {
-      if (a.size() != b.size()) return false;
-      for (auto it = a.begin(); it != a.end(); ++it) {
-        auto other = b.find(it.key());
-        if (other == b.end() || !same_value(*it, *other)) return false;
-      }
-      return true;
-    }
-    case json::value_t::array: {
-      if (a.size() != b.size()) return false;
-      for (std::size_t i = 0; i < a.size(); ++i) {
-        if (!same_value(a[i], b[i])) return false;
-      }
-      return true;
-    }
-    default:
-      return a == b;
-  }
+bool is_not_json(const json& value) {
+  return (value.is_number_float() && !std::isfinite(value.get<double>())) || value.is_binary() || value.is_discarded();
 }
 
-void check_strict_json(const json& record, Problems& out) {
-  // Non-finite numbers and values JSON cannot hold, found without recursion (any depth).
+// True when some value at any depth is non-finite, binary or discarded (no paths built: the common case).
+bool holds_non_json(const json& record) {
+  std::vector<const json*> todo = {&record};
+  while (!todo.empty()) {
+    const json* value = todo.back();
+    todo.pop_back();
+    if (is_not_json(*value)) return true;
+    if (value->is_structured()) {
+      for (auto it = value->begin(); it != value->end(); ++it) todo.push_back(&*it);
+    }
+  }
+  return false;
+}
+
+// Names every such value by its path ("record.a.b[2]"); returns how many.
+std::size_t name_non_json(const json& record, Problems& out) {
   std::size_t found = 0;
   std::vector<std::pair<const json*, std::string>> todo = {{&record, "record"}};
   while (!todo.empty()) {
@@ -115,11 +104,18 @@ void check_strict_json(const json& record, Problems& out) {
       }
     }
   }
+  return found;
+}
+
+void check_strict_json(const json& record, Problems& out) {
+  // Non-finite numbers and values JSON cannot hold, found without recursion (any depth); paths are built
+  // only when there is one.
+  const std::size_t found = holds_non_json(record) ? name_non_json(record, out) : 0;
   if (found) return;
+  // What a canonical write/read round trip would refuse (invalid UTF-8, nesting too deep), found without
+  // writing the text: the writer refuses exactly what would not read back unchanged (json_python.h).
   try {
-    if (!same_value(record, parse_strict_json(dumps_canonical(record)))) {
-      out.push_back("not strict JSON: the record does not survive a canonical round trip unchanged");
-    }
+    check_writable(record);
   } catch (const std::exception& e) {
     out.push_back(std::string("not strict JSON: ") + e.what());
   }
@@ -164,9 +160,10 @@ void check_exporter(const json& exporter, Problems& out) {
 void check_runtime(const json& runtime, Problems& out) {
   namespace key = rf::runtime_key;
   exact_keys(runtime, rf::kRuntime, key::kKeys, out);
-  if (runtime.contains(key::kSession) && text_of(runtime[key::kSession]) != text_of(session_options_json())) {
+  static const json kSession = session_options_json();  // constant: built once
+  if (runtime.contains(key::kSession) && !same_canonical(runtime[key::kSession], kSession)) {
     out.push_back(at(rf::kRuntime, key::kSession) + ": other session options " + text_of(runtime[key::kSession]) +
-                  " than " + text_of(session_options_json()));
+                  " than " + text_of(kSession));
   }
 }
 
