@@ -51,6 +51,14 @@ std::uint32_t decode_utf8(std::string_view s, std::size_t& i) {
 // Throws what append_string would for `s` (invalid UTF-8), without writing anything.
 void check_string(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
+    if (i + 8 <= s.size()) {  // eight ASCII bytes at once: the common case
+      std::uint64_t word = 0;
+      std::memcpy(&word, s.data() + i, sizeof word);
+      if ((word & 0x8080808080808080ULL) == 0) {
+        i += 8;
+        continue;
+      }
+    }
     if (static_cast<unsigned char>(s[i]) >= 0x80) {
       decode_utf8(s, i);
     } else {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "base/json_fields.h"
 #include "base/limits.h"
@@ -186,7 +187,7 @@ void check_case_against_parity(const json& c, const std::string& label, const St
 }  // namespace
 
 void check_cases(const json& record, const Stages& view, Problems& out) {
-  if (!record.contains(rf::kInputCases)) return;
+  if (!record.contains(std::string_view(rf::kInputCases))) return;
   const json& cases = record[rf::kInputCases];
   if (!cases.is_array()) {
     out.push_back(std::string(rf::kInputCases) + ": must be a list, not " + json_type_name(cases));
