@@ -27,7 +27,11 @@ json JsonTape::build(std::size_t& at) const {
         const Token& key = tokens_.at(at++);
         std::string name(chars_.data() + key.offset, key.size);
         json value = build(at);
-        members.insert_or_assign(std::move(name), std::move(value));  // a repeated key: the last one, as Python
+        if (members.empty() || members.rbegin()->first < name) {  // keys in order (a written record's): O(1)
+          members.emplace_hint(members.end(), std::move(name), std::move(value));
+        } else {
+          members.insert_or_assign(std::move(name), std::move(value));  // a repeated key: the last one, as Python
+        }
       }
       return out;
     }
