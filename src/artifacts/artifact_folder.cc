@@ -97,6 +97,22 @@ void walk(int dir_fd, const std::string& prefix, const std::filesystem::path& sh
 
 }  // namespace
 
+OpenFolder::OpenFolder(const std::filesystem::path& folder) : folder_(folder), fd_(open_root(folder).release()) {}
+
+OpenFolder::~OpenFolder() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::vector<FolderEntry> OpenFolder::list() const {
+  // Reading the names moves the folder's read position (the *at calls of `hash` do not depend on it): the
+  // listing starts from the first name every time.
+  if (::lseek(fd_, 0, SEEK_SET) != 0) throw ArtifactIoError(os_error(folder_.string(), errno));
+  std::vector<FolderEntry> out;
+  walk(fd_, "", folder_, out);
+  std::sort(out.begin(), out.end(), [](const FolderEntry& a, const FolderEntry& b) { return a.path < b.path; });
+  return out;
+}
+
 std::vector<FolderEntry> list_folder(const std::filesystem::path& folder) {
   Fd root = open_root(folder);
   std::vector<FolderEntry> out;
@@ -107,8 +123,15 @@ std::vector<FolderEntry> list_folder(const std::filesystem::path& folder) {
 
 FileDigest hash_file(const std::filesystem::path& folder, const std::string& relative, bool keep_contents,
                      std::optional<std::uint64_t> max_bytes) {
+  return OpenFolder(folder).hash(relative, keep_contents, max_bytes);
+}
+
+FileDigest OpenFolder::hash(const std::string& relative, bool keep_contents,
+                            std::optional<std::uint64_t> max_bytes) const {
+  const std::filesystem::path& folder = folder_;
   FileDigest result;
-  Fd dir = open_root(folder);
+  Fd owned;        // the intermediate folder being walked, once there is one
+  int dir = fd_;   // the folder's own descriptor stays open
   // Walk the intermediate folders one component at a time, never following a link.
   std::size_t start = 0;
   std::string leaf;
@@ -120,26 +143,27 @@ FileDigest hash_file(const std::filesystem::path& folder, const std::string& rel
     }
     const std::string part = relative.substr(start, slash - start);
     struct stat st {};
-    if (::fstatat(dir.get(), part.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (::fstatat(dir, part.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
       if (errno == ENOENT || errno == ENOTDIR) { result.status = FileDigest::Status::missing; return result; }
       throw ArtifactIoError(os_error((folder / relative).string(), errno));
     }
     if (S_ISLNK(st.st_mode)) { result.status = FileDigest::Status::symlink; return result; }
     if (!S_ISDIR(st.st_mode)) { result.status = FileDigest::Status::missing; return result; }
-    Fd next(::openat(dir.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    Fd next(::openat(dir, part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (next.get() < 0) throw ArtifactIoError(os_error((folder / relative).string(), errno));
-    dir = std::move(next);
+    owned = std::move(next);
+    dir = owned.get();
     start = slash + 1;
   }
   struct stat st {};
-  if (::fstatat(dir.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+  if (::fstatat(dir, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     if (errno == ENOENT) { result.status = FileDigest::Status::missing; return result; }
     throw ArtifactIoError(os_error((folder / relative).string(), errno));
   }
   if (S_ISLNK(st.st_mode)) { result.status = FileDigest::Status::symlink; return result; }
   if (!S_ISREG(st.st_mode)) { result.status = FileDigest::Status::not_regular; return result; }
   // O_NONBLOCK: should the entry be swapped for a FIFO after the check, opening it does not block.
-  Fd file(::openat(dir.get(), leaf.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  Fd file(::openat(dir, leaf.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (file.get() < 0) {
     if (errno == ELOOP) { result.status = FileDigest::Status::symlink; return result; }
     if (errno == ENOENT) { result.status = FileDigest::Status::missing; return result; }
