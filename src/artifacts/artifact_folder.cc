@@ -106,7 +106,8 @@ OpenFolder::~OpenFolder() {
 std::vector<FolderEntry> OpenFolder::list() const {
   // Reading the names moves the folder's read position (the *at calls of `hash` do not depend on it): the
   // listing starts from the first name every time.
-  if (::lseek(fd_, 0, SEEK_SET) != 0) throw ArtifactIoError(os_error(folder_.string(), errno));
+  if (listed_ && ::lseek(fd_, 0, SEEK_SET) != 0) throw ArtifactIoError(os_error(folder_.string(), errno));
+  listed_ = true;
   std::vector<FolderEntry> out;
   walk(fd_, "", folder_, out);
   std::sort(out.begin(), out.end(), [](const FolderEntry& a, const FolderEntry& b) { return a.path < b.path; });

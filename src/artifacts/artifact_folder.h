@@ -58,6 +58,7 @@ class OpenFolder {
  private:
   std::filesystem::path folder_;
   int fd_;
+  mutable bool listed_ = false;  // read before: rewind first
 };
 
 }  // namespace nnx

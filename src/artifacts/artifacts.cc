@@ -148,17 +148,20 @@ void verify_file(const OpenFolder& folder, const Listed& l, bool keep_contents, 
 // The listed files (normalised, each once) against root/<directory>: every problem together.
 VerifyOutcome verify_listed(const std::string& directory, const std::vector<Listed>& listed,
                             const std::filesystem::path& root, bool keep_contents) {
-  if (!std::filesystem::is_directory(root)) {
-    throw ConformanceError("artifact root \"" + root.string() + "\" is not a folder");
-  }
+  const auto require_root = [&root] {
+    if (!std::filesystem::is_directory(root)) {
+      throw ConformanceError("artifact root \"" + root.string() + "\" is not a folder");
+    }
+  };
   const std::filesystem::path folder = profile_folder(root, directory);
   VerifyOutcome out;
   std::vector<FolderEntry> entries;
   std::optional<OpenFolder> opened;  // listed and hashed through one descriptor
   try {
-    opened.emplace(folder);
+    opened.emplace(folder);  // opened: the root is a folder (asked only when it cannot be opened)
     entries = opened->list();
   } catch (const ArtifactIoError& e) {
+    require_root();
     std::error_code ec;
     auto st = std::filesystem::symlink_status(folder, ec);
     if (!ec && st.type() == std::filesystem::file_type::symlink) {

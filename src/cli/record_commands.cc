@@ -25,8 +25,8 @@ void add_record_commands(CLI::App& app, RecordArgs& args) {
   validate->add_option("FILE", args.files, "records or reports (one or more)")->required();
   auto* verify = app.add_subcommand("verify", "re-check every artifact byte for byte");
   // FILE... ROOT: one positional list whose last item is the root (CLI11 gives a list every argument).
-  verify->add_option("FILE... ROOT", args.files,
-                     "records or reports (one or more), then the artifact root (one folder per profile)")
+  verify->add_option("FILE", args.files,
+                     "records or reports (one or more), then ROOT: the artifact root (one folder per profile)")
       ->required();
   auto* execute = app.add_subcommand("execute", "verify, then load and run parity again (no Python needed unless --reference torch)");
   execute->add_option("FILE", args.file, "record or report")->required();
@@ -129,7 +129,7 @@ bool verify_file(const std::string& file, const std::string& root, bool name_fil
 }
 
 int verify_command(const RecordArgs& args) {
-  if (args.files.size() < 2) throw UsageError("ROOT is required (verify FILE... ROOT; see --help)");
+  if (args.files.size() < 2) throw UsageError("ROOT is required (see --help)");  // CLI11's words for a missing positional
   const std::string& root = args.files.back();
   const std::vector<std::string> files(args.files.begin(), args.files.end() - 1);
   bool ok = true;
