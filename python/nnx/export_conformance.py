@@ -19,7 +19,9 @@ The signatures are those of the published original (``thekaveh-nnx`` 0.4.1), so 
 unchanged; ``force`` and ``onnxruntime`` are keyword-only additions.
 
 One implementation: every function here calls the C++ core (``nnx._core``); records cross as JSON text
-and come back as plain dicts and lists. Importing this module imports neither torch, onnx, onnxruntime nor
+and come back as plain dicts and lists (``validate_record``, ``validate_records``, ``verify_artifacts``
+and ``verify_artifacts_many`` hand the core the Python objects themselves, converted in C++ with the same
+strictness as the text; src/python/python_json.h). Importing this module imports neither torch, onnx, onnxruntime nor
 onnxscript; a profile run without them is a ``missing-dependency`` failure (exit 10), never a skip.
 
 The exporter worker runs in this interpreter (``sys.executable``) with the worker shipped in the package
@@ -405,27 +407,41 @@ def verify_artifacts(record: Mapping[str, Any], directory: PathLike) -> None:
     """Check every artifact of ``record`` under ``directory/<artifacts.directory>`` byte for byte. Returns
     None when all verify; else raises :class:`ConformanceError` naming every problem (``<path>: missing``,
     ``<path>: hash mismatch``, ``<path>: not in the record``, ``<path>: a symlink``) in ``problems``."""
-    problems = _core.verify_artifacts(_dumps(record, "the record"), os.fspath(directory))
+    problems = _core.verify_artifacts(record, os.fspath(directory))
     if problems:
-        where = os.path.join(os.fspath(directory), str(record.get("artifacts", {}).get("directory", "")))
-        raise ConformanceError(
-            f"the artifacts in {where} do not verify ({len(problems)} problem{'s' if len(problems) != 1 else ''}):"
-            + "".join(f"\n  - {p}" for p in problems),
-            problems,
-        )
+        raise _not_verified(record, directory, problems)
+
+
+def _not_verified(record: Mapping[str, Any], directory: PathLike, problems: Sequence[str]) -> ConformanceError:
+    where = os.path.join(os.fspath(directory), str(record.get("artifacts", {}).get("directory", "")))
+    return ConformanceError(
+        f"the artifacts in {where} do not verify ({len(problems)} problem{'s' if len(problems) != 1 else ''}):"
+        + "".join(f"\n  - {p}" for p in problems),
+        list(problems),
+    )
+
+
+def verify_artifacts_many(records: Iterable[Mapping[str, Any]], directory: PathLike) -> list[list[str]]:
+    """:func:`verify_artifacts` of many records under one ``directory`` in one call: the problems of each
+    record, in order, an empty list for one whose artifacts all verify; never raises for artifacts that do
+    not verify (only for a record that is not strict JSON or is malformed, or an unreadable file). Not in
+    ``__all__``: the original has no such function."""
+    items = records if isinstance(records, (list, tuple)) else list(records)
+    return _core.verify_artifacts_many(items, os.fspath(directory))
 
 
 def validate_record(record: Any) -> None:
     """Refuse a record that breaks any rule of ``nnx.export-conformance/1`` (record-format §6):
     :class:`ConformanceError` naming every problem (also in ``problems``)."""
-    _core.validate_record(_dumps(record, "the record"))
+    _core.validate_record(record)
 
 
 def validate_records(records: Iterable[Any]) -> list[list[str]]:
     """Validate many records in one call (record-format §6): the problems of each record, in order, an empty
     list for a valid one; never raises for an invalid record (only for one that is not strict JSON). Not in
     ``__all__``: the original has no such function."""
-    return [list(p) for p in _core.validate_records([_dumps(r, f"record {i}") for i, r in enumerate(records)])]
+    items = records if isinstance(records, (list, tuple)) else list(records)
+    return _core.validate_records(items)  # a new list of lists of str
 
 
 # --- reporting ------------------------------------------------------------------------------------------------

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
+#include <string_view>
 
 #include "base/sha256.h"
 
@@ -46,25 +48,31 @@ Fd open_root(const std::filesystem::path& folder) {
   return Fd(fd);
 }
 
+// The names in a folder (not . and ..), read with getdents64 on the folder's own descriptor: no DIR stream,
+// so no dup, fstat and fcntl calls per folder (a profile folder is read on every verify).
+std::vector<std::string> folder_names(int dir_fd, const std::filesystem::path& shown) {
+  std::vector<std::string> names;
+  alignas(struct dirent64) char buffer[16384];
+  while (true) {
+    const ssize_t n = ::getdents64(dir_fd, buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw ArtifactIoError(os_error(shown.string(), errno));
+    }
+    if (n == 0) break;
+    for (ssize_t at = 0; at < n;) {
+      const auto* entry = reinterpret_cast<const struct dirent64*>(buffer + at);
+      const std::string_view name(entry->d_name);
+      if (name != "." && name != "..") names.emplace_back(name);
+      at += entry->d_reclen;
+    }
+  }
+  return names;
+}
+
 void walk(int dir_fd, const std::string& prefix, const std::filesystem::path& shown,
           std::vector<FolderEntry>& out) {
-  int dup_fd = ::dup(dir_fd);
-  if (dup_fd < 0) throw ArtifactIoError(os_error(shown.string(), errno));
-  DIR* dir = ::fdopendir(dup_fd);
-  if (!dir) {
-    const int err = errno;
-    ::close(dup_fd);
-    throw ArtifactIoError(os_error(shown.string(), err));
-  }
-  std::vector<std::string> names;
-  errno = 0;
-  while (dirent* e = ::readdir(dir)) {
-    std::string name = e->d_name;
-    if (name != "." && name != "..") names.push_back(name);
-  }
-  const int read_err = errno;
-  ::closedir(dir);
-  if (read_err) throw ArtifactIoError(os_error(shown.string(), read_err));
+  std::vector<std::string> names = folder_names(dir_fd, shown);
   std::sort(names.begin(), names.end());
   for (const auto& name : names) {
     const std::string rel = prefix.empty() ? name : prefix + "/" + name;
@@ -89,6 +97,23 @@ void walk(int dir_fd, const std::string& prefix, const std::filesystem::path& sh
 
 }  // namespace
 
+OpenFolder::OpenFolder(const std::filesystem::path& folder) : folder_(folder), fd_(open_root(folder).release()) {}
+
+OpenFolder::~OpenFolder() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::vector<FolderEntry> OpenFolder::list() const {
+  // Reading the names moves the folder's read position (the *at calls of `hash` do not depend on it): the
+  // listing starts from the first name every time.
+  if (listed_ && ::lseek(fd_, 0, SEEK_SET) != 0) throw ArtifactIoError(os_error(folder_.string(), errno));
+  listed_ = true;
+  std::vector<FolderEntry> out;
+  walk(fd_, "", folder_, out);
+  std::sort(out.begin(), out.end(), [](const FolderEntry& a, const FolderEntry& b) { return a.path < b.path; });
+  return out;
+}
+
 std::vector<FolderEntry> list_folder(const std::filesystem::path& folder) {
   Fd root = open_root(folder);
   std::vector<FolderEntry> out;
@@ -99,8 +124,15 @@ std::vector<FolderEntry> list_folder(const std::filesystem::path& folder) {
 
 FileDigest hash_file(const std::filesystem::path& folder, const std::string& relative, bool keep_contents,
                      std::optional<std::uint64_t> max_bytes) {
+  return OpenFolder(folder).hash(relative, keep_contents, max_bytes);
+}
+
+FileDigest OpenFolder::hash(const std::string& relative, bool keep_contents,
+                            std::optional<std::uint64_t> max_bytes) const {
+  const std::filesystem::path& folder = folder_;
   FileDigest result;
-  Fd dir = open_root(folder);
+  Fd owned;        // the intermediate folder being walked, once there is one
+  int dir = fd_;   // the folder's own descriptor stays open
   // Walk the intermediate folders one component at a time, never following a link.
   std::size_t start = 0;
   std::string leaf;
@@ -112,26 +144,27 @@ FileDigest hash_file(const std::filesystem::path& folder, const std::string& rel
     }
     const std::string part = relative.substr(start, slash - start);
     struct stat st {};
-    if (::fstatat(dir.get(), part.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (::fstatat(dir, part.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
       if (errno == ENOENT || errno == ENOTDIR) { result.status = FileDigest::Status::missing; return result; }
       throw ArtifactIoError(os_error((folder / relative).string(), errno));
     }
     if (S_ISLNK(st.st_mode)) { result.status = FileDigest::Status::symlink; return result; }
     if (!S_ISDIR(st.st_mode)) { result.status = FileDigest::Status::missing; return result; }
-    Fd next(::openat(dir.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    Fd next(::openat(dir, part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (next.get() < 0) throw ArtifactIoError(os_error((folder / relative).string(), errno));
-    dir = std::move(next);
+    owned = std::move(next);
+    dir = owned.get();
     start = slash + 1;
   }
   struct stat st {};
-  if (::fstatat(dir.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+  if (::fstatat(dir, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     if (errno == ENOENT) { result.status = FileDigest::Status::missing; return result; }
     throw ArtifactIoError(os_error((folder / relative).string(), errno));
   }
   if (S_ISLNK(st.st_mode)) { result.status = FileDigest::Status::symlink; return result; }
   if (!S_ISREG(st.st_mode)) { result.status = FileDigest::Status::not_regular; return result; }
   // O_NONBLOCK: should the entry be swapped for a FIFO after the check, opening it does not block.
-  Fd file(::openat(dir.get(), leaf.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  Fd file(::openat(dir, leaf.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (file.get() < 0) {
     if (errno == ELOOP) { result.status = FileDigest::Status::symlink; return result; }
     if (errno == ENOENT) { result.status = FileDigest::Status::missing; return result; }
@@ -146,11 +179,15 @@ FileDigest hash_file(const std::filesystem::path& folder, const std::string& rel
     return result;
   }
   Sha256 hash;
-  std::vector<std::byte> buffer(1 << 20);
+  // One read for a small file (the buffer holds it and one byte more, to see it end); never more than 1 MiB
+  // at a time. Left uninitialised: zeroing (and faulting in) a fresh 1 MiB per file cost more than hashing.
+  constexpr std::uint64_t kChunkBytes = std::uint64_t{1} << 20;
+  const auto chunk = static_cast<std::size_t>(std::min(kChunkBytes, size + 1));
+  const std::unique_ptr<std::byte[]> buffer(new std::byte[chunk]);
   if (keep_contents) result.contents.reserve(size);
   std::uint64_t total = 0;
   while (true) {
-    const ssize_t n = ::read(file.get(), buffer.data(), buffer.size());
+    const ssize_t n = ::read(file.get(), buffer.get(), chunk);
     if (n < 0) {
       if (errno == EINTR) continue;
       throw ArtifactIoError(os_error((folder / relative).string(), errno));
@@ -163,8 +200,10 @@ FileDigest hash_file(const std::filesystem::path& folder, const std::string& rel
       result.contents.clear();
       return result;
     }
-    hash.update(buffer.data(), static_cast<std::size_t>(n));
-    if (keep_contents) result.contents.insert(result.contents.end(), buffer.begin(), buffer.begin() + n);
+    hash.update(buffer.get(), static_cast<std::size_t>(n));
+    if (keep_contents) result.contents.insert(result.contents.end(), buffer.get(), buffer.get() + n);
+    // A regular file gives fewer bytes than asked only at its end: no further read needed to see it.
+    if (static_cast<std::size_t>(n) < chunk) break;
   }
   result.bytes = total;
   result.sha256 = hash.hex_digest();

@@ -42,4 +42,23 @@ struct FileDigest {
 FileDigest hash_file(const std::filesystem::path& folder, const std::string& relative, bool keep_contents,
                      std::optional<std::uint64_t> max_bytes = std::nullopt);
 
+// A folder opened once (never through a link; ArtifactIoError as list_folder), then listed and its files
+// hashed relative to that one descriptor: the folder is resolved once for everything a verify reads.
+class OpenFolder {
+ public:
+  explicit OpenFolder(const std::filesystem::path& folder);
+  ~OpenFolder();
+  OpenFolder(const OpenFolder&) = delete;
+  OpenFolder& operator=(const OpenFolder&) = delete;
+
+  std::vector<FolderEntry> list() const;  // as list_folder
+  FileDigest hash(const std::string& relative, bool keep_contents,
+                  std::optional<std::uint64_t> max_bytes = std::nullopt) const;  // as hash_file
+
+ private:
+  std::filesystem::path folder_;
+  int fd_;
+  mutable bool listed_ = false;  // read before: rewind first
+};
+
 }  // namespace nnx

@@ -1,5 +1,6 @@
 #include "artifacts/artifacts.h"
 
+#include <optional>
 #include <set>
 
 #include "artifacts/artifact_folder.h"
@@ -121,8 +122,8 @@ std::vector<Listed> listed_files(const json& record, std::string& directory) {
 }
 
 // One listed file against the folder: its problem, if any (its bytes kept in `out` when asked).
-void verify_file(const std::filesystem::path& folder, const Listed& l, bool keep_contents, VerifyOutcome& out) {
-  FileDigest d = hash_file(folder, l.path, keep_contents, l.bytes);
+void verify_file(const OpenFolder& folder, const Listed& l, bool keep_contents, VerifyOutcome& out) {
+  FileDigest d = folder.hash(l.path, keep_contents, l.bytes);
   switch (d.status) {
     case FileDigest::Status::missing: out.problems.push_back(l.path + ": missing"); break;
     case FileDigest::Status::symlink: out.problems.push_back(l.path + ": a symlink"); break;
@@ -147,15 +148,20 @@ void verify_file(const std::filesystem::path& folder, const Listed& l, bool keep
 // The listed files (normalised, each once) against root/<directory>: every problem together.
 VerifyOutcome verify_listed(const std::string& directory, const std::vector<Listed>& listed,
                             const std::filesystem::path& root, bool keep_contents) {
-  if (!std::filesystem::is_directory(root)) {
-    throw ConformanceError("artifact root \"" + root.string() + "\" is not a folder");
-  }
+  const auto require_root = [&root] {
+    if (!std::filesystem::is_directory(root)) {
+      throw ConformanceError("artifact root \"" + root.string() + "\" is not a folder");
+    }
+  };
   const std::filesystem::path folder = profile_folder(root, directory);
   VerifyOutcome out;
   std::vector<FolderEntry> entries;
+  std::optional<OpenFolder> opened;  // listed and hashed through one descriptor
   try {
-    entries = list_folder(folder);
+    opened.emplace(folder);  // opened: the root is a folder (asked only when it cannot be opened)
+    entries = opened->list();
   } catch (const ArtifactIoError& e) {
+    require_root();
     std::error_code ec;
     auto st = std::filesystem::symlink_status(folder, ec);
     if (!ec && st.type() == std::filesystem::file_type::symlink) {
@@ -171,7 +177,7 @@ VerifyOutcome verify_listed(const std::string& directory, const std::vector<List
   }
   std::set<std::string> listed_paths;
   for (const auto& l : listed) {
-    verify_file(folder, l, keep_contents, out);
+    verify_file(*opened, l, keep_contents, out);
     listed_paths.insert(l.path);
   }
   for (const auto& e : entries) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string_view>
 
 namespace nnx {
@@ -45,6 +46,54 @@ std::uint32_t decode_utf8(std::string_view s, std::size_t& i) {
   }
   i += length;
   return code;
+}
+
+// Throws what append_string would for `s` (invalid UTF-8), without writing anything.
+void check_string(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    if (i + 8 <= s.size()) {  // eight ASCII bytes at once: the common case
+      std::uint64_t word = 0;
+      std::memcpy(&word, s.data() + i, sizeof word);
+      if ((word & 0x8080808080808080ULL) == 0) {
+        i += 8;
+        continue;
+      }
+    }
+    if (static_cast<unsigned char>(s[i]) >= 0x80) {
+      decode_utf8(s, i);
+    } else {
+      ++i;
+    }
+  }
+}
+
+// Throws what Writer::write would for `value` (same order, same messages), without writing anything.
+void check_value(const json& value, std::size_t depth) {
+  switch (value.type()) {
+    case json::value_t::null:
+    case json::value_t::boolean:
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned: return;
+    case json::value_t::number_float:
+      if (!std::isfinite(value.get<double>())) throw JsonError("NaN and Infinity cannot be written as JSON");
+      return;
+    case json::value_t::string: check_string(value.get_ref<const std::string&>()); return;
+    case json::value_t::array:
+    case json::value_t::object: {
+      if (depth + 1 > kMaxJsonDepth) {
+        throw JsonError("value nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+      }
+      const bool is_object = value.is_object();
+      for (auto it = value.begin(); it != value.end(); ++it) {
+        if (is_object) check_string(it.key());
+        check_value(*it, depth + 1);
+      }
+      return;
+    }
+    case json::value_t::binary: throw JsonError("binary values cannot be written as JSON");
+    case json::value_t::discarded: break;
+  }
+  throw JsonError("a discarded value cannot be written as JSON");
 }
 
 // A JSON string literal as json.dumps(ensure_ascii=True) writes it.
@@ -187,10 +236,48 @@ std::string dumps_canonical(const json& value) {
   return writer.take();
 }
 
+void check_writable(const json& value) { check_value(value, 0); }
+
 std::string dumps_pretty(const json& value) {
   Writer writer(2);
   writer.write(value, 0);
   return writer.take();
+}
+
+bool same_canonical(const json& a, const json& b) {
+  if (a.is_number_integer() && b.is_number_integer()) {
+    if (a.is_number_unsigned() != b.is_number_unsigned()) {
+      const json& u = a.is_number_unsigned() ? a : b;
+      const json& i = a.is_number_unsigned() ? b : a;
+      return i.get<std::int64_t>() >= 0 && static_cast<std::uint64_t>(i.get<std::int64_t>()) == u.get<std::uint64_t>();
+    }
+    return a == b;
+  }
+  if (a.type() != b.type()) return false;
+  switch (a.type()) {
+    case json::value_t::number_float: {
+      const double x = a.get<double>(), y = b.get<double>();
+      if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
+      return std::memcmp(&x, &y, sizeof x) == 0;
+    }
+    case json::value_t::object: {
+      if (a.size() != b.size()) return false;
+      for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j) {  // both in key order
+        if (i.key() != j.key() || !same_canonical(*i, *j)) return false;
+      }
+      return true;
+    }
+    case json::value_t::array: {
+      if (a.size() != b.size()) return false;
+      for (std::size_t k = 0; k < a.size(); ++k) {
+        if (!same_canonical(a[k], b[k])) return false;
+      }
+      return true;
+    }
+    case json::value_t::binary:
+    case json::value_t::discarded: return display_json(a) == display_json(b);
+    default: return a == b;  // null, boolean, string
+  }
 }
 
 std::string display_json(const json& value) {

@@ -19,9 +19,18 @@ std::string python_float_repr(double value);
 // json.dumps(value, sort_keys=True, separators=(", ", ": ")): one line.
 std::string dumps_canonical(const json& value);
 
+// Throws exactly the JsonError dumps_canonical would throw for `value` (the first problem in writing
+// order), without writing: what can be written reads back unchanged with parse_strict_json.
+void check_writable(const json& value);
+
 // json.dumps(value, sort_keys=True, indent=2): items end with "," at line ends, keys with ": ", empty
 // containers written [] and {}; no trailing newline.
 std::string dumps_pretty(const json& value);
+
+// True when display_json(a) == display_json(b), decided without writing either: integers by value (17 and
+// 17u alike, never equal to 17.0), floats bit for bit (all NaNs alike), strings byte for byte, containers
+// member by member.
+bool same_canonical(const json& a, const json& b);
 
 // Canonical text of a value for messages; never throws (NaN/Infinity and values the writer refuses are
 // shown as nlohmann writes them, invalid UTF-8 replaced).

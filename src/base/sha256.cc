@@ -11,9 +11,19 @@ struct Sha256::State {
   bool finished = false;
 };
 
+namespace {
+
+// SHA-256 fetched from the default provider once per process (each EVP_sha256() init would fetch it again).
+const EVP_MD* sha256_md() {
+  static EVP_MD* const md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  return md ? md : EVP_sha256();
+}
+
+}  // namespace
+
 Sha256::Sha256() : state_(std::make_unique<State>()) {
   state_->ctx = EVP_MD_CTX_new();
-  if (!state_->ctx || EVP_DigestInit_ex(state_->ctx, EVP_sha256(), nullptr) != 1) {
+  if (!state_->ctx || EVP_DigestInit_ex(state_->ctx, sha256_md(), nullptr) != 1) {
     throw std::runtime_error("OpenSSL: cannot initialise SHA-256");
   }
 }

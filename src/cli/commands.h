@@ -45,7 +45,7 @@ struct RunArgs {
 
 struct RecordArgs {
   std::string file;
-  std::vector<std::string> files;     // validate: every record or report named, in one process
+  std::vector<std::string> files;     // validate, verify: every record or report named, in one process
   std::string root;
   std::string output;
   std::string onnxruntime;

@@ -1,5 +1,6 @@
 // `nnx-conformance validate | verify | execute`: records that can be trusted later (doc/record-format.md §6, §7).
-// FILE is one record or a report (every record in it). validate and verify exit 0 or 1 with the problems
+// FILE is one record or a report (every record in it); validate and verify take several (`verify FILE...
+// ROOT`: every record of every file against one artifact root, in one process). validate and verify exit 0 or 1 with the problems
 // on stderr; execute exits like run (the class code of the first failing record).
 #include <CLI/CLI.hpp>
 
@@ -23,8 +24,10 @@ void add_record_commands(CLI::App& app, RecordArgs& args) {
   auto* validate = app.add_subcommand("validate", "refuse a record or report that breaks any rule");
   validate->add_option("FILE", args.files, "records or reports (one or more)")->required();
   auto* verify = app.add_subcommand("verify", "re-check every artifact byte for byte");
-  verify->add_option("FILE", args.file, "record or report")->required();
-  verify->add_option("ROOT", args.root, "artifact root (holding one folder per profile)")->required();
+  // FILE... ROOT: one positional list whose last item is the root (CLI11 gives a list every argument).
+  verify->add_option("FILE", args.files,
+                     "records or reports (one or more), then ROOT: the artifact root (one folder per profile)")
+      ->required();
   auto* execute = app.add_subcommand("execute", "verify, then load and run parity again (no Python needed unless --reference torch)");
   execute->add_option("FILE", args.file, "record or report")->required();
   execute->add_option("ROOT", args.root, "artifact root")->required();
@@ -88,27 +91,49 @@ int validate_command(const RecordArgs& args) {
   return ok ? kExitPassed : kExitError;
 }
 
-int verify_command(const RecordArgs& args) {
+// One file's records against ROOT: each record validated, then its artifacts verified; problems on stderr,
+// "<label>: every artifact verified" on stdout. With several files every line starts with "FILE: ".
+// An unreadable or non-JSON file is named and the others are still checked.
+bool verify_file(const std::string& file, const std::string& root, bool name_file) {
+  const std::string prefix = name_file ? file + ": " : "";
   json document;
-  const auto records = read_records(args.file, document);
+  std::vector<json> records;
+  try {
+    records = read_records(file, document);
+  } catch (const Error& e) {
+    if (!name_file) throw;  // one file: refused as before (cli_main names it)
+    std::cerr << "nnx-conformance: " << error_label(e.kind()) << ": " << e.what() << "\n";
+    return false;
+  }
   bool ok = !records.empty();
+  if (records.empty() && name_file) std::cerr << file << ": holds no records\n";
   for (std::size_t i = 0; i < records.size(); ++i) {
+    const std::string who = prefix + label(records[i], i);
     const auto problems = record_problems(records[i]);
     if (!problems.empty()) {
-      for (const auto& p : problems) std::cerr << label(records[i], i) << ": invalid record: " << p << "\n";
+      for (const auto& p : problems) std::cerr << who << ": invalid record: " << p << "\n";
       ok = false;
       continue;
     }
     try {
-      const auto out = verify_artifacts(records[i], args.root);
-      for (const auto& p : out.problems) std::cerr << label(records[i], i) << ": " << p << "\n";
-      if (out.ok()) std::cout << label(records[i], i) << ": every artifact verified\n";
+      const auto out = verify_artifacts(records[i], root);
+      for (const auto& p : out.problems) std::cerr << who << ": " << p << "\n";
+      if (out.ok()) std::cout << who << ": every artifact verified\n";
       ok = ok && out.ok();
     } catch (const ArtifactIoError& e) {
-      std::cerr << label(records[i], i) << ": unreadable: " << e.what() << "\n";
+      std::cerr << who << ": unreadable: " << e.what() << "\n";
       ok = false;
     }
   }
+  return ok;
+}
+
+int verify_command(const RecordArgs& args) {
+  if (args.files.size() < 2) throw UsageError("ROOT is required (see --help)");  // CLI11's words for a missing positional
+  const std::string& root = args.files.back();
+  const std::vector<std::string> files(args.files.begin(), args.files.end() - 1);
+  bool ok = true;
+  for (const auto& file : files) ok = verify_file(file, root, files.size() > 1) && ok;
   return ok ? kExitPassed : kExitError;
 }
 

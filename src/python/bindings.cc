@@ -25,7 +25,9 @@
 #include "model/reference_model.h"
 #include "profile/profile.h"
 #include "record/report.h"
+#include "record/validate_batch.h"
 #include "record/validate_record.h"
+#include "python/python_json.h"
 #include "runtime/runtime_cache.h"
 #include "worker/worker_process.h"
 
@@ -267,26 +269,53 @@ int matrix_cell(const std::filesystem::path& report, const std::filesystem::path
   return matrix::run_cell_child({report, root, library, cell_dir, first, 1});
 }
 
-std::vector<std::string> verify_artifacts(const std::string& record_text, const std::filesystem::path& root) {
-  return nnx::verify_artifacts(parse(record_text, "the record"), root).problems;
+// One tape per thread, reused: a record is recorded without allocating (the GIL is held while it is filled).
+static JsonTape& reused_tape() {
+  thread_local JsonTape tape;
+  return tape;
 }
 
-void validate_record(const std::string& record_text) {
-  const json record = parse(record_text, "the record");
-  const auto problems = record_problems(record);
+std::vector<std::string> verify_artifacts(py::handle record, const std::filesystem::path& root) {
+  JsonTape& tape = reused_tape();
+  tape_from_python(record, "the record", tape);  // the whole record read: strict JSON everywhere
+  const py::gil_scoped_release released;
+  return nnx::verify_artifacts(tape.member_to_json("artifacts"), root).problems;  // all it reads
+}
+
+std::vector<std::vector<std::string>> verify_artifacts_many(py::handle records, const std::filesystem::path& root) {
+  const py::sequence items = py::reinterpret_borrow<py::sequence>(records);
+  std::vector<JsonTape> tapes;
+  tapes.reserve(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) tapes.push_back(tape_from_python(items[i], "record " + std::to_string(i)));
+  const py::gil_scoped_release released;
+  std::vector<std::vector<std::string>> problems;
+  problems.reserve(tapes.size());
+  for (const auto& tape : tapes) problems.push_back(nnx::verify_artifacts(tape.member_to_json("artifacts"), root).problems);
+  return problems;
+}
+
+void validate_record(py::handle record) {
+  JsonTape& tape = reused_tape();
+  tape_from_python(record, "the record", tape);  // the GIL is needed only here
+  const py::gil_scoped_release released;
+  const json value = tape.to_json();
+  const std::vector<std::string> problems = record_problems(value);
   if (problems.empty()) return;
   try {
-    nnx::validate_record(record);
+    nnx::validate_record(value);
   } catch (const ConformanceError& e) {
     throw ProblemList{e.what(), problems};
   }
 }
 
-std::vector<std::vector<std::string>> validate_records(const std::vector<std::string>& record_texts) {
-  std::vector<std::vector<std::string>> problems;
-  problems.reserve(record_texts.size());
-  for (const auto& text : record_texts) problems.push_back(record_problems(parse(text, "a record")));
-  return problems;
+std::vector<std::vector<std::string>> validate_records(py::handle records) {
+  // Each record is read under the GIL, one by one, while the queue's workers validate the ones before.
+  const py::sequence items = py::reinterpret_borrow<py::sequence>(records);
+  const std::size_t count = items.size();
+  ValidationQueue queue(count, ValidationQueue::workers_for(count));
+  for (std::size_t i = 0; i < count; ++i) queue.push(i, tape_from_python(items[i], "record " + std::to_string(i)));
+  const py::gil_scoped_release released;
+  return queue.finish();
 }
 
 int exit_code(const std::string& records_text) { return exit_code_for(records_from(parse(records_text, "the records"))); }

@@ -79,11 +79,16 @@ std::string runtime_matrix(const std::filesystem::path& report, const std::files
 int matrix_cell(const std::filesystem::path& report, const std::filesystem::path& root,
                 const std::filesystem::path& library, const std::filesystem::path& cell_dir, std::size_t first);
 
-std::vector<std::string> verify_artifacts(const std::string& record_text, const std::filesystem::path& root);
-void validate_record(const std::string& record_text);
-// Every problem of each record (record-format §6), in order; an empty list for a valid record. One call for
-// many records: the GIL is released while the core validates them all.
-std::vector<std::vector<std::string>> validate_records(const std::vector<std::string>& record_texts);
+// Records cross as Python objects, converted by python_json.h (the strictness of `_dumps`, without text);
+// the core then works with the GIL released.
+std::vector<std::string> verify_artifacts(pybind11::handle record, const std::filesystem::path& root);
+// verify_artifacts of each record of a sequence under the same root, in order.
+std::vector<std::vector<std::string>> verify_artifacts_many(pybind11::handle records, const std::filesystem::path& root);
+void validate_record(pybind11::handle record);
+// Every problem of each record of a sequence (record-format §6), in order; an empty list for a valid record.
+// One call for many records: each is converted under the GIL while worker threads validate the ones before
+// (record/validate_batch.h); "record <i> is not strict JSON: ..." refuses the call.
+std::vector<std::vector<std::string>> validate_records(pybind11::handle records);
 
 // `records_text`: a list of records, one record, a report, or a bare {"profiles": [...]} mapping (the original
 // API's report shape: only "profiles" is read; a format or status that is present is still checked).

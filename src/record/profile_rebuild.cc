@@ -159,12 +159,107 @@ void compare_cases(const json& cases, const Profile& p, std::vector<std::string>
     const json want = {{key::kName, e.name}, {key::kShape, e.shape}, {key::kSeed, e.seed}, {key::kExpect, e.expect}};
     for (const char* field : {key::kExpect, key::kName, key::kShape, key::kSeed}) {
       const json& got = member(cases[i], field);
-      if (text_of(got) != text_of(want[field])) {
+      if (!same_canonical(got, want[field])) {
         problems.push_back(case_label(cases, i) + "." + field + ": " + shortened(text_of(got)) +
                            " is not what a profile produces here (" + text_of(want[field]) + ")");
       }
     }
   }
+}
+
+// The settings of the tested profile `name` (constant: built once per process), or null.
+const json* tested_settings(const std::string& name) {
+  static const std::vector<std::pair<std::string, json>> settings = [] {
+    std::vector<std::pair<std::string, json>> out;
+    for (const auto& p : tested_profiles()) out.emplace_back(p.name, p.settings());
+    return out;
+  }();
+  for (const auto& [tested, value] : settings) {
+    if (tested == name) return &value;
+  }
+  return nullptr;
+}
+
+// same_canonical(as_float(value), expected) without building the float.
+bool same_as_float(const json& value, const json& expected) {
+  double d = 0.0;
+  if (json_number(value, d)) return expected.is_number_float() && same_canonical(json(d), expected);
+  return same_canonical(value, expected);
+}
+
+// same_canonical(record_settings(record)[model config], expected), read in place.
+bool same_config(const json& config, const json& expected) {
+  namespace cfg = rf::config_key;
+  if (!config.is_object()) return same_canonical(config, expected);
+  if (!expected.is_object() || expected.size() != config.size() - (config.contains(cfg::kWeightsSha256) ? 1 : 0)) {
+    return false;
+  }
+  for (auto it = config.begin(); it != config.end(); ++it) {
+    if (it.key() == cfg::kWeightsSha256) continue;
+    const auto want = expected.find(it.key());
+    if (want == expected.end()) return false;
+    if (it.key() == cfg::kDropout) {
+      if (!same_as_float(*it, *want)) return false;
+    } else if (it.key() == cfg::kWeights && it->is_object() && it->contains(cfg::kStd)) {
+      if (!want->is_object() || want->size() != it->size()) return false;
+      for (auto w = it->begin(); w != it->end(); ++w) {
+        const auto want_w = want->find(w.key());
+        if (want_w == want->end()) return false;
+        if (!(w.key() == cfg::kStd ? same_as_float(*w, *want_w) : same_canonical(*w, *want_w))) return false;
+      }
+    } else if (!same_canonical(*it, *want)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// same_canonical(record_settings(record), expected), decided in place (no settings object is built): the
+// common case of a record whose settings are right. A false answer is then explained by the full comparison.
+bool settings_match(const json& record, const json& expected) {
+  namespace key = rf::settings_key;
+  if (!expected.is_object() || expected.size() != 7) return false;
+  auto part = [&](const char* name) -> const json* {
+    auto it = expected.find(name);
+    return it == expected.end() ? nullptr : &*it;
+  };
+  const json* tolerances = part(key::kTolerances);
+  const json* cases = part(key::kInputCases);
+  const json* dtype = part(key::kDtype);
+  const json* runtime = part(key::kRuntime);
+  const json* options = part(key::kExporterOptions);
+  const json* config = part(key::kModelConfig);
+  const json* directory = part(key::kArtifactDirectory);
+  if (!tolerances || !cases || !dtype || !runtime || !options || !config || !directory) return false;
+  const json& tol = member(record, rf::kTolerances);
+  if (!tolerances->is_object() || tolerances->size() != 2) return false;
+  for (const char* k : {rf::tolerance_key::kRtol, rf::tolerance_key::kAtol}) {
+    auto want = tolerances->find(k);
+    if (want == tolerances->end() || !same_as_float(member(tol, k), *want)) return false;
+  }
+  const json& raw_cases = member(record, rf::kInputCases);
+  if (raw_cases.is_array()) {
+    if (!cases->is_array() || cases->size() != raw_cases.size()) return false;
+    for (std::size_t i = 0; i < raw_cases.size(); ++i) {
+      const json& want = (*cases)[i];
+      if (!want.is_object() || want.size() != kCaseSettings.size()) return false;
+      for (const char* field : kCaseSettings) {
+        auto w = want.find(field);
+        if (w == want.end() || !same_canonical(member(raw_cases[i], field), *w)) return false;
+      }
+    }
+  } else if (!same_canonical(raw_cases, *cases)) {
+    return false;
+  }
+  if (!same_canonical(member(record, rf::kDtype), *dtype)) return false;
+  const json& rt = member(record, rf::kRuntime);
+  if (!runtime->is_array() || runtime->size() != 2 || !same_canonical(member(rt, rf::runtime_key::kName), (*runtime)[0]) ||
+      !same_canonical(member(rt, rf::runtime_key::kProvider), (*runtime)[1])) {
+    return false;
+  }
+  if (!same_canonical(member(member(record, rf::kExporter), rf::exporter_key::kOptions), *options)) return false;
+  if (!same_config(member(record, rf::kConfig), *config)) return false;
+  return same_canonical(member(member(record, rf::kArtifacts), rf::artifacts_key::kDirectory), *directory);
 }
 
 }  // namespace
@@ -242,11 +337,13 @@ Profile profile_from_record(const json& record, std::vector<std::string>& proble
 std::vector<std::string> settings_problems(const json& record) {
   std::vector<std::string> problems;
   const json& name = member(record, rf::kProfile);
+  const json* tested = name.is_string() ? tested_settings(name.get<std::string>()) : nullptr;
+  if (tested && settings_match(record, *tested)) return problems;  // the common case, decided in place
   const json actual = record_settings(record);
   json expected;
   std::string against;
-  if (name.is_string() && is_tested_name(name.get<std::string>())) {
-    expected = tested_profile(name.get<std::string>())->settings();
+  if (tested) {
+    expected = *tested;
     against = "the tested profile \"" + name.get<std::string>() + "\"";
   } else {
     std::vector<std::string> rebuild;
@@ -262,7 +359,7 @@ std::vector<std::string> settings_problems(const json& record) {
     expected = p.settings();
     against = "the rebuilt profile \"" + p.name + "\"";
   }
-  if (text_of(actual) == text_of(expected)) return problems;
+  if (same_canonical(actual, expected)) return problems;
   std::vector<std::string> where;
   differences(actual, expected, "", where);
   if (where.empty()) where.push_back("canonical text");

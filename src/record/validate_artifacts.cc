@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "artifacts/artifact_path.h"
 #include "artifacts/layout.h"
@@ -14,7 +15,7 @@ namespace {
 
 bool is_role(const json& role) {
   for (const char* r : rf::kRoles) {
-    if (role == r) return true;
+    if (is_text(role, r)) return true;
   }
   return false;
 }
@@ -51,7 +52,7 @@ bool check_file_fields(const json& f, const std::string& where, const std::optio
   const json& role = member(f, key::kRole);
   if (!is_role(role)) {
     out.push_back(at(where, key::kRole) + ": unknown role " + text_of(role) + " (" + role_list() + ")");
-  } else if (role == rf::kRoleModel) {
+  } else if (is_text(role, rf::kRoleModel)) {
     is_model = true;
     if (normal && *normal != model_path) {
       out.push_back(where + ": role " + quote(rf::kRoleModel) + " but path " + text_of(member(f, key::kPath)) +
@@ -108,29 +109,29 @@ void check_model_opset(const json& model, Problems& out) {
 
 void check_artifacts(const json& record, const Stages& view, Problems& out) {
   namespace key = rf::artifacts_key;
-  if (!record.contains(rf::kArtifacts)) return;
+  if (!record.contains(std::string_view(rf::kArtifacts))) return;
   const json& artifacts = record[rf::kArtifacts];
   if (!is_object_or_report(artifacts, rf::kArtifacts, out)) return;
   exact_keys(artifacts, rf::kArtifacts, key::kKeys, out);
-  if (artifacts.contains(key::kDirectory) && !artifacts[key::kDirectory].is_string()) {
+  if (artifacts.contains(std::string_view(key::kDirectory)) && !artifacts[key::kDirectory].is_string()) {
     out.push_back(at(rf::kArtifacts, key::kDirectory) + ": must be a string, not " +
                   json_type_name(artifacts[key::kDirectory]));
   }
-  if (artifacts.contains(key::kModel) && artifacts[key::kModel] != kModelFile) {
+  if (artifacts.contains(std::string_view(key::kModel)) && artifacts[key::kModel] != kModelFile) {
     out.push_back(at(rf::kArtifacts, key::kModel) + ": must be " + quote(kModelFile) + ", not " +
                   text_of(artifacts[key::kModel]));
   }
   const bool checked = stage(view, Stage::check).status == StageStatus::passed;
-  if (artifacts.contains(key::kFiles)) check_artifact_files(artifacts[key::kFiles], kModelFile, checked, out);
+  if (artifacts.contains(std::string_view(key::kFiles))) check_artifact_files(artifacts[key::kFiles], kModelFile, checked, out);
 }
 
 void check_opset(const json& record, const Stages& view, Problems& out) {
   namespace key = rf::opset_key;
-  if (!record.contains(rf::kOpset)) return;
+  if (!record.contains(std::string_view(rf::kOpset))) return;
   const json& opset = record[rf::kOpset];
   if (!is_object_or_report(opset, rf::kOpset, out)) return;
   exact_keys(opset, rf::kOpset, key::kKeys, out);
-  if (opset.contains(key::kRequested)) {
+  if (opset.contains(std::string_view(key::kRequested))) {
     const std::string where = at(rf::kOpset, key::kRequested);
     const json& requested = opset[key::kRequested];
     const json& options = member(member(record, rf::kExporter), rf::exporter_key::kOptions);
@@ -143,7 +144,7 @@ void check_opset(const json& record, const Stages& view, Problems& out) {
     }
   }
   const auto& check = stage(view, Stage::check);
-  if (!opset.contains(key::kModel) || !check.status) return;
+  if (!opset.contains(std::string_view(key::kModel)) || !check.status) return;
   const json& model = opset[key::kModel];
   if (check.status != StageStatus::passed) {
     if (!model.is_null()) out.push_back(at(rf::kOpset, key::kModel) + ": must be null until check passed");

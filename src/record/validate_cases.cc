@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "base/json_fields.h"
 #include "base/limits.h"
@@ -37,7 +38,7 @@ bool is_case_shape(const json& v) {
 
 bool is_outcome(const json& v) {
   for (const char* outcome : rf::kOutcomes) {
-    if (v == outcome) return true;
+    if (is_text(v, outcome)) return true;
   }
   return false;
 }
@@ -79,7 +80,7 @@ bool check_case_fields(const json& c, const std::string& label, Problems& out) {
   const json& seed = member(c, key::kSeed);
   if (!is_seed(seed)) bad(key::kSeed, text_of(seed) + " is not an integer in [0, 2^63)");
   const json& expect = member(c, key::kExpect);
-  if (expect != rf::kExpectMatch && expect != rf::kExpectRejected) {
+  if (!is_text(expect, rf::kExpectMatch) && !is_text(expect, rf::kExpectRejected)) {
     bad(key::kExpect, "must be " + quote(rf::kExpectMatch) + " or " + quote(rf::kExpectRejected) + ", not " +
                           text_of(expect));
   }
@@ -152,7 +153,7 @@ void check_parity_failure(const json& cases, const StageView& parity, Problems& 
   std::optional<FailureClass> first;
   for (FailureClass cls : rf::kParityFailureOrder) {
     for (const auto& c : cases) {
-      if (!first && c[rf::case_key::kFailure] == json(std::string(failure_name(cls)))) first = cls;
+      if (!first && is_text(c[rf::case_key::kFailure], failure_name(cls))) first = cls;
     }
   }
   if (!first) {
@@ -186,7 +187,7 @@ void check_case_against_parity(const json& c, const std::string& label, const St
 }  // namespace
 
 void check_cases(const json& record, const Stages& view, Problems& out) {
-  if (!record.contains(rf::kInputCases)) return;
+  if (!record.contains(std::string_view(rf::kInputCases))) return;
   const json& cases = record[rf::kInputCases];
   if (!cases.is_array()) {
     out.push_back(std::string(rf::kInputCases) + ": must be a list, not " + json_type_name(cases));
@@ -202,7 +203,7 @@ void check_cases(const json& record, const Stages& view, Problems& out) {
       all_well_typed = false;
       continue;
     }
-    if (c.contains(rf::case_key::kExpect) && c[rf::case_key::kExpect] == rf::kExpectMatch) ++valid_cases;
+    if (is_text(member(c, rf::case_key::kExpect), rf::kExpectMatch)) ++valid_cases;
     if (!check_case_fields(c, label, out)) {
       all_well_typed = false;
       continue;

@@ -28,6 +28,10 @@ const json& member(const json& object, const char* key);
 // The canonical text of a value (NaN and friends by name), as problems quote values.
 std::string text_of(const json& value);
 std::string quote(std::string_view s);
+// value == s for a JSON string value, without making a JSON value of s.
+inline bool is_text(const json& value, std::string_view s) {
+  return value.is_string() && value.get_ref<const std::string&>() == s;
+}
 // "<where>.<key>"
 std::string at(std::string_view where, std::string_view key);
 

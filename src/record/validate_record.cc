@@ -4,9 +4,11 @@
 #include "record/validate_record.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "base/json_fields.h"
@@ -23,7 +25,7 @@ namespace validation {
 const json& member(const json& object, const char* key) {
   static const json kNull;
   if (!object.is_object()) return kNull;
-  auto it = object.find(key);
+  auto it = object.find(std::string_view(key));  // one strlen, not one per comparison
   return it == object.end() ? kNull : *it;
 }
 
@@ -40,16 +42,22 @@ std::string at(std::string_view where, std::string_view key) {
 
 bool exact_keys(const json& object, const std::string& where, std::span<const char* const> keys, Problems& out) {
   bool complete = true;
-  std::set<std::string> allowed;
+  std::array<std::string_view, 32> allowed{};  // the keys' lengths measured once, not per comparison
+  const std::size_t count = std::min(keys.size(), allowed.size());
+  for (std::size_t i = 0; i < count; ++i) allowed[i] = keys[i];
+  const bool is_object = object.is_object();
   for (const char* k : keys) {
-    allowed.insert(k);
-    if (!object.contains(k)) {
+    if (!is_object || object.find(std::string_view(k)) == object.end()) {
       out.push_back(at(where, k) + ": missing");
       complete = false;
     }
   }
   for (const auto& [k, v] : object.items()) {
-    if (!allowed.count(k)) out.push_back(at(where, k) + ": unknown key");
+    const std::string_view name(k);
+    if (std::none_of(allowed.begin(), allowed.begin() + count, [&](std::string_view a) { return a == name; }) &&
+        std::none_of(keys.begin() + count, keys.end(), [&](const char* a) { return name == a; })) {
+      out.push_back(at(where, k) + ": unknown key");
+    }
   }
   return complete;
 }
@@ -64,37 +72,26 @@ namespace {
 
 // ---- strict JSON ---------------------------------------------------------------------------------------
 
-// Same value and same JSON type (an integer is never a float; floats compare bit for bit).
-bool same_value(const json& a, const json& b) {
-  if (a.is_number_integer() && b.is_number_integer()) return a.dump() == b.dump();
-  if (a.type() != b.type()) return false;
-  switch (a.type()) {
-    case json::value_t::number_float: {
-      const double x = a.get<double>(), y = b.get<double>();
-      return std::memcmp(&x, &y, sizeof x) == 0;
-    }
-    case json::value_t::object: {
-      if (a.size() != b.size()) return false;
-      for (auto it = a.begin(); it != a.end(); ++it) {
-        auto other = b.find(it.key());
-        if (other == b.end() || !same_value(*it, *other)) return false;
-      }
-      return true;
-    }
-    case json::value_t::array: {
-      if (a.size() != b.size()) return false;
-      for (std::size_t i = 0; i < a.size(); ++i) {
-        if (!same_value(a[i], b[i])) return false;
-      }
-      return true;
-    }
-    default:
-      return a == b;
-  }
+bool is_not_json(const json& value) {
+  return (value.is_number_float() && !std::isfinite(value.get<double>())) || value.is_binary() || value.is_discarded();
 }
 
-void check_strict_json(const json& record, Problems& out) {
-  // Non-finite numbers and values JSON cannot hold, found without recursion (any depth).
+// True when some value at any depth is non-finite, binary or discarded (no paths built: the common case).
+bool holds_non_json(const json& record) {
+  std::vector<const json*> todo = {&record};
+  while (!todo.empty()) {
+    const json* value = todo.back();
+    todo.pop_back();
+    if (is_not_json(*value)) return true;
+    if (value->is_structured()) {
+      for (auto it = value->begin(); it != value->end(); ++it) todo.push_back(&*it);
+    }
+  }
+  return false;
+}
+
+// Names every such value by its path ("record.a.b[2]"); returns how many.
+std::size_t name_non_json(const json& record, Problems& out) {
   std::size_t found = 0;
   std::vector<std::pair<const json*, std::string>> todo = {{&record, "record"}};
   while (!todo.empty()) {
@@ -115,11 +112,18 @@ void check_strict_json(const json& record, Problems& out) {
       }
     }
   }
+  return found;
+}
+
+void check_strict_json(const json& record, Problems& out) {
+  // Non-finite numbers and values JSON cannot hold, found without recursion (any depth); paths are built
+  // only when there is one.
+  const std::size_t found = holds_non_json(record) ? name_non_json(record, out) : 0;
   if (found) return;
+  // What a canonical write/read round trip would refuse (invalid UTF-8, nesting too deep), found without
+  // writing the text: the writer refuses exactly what would not read back unchanged (json_python.h).
   try {
-    if (!same_value(record, parse_strict_json(dumps_canonical(record)))) {
-      out.push_back("not strict JSON: the record does not survive a canonical round trip unchanged");
-    }
+    check_writable(record);
   } catch (const std::exception& e) {
     out.push_back(std::string("not strict JSON: ") + e.what());
   }
@@ -129,10 +133,11 @@ void check_strict_json(const json& record, Problems& out) {
 
 void check_top_level_keys(const json& record, Problems& out) {
   for (const char* key : rf::kRecordKeys) {
-    if (!record.contains(key)) out.push_back(at("record", key) + ": missing");
+    if (!record.contains(std::string_view(key))) out.push_back(at("record", key) + ": missing");
   }
+  static const std::vector<std::string_view> kKeys(rf::kRecordKeys.begin(), rf::kRecordKeys.end());
   for (const auto& [key, value] : record.items()) {
-    if (std::find(rf::kRecordKeys.begin(), rf::kRecordKeys.end(), key) == rf::kRecordKeys.end()) {
+    if (std::find(kKeys.begin(), kKeys.end(), std::string_view(key)) == kKeys.end()) {
       out.push_back(at("record", key) + ": unknown key");
     }
   }
@@ -153,9 +158,9 @@ void check_exporter(const json& exporter, Problems& out) {
   exact_keys(exporter, rf::kExporter, key::kKeys, out);
   const json& options = member(exporter, key::kOptions);
   const std::string options_where = at(rf::kExporter, key::kOptions);
-  if (exporter.contains(key::kOptions)) is_object_or_report(options, options_where, out);
+  if (exporter.contains(std::string_view(key::kOptions))) is_object_or_report(options, options_where, out);
   const json& option = member(options, key::kOptionExporter);
-  if (exporter.contains(key::kName) && option != exporter[key::kName]) {
+  if (exporter.contains(std::string_view(key::kName)) && option != exporter[key::kName]) {
     out.push_back(at(rf::kExporter, key::kName) + ": " + text_of(exporter[key::kName]) + " is unlike " +
                   at(options_where, key::kOptionExporter) + " " + text_of(option));
   }
@@ -164,40 +169,41 @@ void check_exporter(const json& exporter, Problems& out) {
 void check_runtime(const json& runtime, Problems& out) {
   namespace key = rf::runtime_key;
   exact_keys(runtime, rf::kRuntime, key::kKeys, out);
-  if (runtime.contains(key::kSession) && text_of(runtime[key::kSession]) != text_of(session_options_json())) {
+  static const json kSession = session_options_json();  // constant: built once
+  if (runtime.contains(std::string_view(key::kSession)) && !same_canonical(runtime[key::kSession], kSession)) {
     out.push_back(at(rf::kRuntime, key::kSession) + ": other session options " + text_of(runtime[key::kSession]) +
-                  " than " + text_of(session_options_json()));
+                  " than " + text_of(kSession));
   }
 }
 
 void check_sections(const json& record, Problems& out) {
-  if (record.contains(rf::kFormat) && record[rf::kFormat] != kFormat) {
+  if (record.contains(std::string_view(rf::kFormat)) && record[rf::kFormat] != kFormat) {
     out.push_back(std::string(rf::kFormat) + ": must be " + quote(kFormat) + ", not " + text_of(record[rf::kFormat]));
   }
-  if (record.contains(rf::kProfile) && !record[rf::kProfile].is_string()) {
+  if (record.contains(std::string_view(rf::kProfile)) && !record[rf::kProfile].is_string()) {
     out.push_back(std::string(rf::kProfile) + ": must be a string, not " + json_type_name(record[rf::kProfile]));
   }
   for (const char* key : {rf::kSource, rf::kVersions}) {
-    if (record.contains(key)) is_object_or_report(record[key], key, out);
+    if (record.contains(std::string_view(key))) is_object_or_report(record[key], key, out);
   }
-  if (record.contains(rf::kConfig) && is_object_or_report(record[rf::kConfig], rf::kConfig, out)) {
+  if (record.contains(std::string_view(rf::kConfig)) && is_object_or_report(record[rf::kConfig], rf::kConfig, out)) {
     check_config(record[rf::kConfig], out);
   }
-  if (record.contains(rf::kExporter) && is_object_or_report(record[rf::kExporter], rf::kExporter, out)) {
+  if (record.contains(std::string_view(rf::kExporter)) && is_object_or_report(record[rf::kExporter], rf::kExporter, out)) {
     check_exporter(record[rf::kExporter], out);
   }
-  if (record.contains(rf::kRuntime) && is_object_or_report(record[rf::kRuntime], rf::kRuntime, out)) {
+  if (record.contains(std::string_view(rf::kRuntime)) && is_object_or_report(record[rf::kRuntime], rf::kRuntime, out)) {
     check_runtime(record[rf::kRuntime], out);
   }
 }
 
 void check_tolerances(const json& record, Problems& out) {
-  if (!record.contains(rf::kTolerances)) return;
+  if (!record.contains(std::string_view(rf::kTolerances))) return;
   const json& tolerances = record[rf::kTolerances];
   if (!is_object_or_report(tolerances, rf::kTolerances, out)) return;
   exact_keys(tolerances, rf::kTolerances, rf::tolerance_key::kKeys, out);
   for (const char* key : rf::tolerance_key::kKeys) {
-    if (!tolerances.contains(key)) continue;
+    if (!tolerances.contains(std::string_view(key))) continue;
     double d = 0.0;
     if (!json_number(tolerances[key], d) || !std::isfinite(d) || d < 0.0) {
       out.push_back(at(rf::kTolerances, key) + ": must be a finite number >= 0, not " + text_of(tolerances[key]));

@@ -1,6 +1,7 @@
 // The stages of a record, the summary they give (status, failure, level) and model_state against the
 // export stage (doc/record-format.md §4 export, §5, §6 stages and model_state).
 #include <string>
+#include <string_view>
 
 #include "base/json_fields.h"
 #include "record/validate_internal.h"
@@ -62,7 +63,7 @@ const StageView& stage(const Stages& view, Stage s) { return view[stage_index(s)
 Stages check_stages(const json& record, Problems& out) {
   Stages view;
   const json& stages = member(record, rf::kStages);
-  if (!record.contains(rf::kStages) || !is_object_or_report(stages, rf::kStages, out)) return view;
+  if (!record.contains(std::string_view(rf::kStages)) || !is_object_or_report(stages, rf::kStages, out)) return view;
   for (const auto& [k, v] : stages.items()) {
     if (!parse_stage(k)) out.push_back(at(rf::kStages, k) + ": not one of the five stages");
   }
@@ -91,15 +92,15 @@ void check_summary(const json& record, const Stages& view, Problems& out) {
   const json& failure = member(record, rf::kFailure);
   const json& level = member(record, rf::kLevel);
   const bool status_known = status.is_string() && parse_record_status(status.get<std::string>());
-  if (record.contains(rf::kStatus) && !status_known) {
+  if (record.contains(std::string_view(rf::kStatus)) && !status_known) {
     out.push_back(std::string(rf::kStatus) + ": unknown status " + text_of(status));
   }
   const bool failure_known = failure.is_null() || (failure.is_string() && parse_failure(failure.get<std::string>()));
-  if (record.contains(rf::kFailure) && !failure_known) {
+  if (record.contains(std::string_view(rf::kFailure)) && !failure_known) {
     out.push_back(std::string(rf::kFailure) + ": unknown failure class " + text_of(failure));
   }
   const bool level_known = level.is_string() && parse_level(level.get<std::string>());
-  if (record.contains(rf::kLevel) && !level_known) {
+  if (record.contains(std::string_view(rf::kLevel)) && !level_known) {
     out.push_back(std::string(rf::kLevel) + ": unknown level " + text_of(level));
   }
 
@@ -132,7 +133,7 @@ void check_summary(const json& record, const Stages& view, Problems& out) {
 }
 
 void check_model_state(const json& record, const Stages& view, Problems& out) {
-  if (!record.contains(rf::kModelState)) return;
+  if (!record.contains(std::string_view(rf::kModelState))) return;
   const json& state = record[rf::kModelState];
   const std::string where = rf::kModelState;
   std::vector<std::string> changed_list;  // parts showing a change

@@ -164,6 +164,110 @@ def test_validate_records_returns_each_records_problems_in_one_call(both):
         ec.validate_records([records[0], {**records[0], "versions": {"x": math.inf}}])
 
 
+def test_records_cross_as_objects_with_the_strictness_and_words_of_the_json_text(both):
+    """validate_record / validate_records / verify_artifacts hand the core the Python objects (python_json.h):
+    each refusal is the one the JSON text path (_dumps, then the core's strict parser) gave, in its words."""
+    records, root = both
+    record = records[0]
+
+    class Odd:
+        pass
+
+    same_words = [
+        {**record, "versions": {"x": math.nan}},
+        {**record, "versions": {"x": (1.0, -math.inf)}},
+        {**record, "versions": {(1, 2): "x"}},
+        {**record, "versions": {1: "x"}},
+        {**record, "versions": {None: "x", "y": Odd()}},  # the object wins: json.dumps stops there first
+        {**record, "versions": {"x": Odd()}},
+        {**record, "versions": {"x": b"bytes"}},
+        {**record, "versions": {"x": {1, 2}}},
+        {**record, "versions": {True: "x"}},
+    ]
+    for bad in same_words:
+        with pytest.raises(ec.ConformanceError) as by_text:
+            ec._dumps(bad, "the record")
+        with pytest.raises(ec.ConformanceError) as by_object:
+            ec.validate_record(bad)
+        assert str(by_object.value) == str(by_text.value)
+        with pytest.raises(ec.ConformanceError) as in_batch:
+            ec.validate_records([record, bad])
+        assert str(in_batch.value) == str(by_text.value).replace("the record", "record 1", 1)
+        with pytest.raises(ec.ConformanceError) as verified:
+            ec.verify_artifacts(bad, root)
+        assert str(verified.value) == str(by_text.value)
+    # What the core's parser refused in the text: the same refusal, named without a byte offset.
+    deep: object = "leaf"
+    for _ in range(200):
+        deep = [deep]
+    cycle: list = []
+    cycle.append(cycle)
+    for bad, words in (({**record, "versions": {"x": 2 ** 64}}, "integer 18446744073709551616 does not fit"),
+                       ({**record, "versions": {"x": -(2 ** 63) - 1}}, "does not fit in int64 or uint64"),
+                       ({**record, "versions": {"x": deep}}, "nesting deeper than 128 levels"),
+                       ({**record, "versions": {"x": cycle}}, "nesting deeper than 128 levels"),
+                       ({**record, "versions": {"x": "\udc80"}}, "invalid surrogate escape")):
+        with pytest.raises(ec.ConformanceError, match="the record is not strict JSON: .*" + words):
+            ec.validate_record(bad)
+    # Accepted as the text path accepted them: tuples, any Mapping, int and float subclasses, the extremes.
+    from collections import OrderedDict
+    from enum import IntEnum
+    from types import MappingProxyType
+
+    class Seed(IntEnum):
+        one = 1
+
+    shaped = {**record, "versions": MappingProxyType(OrderedDict(record["versions"])),
+              "input_cases": tuple(record["input_cases"]),
+              "source": {**record["source"], "revision": "r\u00e9v\U0001f600"}}
+    ec.validate_record(shaped)
+    assert ec.validate_records([shaped, record]) == [[], []]
+    assert ec.verify_artifacts(shaped, root) is None
+    edited = json.loads(json.dumps(record))
+    edited["input_cases"][0]["seed"] = Seed.one  # an int: the settings rule sees 1, not the profile's seed
+    with pytest.raises(ec.ConformanceError) as refused:
+        ec.validate_record(edited)
+    assert list(refused.value.problems) == ec.validate_records([json.loads(json.dumps(edited))])[0]
+    huge = json.loads(json.dumps(record))
+    huge["versions"]["u"], huge["versions"]["i"] = 2 ** 64 - 1, -(2 ** 63)
+    ec.validate_record(huge)
+
+
+def test_validate_records_on_threads_gives_each_records_own_problems_in_order(both):
+    """Enough records for the worker threads (record/validate_batch.h): every record is still validated whole
+    and its problems come back at its index, as validate_record names them one by one."""
+    records, _ = both
+    batch = []
+    for i in range(600):
+        r = json.loads(json.dumps(records[i % 2]))
+        if i % 7 == 3:
+            r["input_cases"][0]["seed"] = -i
+        if i % 11 == 5:
+            r["level"] = "none"
+        batch.append(r)
+    found = ec.validate_records(batch)
+    assert len(found) == len(batch)
+    for i, (r, problems) in enumerate(zip(batch, found)):
+        if i % 7 != 3 and i % 11 != 5:
+            assert problems == [], i
+            continue
+        with pytest.raises(ec.ConformanceError) as one:
+            ec.validate_record(r)
+        assert problems == list(one.value.problems), i
+        if i % 7 == 3:
+            assert any(f"is not an integer in [0, 2^63)" in p and str(-i) in p for p in problems), problems
+    assert ec.validate_records(r for r in batch[:3]) == found[:3]  # any iterable
+
+
+def test_verify_artifacts_many_verifies_each_record_under_one_root(both, tmp_path):
+    records, root = both
+    assert ec.verify_artifacts_many(records, root) == [[], []]
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)
+    (copy / records[1]["artifacts"]["directory"] / "extra.bin").write_bytes(b"x")
+    assert ec.verify_artifacts_many(iter(records), copy) == [[], ["extra.bin: not in the record"]]
+
+
 def test_validate_record_names_every_problem(both, tmp_path):
     records, _ = both
     record = json.loads(json.dumps(records[0]))

@@ -104,6 +104,29 @@ def test_verify_passes_on_untouched_artifacts(copied):
     assert done.stdout.count("every artifact verified") == 2
 
 
+def test_verify_checks_every_file_named_against_one_root_in_one_call(copied, tmp_path):
+    path, root = copied
+    report = json.loads(path.read_text())
+    single = write_record(tmp_path, report["profiles"][1], "dynamo.json")
+    edited = json.loads(json.dumps(report["profiles"][0]))
+    edited["tolerances"]["rtol"] = 0.001
+    bad = write_record(tmp_path, edited, "edited.json")
+    not_json = tmp_path / "not.json"
+    not_json.write_text("{")
+    done = run_cli("verify", path, single, root)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("every artifact verified") == 3
+    assert f"{single}: feedfwd-fp32-dynamo: every artifact verified" in done.stdout
+    (root / "feedfwd-fp32-dynamo" / "extra.txt").write_text("x")
+    done = run_cli("verify", path, bad, not_json, single, root)
+    assert done.returncode == 1
+    assert f"{path}: feedfwd-fp32-torchscript: every artifact verified" in done.stdout
+    assert f"{path}: feedfwd-fp32-dynamo: extra.txt: not in the record" in done.stderr
+    assert f"{single}: feedfwd-fp32-dynamo: extra.txt: not in the record" in done.stderr
+    assert f"{bad}: feedfwd-fp32-torchscript: invalid record: " in done.stderr and "tolerances.rtol" in done.stderr
+    assert "not.json" in done.stderr, "a file that is not JSON is named; the others are still checked"
+
+
 def test_one_changed_byte_is_hash_mismatch_and_no_session_is_created(copied, tmp_path):
     path, root = copied
     model = root / "feedfwd-fp32-torchscript" / "model.onnx"

@@ -204,5 +204,59 @@ TEST(JsonWriter, OutputReadsBackAsTheSameValue) {
   EXPECT_EQ(parse_strict_json(dumps_pretty(v)), v);
 }
 
+// check_writable: exactly what dumps_canonical throws, found without writing (validate_record's strict check).
+std::string writer_refusal(const json& value) {
+  try {
+    dumps_canonical(value);
+  } catch (const JsonError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string check_refusal(const json& value) {
+  try {
+    check_writable(value);
+  } catch (const JsonError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CheckWritable, RefusesExactlyWhatTheWriterRefusesWithItsWords) {
+  json deep = "leaf";
+  for (int i = 0; i < 129; ++i) deep = json::array({deep});
+  json at_limit = "leaf";
+  for (int i = 0; i < 128; ++i) at_limit = json::array({at_limit});
+  const json values[] = {
+      json{{"a", 1}, {"b", json::array({1.5, -0.0, "x"})}},
+      json{{"a", std::string("ok")}, {"b", std::string("\xff\xfe")}},
+      json{{std::string("k\xc0\x80"), 1}},                           // an overlong key
+      json::array({std::string("\xed\xa0\x80")}),                  // an encoded surrogate
+      json{{"x", std::numeric_limits<double>::infinity()}},
+      json::binary({1, 2}),
+      deep,
+      at_limit,
+      json{{"a", std::string("\xff")}, {"b", deep}},                 // the first in writing order wins
+      json{{"a", deep}, {"b", std::string("\xff")}},
+  };
+  for (const json& v : values) EXPECT_EQ(check_refusal(v), writer_refusal(v)) << v.dump(-1, ' ', true, json::error_handler_t::replace).substr(0, 80);
+  EXPECT_EQ(check_refusal(at_limit), "");
+  EXPECT_NE(check_refusal(deep), "");
+}
+
+TEST(SameCanonical, AgreesWithComparingTheCanonicalTexts) {
+  const json values[] = {json(17), json(17u), json(17.0), json(true), json(1), json(1u), json(0.0), json(-0.0),
+                         json(nullptr), json("17"), json::array({1, 2}), json::array({1u, 2.0}),
+                         json{{"a", 1}}, json{{"a", 1u}}, json{{"a", 1}, {"b", 2}}, json{{"b", 1}},
+                         json(std::numeric_limits<double>::quiet_NaN()), json(-std::numeric_limits<double>::quiet_NaN()),
+                         json(-1), json(std::numeric_limits<std::uint64_t>::max()), json::object(), json::array()};
+  for (const json& a : values) {
+    for (const json& b : values) {
+      EXPECT_EQ(same_canonical(a, b), display_json(a) == display_json(b)) << display_json(a) << " vs " << display_json(b);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nnx

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "profile/profile.h"
 #include "record/profile_rebuild.h"
 #include "record/record.h"
+#include "record/validate_batch.h"
 #include "record/validate_record.h"
 
 namespace nnx {
@@ -209,6 +212,85 @@ TEST(ValidateRecord, RefusesAValueThatDoesNotSurviveACanonicalRoundTrip) {
   json r = passed_record();
   r["source"]["revision"] = std::string("\xff\xfe");
   expect_refused(r, "not strict JSON");
+}
+
+TEST(ValidateRecord, RefusesAValueNestedDeeperThanTheWriterWrites) {
+  json r = passed_record();
+  json deep = "leaf";
+  for (int i = 0; i < 130; ++i) deep = json::array({deep});
+  r["versions"]["deep"] = deep;
+  expect_refused(r, "not strict JSON: value nested deeper than 128 levels");
+}
+
+// Records recorded flat, as a front end hands them to the queue.
+JsonTape tape_of(const json& value) {
+  JsonTape tape;
+  struct Writer {
+    JsonTape& tape;
+    void write(const json& v) {
+      if (v.is_object()) {
+        const std::size_t slot = tape.open_object();
+        for (auto it = v.begin(); it != v.end(); ++it) {
+          tape.string(it.key());
+          write(*it);
+        }
+        tape.close(slot, v.size());
+      } else if (v.is_array()) {
+        const std::size_t slot = tape.open_array();
+        for (const auto& item : v) write(item);
+        tape.close(slot, v.size());
+      } else if (v.is_string()) {
+        tape.string(v.get_ref<const std::string&>());
+      } else if (v.is_boolean()) {
+        tape.boolean(v.get<bool>());
+      } else if (v.is_number_unsigned()) {
+        tape.unsigned_integer(v.get<std::uint64_t>());
+      } else if (v.is_number_integer()) {
+        tape.integer(v.get<std::int64_t>());
+      } else if (v.is_number_float()) {
+        tape.number(v.get<double>());
+      } else {
+        tape.null();
+      }
+    }
+  } writer{tape};
+  writer.write(value);
+  return tape;
+}
+
+TEST(ValidationQueue, GivesEachRecordItsOwnProblemsByIndexWithAndWithoutWorkers) {
+  std::vector<json> records;
+  for (int i = 0; i < 300; ++i) {
+    json r = passed_record(i % 2 ? kDynamoProfile : kTorchscriptProfile);
+    if (i % 5 == 1) r["input_cases"][0]["seed"] = -i;
+    if (i % 9 == 4) r["level"] = "none";
+    records.push_back(r);
+  }
+  for (unsigned workers : {0u, 1u, 3u}) {
+    ValidationQueue queue(records.size(), workers, /*capacity=*/16);
+    for (std::size_t i = records.size(); i-- > 0;) queue.push(i, tape_of(records[i]));  // any order
+    const auto found = queue.finish();
+    ASSERT_EQ(found.size(), records.size());
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      EXPECT_EQ(found[i], record_problems(records[i])) << "record " << i << " with " << workers << " workers";
+      EXPECT_EQ(found[i].empty(), i % 5 != 1 && i % 9 != 4) << i;
+    }
+  }
+}
+
+std::size_t threads_of_this_process() {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+TEST(ValidationQueue, GivenUpHalfWayLeavesNoThreadRunning) {
+  const std::size_t before = threads_of_this_process();
+  auto queue = std::make_unique<ValidationQueue>(100, 2, 4);
+  EXPECT_EQ(threads_of_this_process(), before + 2);
+  for (std::size_t i = 0; i < 50; ++i) queue->push(i, tape_of(passed_record()));
+  queue.reset();  // as when a later record is refused: joined, nothing left running or waiting
+  EXPECT_EQ(threads_of_this_process(), before);
 }
 
 TEST(ValidateRecord, RefusesAnotherFormat) {

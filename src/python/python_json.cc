@@ -1,0 +1,186 @@
+// Python objects → nlohmann::json with the strictness of `_dumps` + the core's strict parser (python_json.h).
+// Exact dicts, lists, tuples, str, int, float, bool and None take the C API's fast paths; any other Mapping or
+// Sequence goes through its Python protocol, as `_plain` reads it.
+#include "python/python_json.h"
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "base/error.h"
+#include "base/json_strict.h"
+#include "base/json_tape.h"
+
+namespace nnx::python {
+namespace {
+
+namespace py = pybind11;
+using nlohmann::json;
+
+// A refusal found while converting: the reason, after "<what> is not strict JSON: ".
+struct Refused {
+  std::string reason;
+};
+
+std::string type_name(PyObject* value) { return Py_TYPE(value)->tp_name; }
+
+class Converter {
+ public:
+  // True when some key was an int, float, bool or None: json.dumps wrote it as text, so the round trip differed.
+  bool non_string_key = false;
+  JsonTape& tape;
+
+  void convert(PyObject* value, std::size_t depth) {
+    if (value == Py_None) return tape.null();
+    if (PyBool_Check(value)) return tape.boolean(value == Py_True);
+    if (PyLong_Check(value)) return integer(value);
+    if (PyFloat_Check(value)) return tape.number(finite(PyFloat_AS_DOUBLE(value)));
+    if (PyUnicode_Check(value)) return tape.string(text(value));
+    if (PyDict_CheckExact(value)) return dict(value, depth + 1);
+    if (PyList_Check(value) || PyTuple_Check(value)) return sequence(value, depth + 1);
+    return other(value, depth);
+  }
+
+ private:
+  static double finite(double d) {
+    if (!std::isfinite(d)) throw Refused{"Out of range float values are not JSON compliant"};
+    return d;
+  }
+
+  void integer(PyObject* value) {
+    int overflow = 0;
+    const long long signed_value = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (overflow == 0) {
+      if (signed_value == -1 && PyErr_Occurred()) throw py::error_already_set();
+      if (signed_value >= 0) return tape.unsigned_integer(static_cast<std::uint64_t>(signed_value));  // as parsed
+      return tape.integer(static_cast<std::int64_t>(signed_value));
+    }
+    if (overflow > 0) {
+      const unsigned long long unsigned_value = PyLong_AsUnsignedLongLong(value);
+      if (!PyErr_Occurred()) return tape.unsigned_integer(static_cast<std::uint64_t>(unsigned_value));
+      PyErr_Clear();
+    }
+    std::string shown = "an integer";
+    if (PyObject* repr = PyObject_Repr(value)) {
+      Py_ssize_t size = 0;
+      if (const char* data = PyUnicode_AsUTF8AndSize(repr, &size)) {
+        shown = std::string(data, static_cast<std::size_t>(std::min<Py_ssize_t>(size, 80)));
+        if (size > 80) shown += "...";
+      }
+      Py_DECREF(repr);
+    }
+    PyErr_Clear();
+    throw Refused{"integer " + shown + " does not fit in int64 or uint64"};
+  }
+
+  static std::string_view text(PyObject* value) {
+    Py_ssize_t size = 0;
+    const char* data = PyUnicode_AsUTF8AndSize(value, &size);
+    if (!data) {  // a lone surrogate: json.dumps escaped it, the strict parser refused the escape
+      PyErr_Clear();
+      throw Refused{"invalid surrogate escape: a string holds a lone surrogate"};
+    }
+    return std::string_view(data, static_cast<std::size_t>(size));
+  }
+
+  static void enter(std::size_t depth) {
+    if (depth > kMaxJsonDepth) {
+      throw Refused{"nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels"};
+    }
+  }
+
+  // A key as json.dumps writes it: a str as is; an int, float, bool or None as its JSON text (noted: the
+  // round trip then differs); anything else refused.
+  void key(PyObject* k) {
+    if (PyUnicode_Check(k)) return tape.string(text(k));
+    if (k == Py_None || PyBool_Check(k) || PyLong_Check(k) || PyFloat_Check(k)) {
+      if (PyFloat_Check(k)) finite(PyFloat_AS_DOUBLE(k));
+      non_string_key = true;
+      py::str shown(k == Py_None ? py::str("null") : PyBool_Check(k) ? py::str(k == Py_True ? "true" : "false")
+                                                                      : py::repr(k));
+      return tape.string(shown.cast<std::string>());
+    }
+    throw Refused{"keys must be str, int, float, bool or None, not " + type_name(k)};
+  }
+
+  void dict(PyObject* value, std::size_t depth) {
+    enter(depth);
+    const std::size_t slot = tape.open_object();
+    Py_ssize_t position = 0;
+    PyObject* k = nullptr;
+    PyObject* v = nullptr;
+    std::size_t members = 0;
+    while (PyDict_Next(value, &position, &k, &v)) {
+      key(k);
+      convert(v, depth);
+      ++members;
+    }
+    tape.close(slot, members);
+  }
+
+  void sequence(PyObject* value, std::size_t depth) {
+    enter(depth);
+    const std::size_t slot = tape.open_array();
+    const Py_ssize_t size = PySequence_Fast_GET_SIZE(value);
+    PyObject** items = PySequence_Fast_ITEMS(value);
+    for (Py_ssize_t i = 0; i < size; ++i) convert(items[i], depth);
+    tape.close(slot, static_cast<std::size_t>(size));
+  }
+
+  // Any other Mapping (through .items()) or Sequence (through iteration), as `_plain` reads them; else refused.
+  void other(PyObject* value, std::size_t depth) {
+    static const py::handle mapping = py::module_::import("collections.abc").attr("Mapping").cast<py::object>().release();
+    static const py::handle sequence_type = py::module_::import("collections.abc").attr("Sequence").cast<py::object>().release();
+    const py::handle object(value);
+    if (py::isinstance(object, mapping)) {
+      enter(depth + 1);
+      const std::size_t slot = tape.open_object();
+      std::size_t members = 0;
+      for (py::handle pair : object.attr("items")()) {
+        const py::tuple kv = py::reinterpret_borrow<py::tuple>(pair);
+        key(kv[0].ptr());
+        convert(kv[1].ptr(), depth + 1);
+        ++members;
+      }
+      return tape.close(slot, members);
+    }
+    if (py::isinstance(object, sequence_type) && !PyBytes_Check(value) && !PyByteArray_Check(value)) {
+      enter(depth + 1);
+      const std::size_t slot = tape.open_array();
+      std::size_t members = 0;
+      for (py::handle item : object) {
+        convert(item.ptr(), depth + 1);
+        ++members;
+      }
+      return tape.close(slot, members);
+    }
+    throw Refused{"Object of type " + std::string(py::type::handle_of(object).attr("__name__").cast<std::string>()) +
+                  " is not JSON serializable"};
+  }
+};
+
+}  // namespace
+
+void tape_from_python(py::handle value, const std::string& what, JsonTape& tape) {
+  tape.clear();
+  Converter converter{false, tape};
+  try {
+    converter.convert(value.ptr(), 0);
+    if (converter.non_string_key) {
+      throw Refused{"it does not survive a JSON round trip unchanged (a non-string key?)"};
+    }
+  } catch (const Refused& refused) {
+    throw ConformanceError(what + " is not strict JSON: " + refused.reason);
+  }
+}
+
+JsonTape tape_from_python(py::handle value, const std::string& what) {
+  JsonTape tape;
+  tape_from_python(value, what, tape);
+  return tape;
+}
+
+json json_from_python(py::handle value, const std::string& what) { return tape_from_python(value, what).to_json(); }
+
+}  // namespace nnx::python

@@ -1,0 +1,86 @@
+#include "record/validate_batch.h"
+
+#include <algorithm>
+
+#include "record/validate_record.h"
+
+namespace nnx {
+
+ValidationQueue::ValidationQueue(std::size_t count, unsigned workers, std::size_t capacity)
+    : results_(count), capacity_(std::max<std::size_t>(capacity, 1)) {
+  threads_.reserve(workers);
+  for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
+}
+
+ValidationQueue::~ValidationQueue() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    waiting_.clear();  // given up (finish() was not reached): what waits is not validated
+  }
+  stop();
+}
+
+namespace {
+
+// record_problems never throws but for memory; a record that cannot be validated says so.
+std::vector<std::string> problems_of(const JsonTape& record) {
+  try {
+    return record_problems(record.to_json());
+  } catch (const std::exception& e) {
+    return {std::string("record: could not be validated: ") + e.what()};
+  }
+}
+
+}  // namespace
+
+unsigned ValidationQueue::workers_for(std::size_t count) {
+  constexpr std::size_t kRecordsPerWorker = 64;  // below this a thread costs more than it saves
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<unsigned>(std::min<std::size_t>(hardware, count / kRecordsPerWorker));
+}
+
+void ValidationQueue::push(std::size_t index, JsonTape record) {
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!threads_.empty() && waiting_.size() < capacity_) {
+      waiting_.emplace_back(index, std::move(record));
+      lock.unlock();
+      ready_.notify_one();
+      return;
+    }
+  }
+  results_.at(index) = problems_of(record);  // full (or no workers): the caller helps
+}
+
+void ValidationQueue::work() {
+  while (true) {
+    std::pair<std::size_t, JsonTape> item;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      ready_.wait(lock, [this] { return closing_ || !waiting_.empty(); });
+      if (waiting_.empty()) return;  // closing and drained
+      item = std::move(waiting_.front());
+      waiting_.pop_front();
+    }
+    results_[item.first] = problems_of(item.second);  // each index is written by one thread only
+  }
+}
+
+void ValidationQueue::stop() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    closing_ = true;
+  }
+  ready_.notify_all();
+  for (auto& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+  threads_.clear();
+}
+
+std::vector<ValidationQueue::Problems> ValidationQueue::finish() {
+  stop();
+  return std::move(results_);
+}
+
+}  // namespace nnx

@@ -1,0 +1,57 @@
+// Validating many records at once (doc/record-format.md §6): `ValidationQueue` takes records one by one,
+// in any order, each recorded flat (base/json_tape.h), and validates them on worker threads while the
+// caller goes on recording the next ones (the Python front end reads its objects under the GIL meanwhile;
+// python/bindings.cc). A worker builds the record's value, validates it whole with every rule
+// (record_problems) and frees it: values are built and freed on the same thread.
+//
+// At most `capacity` records wait at once: `push` validates the record on the calling thread when the
+// queue is full, so memory stays bounded and no thread idles. `finish` waits for all and returns each
+// record's problems by the index it was pushed with. The destructor stops and joins the workers (a caller
+// that gives up half-way by throwing leaves nothing running).
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/json_tape.h"
+
+namespace nnx {
+
+class ValidationQueue {
+ public:
+  using Problems = std::vector<std::string>;
+
+  // `count` results (indexes 0..count-1); `workers` threads (0: none, `push` validates in place).
+  ValidationQueue(std::size_t count, unsigned workers, std::size_t capacity = 256);
+  ~ValidationQueue();
+  ValidationQueue(const ValidationQueue&) = delete;
+  ValidationQueue& operator=(const ValidationQueue&) = delete;
+
+  void push(std::size_t index, JsonTape record);
+  std::vector<Problems> finish();
+
+  // The workers a batch of `count` records is worth: up to the hardware threads, none for a few records.
+  static unsigned workers_for(std::size_t count);
+
+ private:
+  void work();
+  void stop();
+
+  std::vector<Problems> results_;
+  std::size_t capacity_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::pair<std::size_t, JsonTape>> waiting_;
+  bool closing_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace nnx
