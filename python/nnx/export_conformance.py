@@ -277,7 +277,7 @@ def run_profiles(
     written: an unknown tested name is a :class:`UsageError`, an invalid Profile a :class:`ConformanceError`,
     and without ``force`` a profile folder holding files is :class:`FolderInUse`; ``force`` clears only the
     chosen profiles' folders. ``names`` may be :func:`load_profiles`'s list. ``jobs``: profiles exported at
-    once, each by its own worker (None: the number of cores; below 1 a :class:`UsageError`); the records
+    once, each by its own worker (None: auto, one worker plus those the run's exports pay for, at most one per core; below 1 a :class:`UsageError`); the records
     come back in run order whatever it is."""
     root = _directory(directory, "run_profiles(directory, names=None, *, source_revision=None, force=False)")
     if names is None:

@@ -77,7 +77,30 @@ int run_jobs(const RunOptions& options) {
     if (*options.jobs < 1) throw UsageError("jobs must be at least 1, not " + std::to_string(*options.jobs));
     return *options.jobs;
   }
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return 0;
+}
+
+// What a profile costs a worker, in seconds of one core as measured by `run --timings` (BENCHMARKS.md,
+// "worker start" and the scaling table): only their ratios matter. A warm export (with its check, load and
+// parity) against a worker's start: torch's import plus the exporter's first, cold export (for dynamo also
+// onnxscript's import).
+struct ExporterCost {
+  double warm_profile_s;
+  double worker_start_s;
+};
+constexpr ExporterCost kTorchScriptCost{0.07, 2.5};
+constexpr ExporterCost kDynamoCost{1.2, 6.5};
+
+std::size_t auto_workers(const std::vector<Profile>& profiles, unsigned cores) {
+  double warm_work_s = 0.0;
+  double worker_start_s = 0.0;
+  for (const auto& p : profiles) {
+    const ExporterCost& cost = p.dynamo() ? kDynamoCost : kTorchScriptCost;
+    warm_work_s += cost.warm_profile_s;
+    worker_start_s = std::max(worker_start_s, cost.worker_start_s);
+  }
+  const auto paid_for = static_cast<std::size_t>(worker_start_s > 0 ? warm_work_s / worker_start_s : 0.0);
+  return std::clamp<std::size_t>(paid_for, 1, std::max<std::size_t>(1, cores));
 }
 
 std::vector<Profile> tested_profiles_named(const std::vector<std::string>& names) {
@@ -128,7 +151,9 @@ std::vector<json> run_profiles(const std::vector<Profile>& profiles, const std::
   turn_off_runtime_telemetry();
   // Up to `jobs` threads, each with its own warm worker serving the profiles it takes in turn; one worker
   // counter, so that `run --timings` numbers them across the run. The calling thread is the first of them.
-  const std::size_t threads = std::min<std::size_t>(static_cast<std::size_t>(jobs), chosen.size());
+  const std::size_t workers =
+      jobs > 0 ? static_cast<std::size_t>(jobs) : auto_workers(chosen, std::thread::hardware_concurrency());
+  const std::size_t threads = std::min<std::size_t>(workers, chosen.size());
   ProfileQueue queue(chosen, root, options);
   const auto started = std::make_shared<std::atomic<int>>(0);
   std::vector<std::thread> helpers;

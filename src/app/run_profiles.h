@@ -13,7 +13,11 @@
 // thread (Interrupted after SIGINT/SIGTERM, an I/O error) lets no thread start another profile, every
 // thread stops its worker, and it is rethrown (Interrupted first) once all have joined.
 //
-// `run_jobs`: RunOptions::jobs, or the number of cores when unset; below 1 is a UsageError.
+// `run_jobs`: RunOptions::jobs (below 1 is a UsageError), or 0 when unset: "auto". The run then starts
+// `auto_workers(profiles, cores)` workers: one, plus one per worker's start-up that the profiles' warm
+// export time would pay for, at most one per core (doc/architecture.md, "The worker pool"). A worker is a
+// process that imports torch (and onnxscript for dynamo) and warms its exporter before its exports are fast,
+// so on few cores short exports run fastest, and leanest, on one worker.
 #pragma once
 
 #include <filesystem>
@@ -32,6 +36,7 @@ using json = nlohmann::json;
 std::vector<Profile> tested_profiles_named(const std::vector<std::string>& names);
 
 int run_jobs(const RunOptions& options);
+std::size_t auto_workers(const std::vector<Profile>& profiles, unsigned cores);
 
 std::vector<json> run_profiles(const std::vector<Profile>& profiles, const std::filesystem::path& root,
                                const RunOptions& options = {}, bool force = false);

@@ -22,7 +22,7 @@ void add_run_command(CLI::App& app, RunArgs& args) {
   run->add_option("--profile-file", args.profile_file, "a JSON list of profiles to run instead")->excludes(profile);
   run->add_option("--timings", args.timings, "write the run's phase breakdown (JSON) to this file");
   run->add_flag("--quiet", args.quiet, "no live progress on stderr");
-  run->add_option("--jobs", args.jobs, "profiles exported at once, each by its own worker (default: cores)")
+  run->add_option("--jobs", args.jobs, "profiles exported at once, each by its own worker (default: auto, one worker plus those the run's exports pay for, at most one per core)")
       ->check(CLI::PositiveNumber);
   run->add_option("--source-revision", args.source_revision, "the revision to record (default: git)");
   run->add_flag("--force", args.force, "clear the chosen profiles' earlier artifacts");
