@@ -12,6 +12,8 @@
 
 #include <onnxruntime_c_api.h>
 
+#include "real_runtime.h"
+
 namespace {
 
 const OrtApi* g_real = nullptr;
@@ -55,14 +57,8 @@ OrtApiBase g_base = {faulty_get_api, faulty_version};
 }  // namespace
 
 extern "C" const OrtApiBase* ORT_API_CALL OrtGetApiBase(void) NO_EXCEPTION {
-  const char* real_path = std::getenv("NNX_FAULTY_REAL_ORT");
-  if (!real_path) return nullptr;
-  void* handle = dlopen(real_path, RTLD_NOW | RTLD_LOCAL);
-  if (!handle) return nullptr;
-  using GetBase = const OrtApiBase* (*)();
-  auto get = reinterpret_cast<GetBase>(dlsym(handle, "OrtGetApiBase"));
-  if (!get) return nullptr;
-  g_real_base = get();
+  g_real_base = open_real_runtime("NNX_FAULTY_REAL_ORT");
+  if (!g_real_base) return nullptr;
   g_version = std::string(g_real_base->GetVersionString()) + kSuffix;
   return &g_base;
 }

@@ -9,6 +9,8 @@
 
 #include <onnxruntime_c_api.h>
 
+#include "real_runtime.h"
+
 namespace {
 
 const OrtApi* g_real = nullptr;
@@ -53,13 +55,7 @@ OrtApiBase g_base = {spy_get_api, spy_version};
 }  // namespace
 
 extern "C" const OrtApiBase* ORT_API_CALL OrtGetApiBase(void) NO_EXCEPTION {
-  const char* real_path = std::getenv("NNX_SPY_REAL_ORT");
-  if (!real_path) return nullptr;
-  void* handle = dlopen(real_path, RTLD_NOW | RTLD_LOCAL);
-  if (!handle) return nullptr;
-  using GetBase = const OrtApiBase* (*)();
-  auto get = reinterpret_cast<GetBase>(dlsym(handle, "OrtGetApiBase"));
-  if (!get) return nullptr;
-  g_real_base = get();
+  g_real_base = open_real_runtime("NNX_SPY_REAL_ORT");
+  if (!g_real_base) return nullptr;
   return &g_base;
 }
