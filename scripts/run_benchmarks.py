@@ -666,8 +666,9 @@ def run_matrix_section(cli, work, selected):
 def original_report_lines(results, sections):
     if not sections:
         return []
-    lines = ["## Targets against the published original (thekaveh-nnx 0.4.1, build/original-venv)", "",
-             *original_compare.target_lines(results), ""] if results else []
+    lines = (["## Targets against the published original (thekaveh-nnx 0.4.1, build/original-venv)", "",
+             *original_compare.target_lines(results), "", *original_compare.miss_lines(results)]
+             if results else [])
     for title, rows in sections:
         lines += [f"## {title}", "", *rows, ""]
     return lines
