@@ -40,13 +40,40 @@ json JsonTape::build(std::size_t& at) const {
 }
 
 void JsonTape::skip(std::size_t& at) const {
-  std::uint64_t pending = 1;  // values still to pass over (a container adds its members; an object's keys too)
-  while (pending > 0) {
-    const Token& t = tokens_.at(at++);
-    --pending;
-    if (t.kind == Kind::array) pending += t.size;
-    if (t.kind == Kind::object) pending += 2 * t.size;
+  const Token& t = tokens_.at(at);
+  at = (t.kind == Kind::array || t.kind == Kind::object) ? t.end : at + 1;
+}
+
+void JsonTape::record(const json& value) {
+  switch (value.type()) {
+    case json::value_t::null: return null();
+    case json::value_t::boolean: return boolean(value.get<bool>());
+    case json::value_t::number_integer: return integer(value.get<std::int64_t>());
+    case json::value_t::number_unsigned: return unsigned_integer(value.get<std::uint64_t>());
+    case json::value_t::number_float: return number(value.get<double>());
+    case json::value_t::string: return string(value.get_ref<const std::string&>());
+    case json::value_t::array: {
+      const std::size_t slot = open_array();
+      for (const auto& item : value) record(item);
+      return close(slot, value.size());
+    }
+    case json::value_t::object: {
+      const std::size_t slot = open_object();
+      for (auto it = value.begin(); it != value.end(); ++it) {
+        string(it.key());
+        record(*it);
+      }
+      return close(slot, value.size());
+    }
+    case json::value_t::binary:
+    case json::value_t::discarded: return null();  // no JSON value: strict readers refuse it before (json_strict.h)
   }
+}
+
+JsonTape JsonTape::from_json(const json& value) {
+  JsonTape tape;
+  tape.record(value);
+  return tape;
 }
 
 json JsonTape::member_to_json(std::string_view key) const {

@@ -3,9 +3,10 @@
 // later, on another thread (python/bindings.cc records Python objects this way under the GIL and lets the
 // validating threads build the values: record/validate_batch.h).
 //
-// A container token holds how many members follow; an object's members are (key string token, value)
-// pairs. The writer is the one that checks: a tape holds only what `to_json` can build (strings are
-// stored as given; the caller states they are valid UTF-8, as a Python str's UTF-8 form is).
+// A container token holds how many members follow and where the container ends (so that a reader passes
+// over it in one step: base/json_view.h); an object's members are (key string token, value) pairs. The
+// writer is the one that checks: a tape holds only what `to_json` can build (strings are stored as given;
+// the caller states they are valid UTF-8, as a Python str's UTF-8 form is).
 #pragma once
 
 #include <cstddef>
@@ -57,7 +58,11 @@ class JsonTape {
     tokens_.push_back(Token{Kind::array, 0, {}});
     return tokens_.size() - 1;
   }
-  void close(std::size_t slot, std::size_t members) { tokens_.at(slot).size = members; }
+  void close(std::size_t slot, std::size_t members) {
+    Token& t = tokens_.at(slot);
+    t.size = members;
+    t.end = tokens_.size();
+  }
 
   bool empty() const { return tokens_.empty(); }
   // Forgets the value but keeps the memory, so that a reused tape records the next value without allocating.
@@ -67,6 +72,8 @@ class JsonTape {
   }
   // The value recorded (one complete value, written in order); an empty tape is null.
   nlohmann::json to_json() const;
+  // A value recorded as it is (objects in their key order; every value and string as the value holds it).
+  static JsonTape from_json(const nlohmann::json& value);
   // When the value is an object: an object holding only its member `key` (none when it has no such member),
   // the other members skipped without being built; otherwise the whole value, as to_json.
   nlohmann::json member_to_json(std::string_view key) const;
@@ -82,9 +89,12 @@ class JsonTape {
       std::uint64_t unsigned_integer;
       double number;
       std::uint64_t offset;  // string: where in chars_
+      std::uint64_t end;     // container: the index of the token after its last member
     };
   };
+  friend class JsonView;
   nlohmann::json build(std::size_t& at) const;
+  void record(const nlohmann::json& value);
   void skip(std::size_t& at) const;
 
   std::vector<Token> tokens_;

@@ -298,7 +298,7 @@ void validate_record(py::handle record) {
   JsonTape& tape = reused_tape();
   tape_from_python(record, "the record", tape);  // the GIL is needed only here
   const py::gil_scoped_release released;
-  const json value = tape.to_json();
+  const JsonView value(tape);  // validated where it lies: no value built
   const std::vector<std::string> problems = record_problems(value);
   if (problems.empty()) return;
   try {

@@ -168,7 +168,7 @@ void compare_cases(const json& cases, const Profile& p, std::vector<std::string>
 }
 
 // The settings of the tested profile `name` (constant: built once per process), or null.
-const json* tested_settings(const std::string& name) {
+const json* tested_settings(std::string_view name) {
   static const std::vector<std::pair<std::string, json>> settings = [] {
     std::vector<std::pair<std::string, json>> out;
     for (const auto& p : tested_profiles()) out.emplace_back(p.name, p.settings());
@@ -181,33 +181,33 @@ const json* tested_settings(const std::string& name) {
 }
 
 // same_canonical(as_float(value), expected) without building the float.
-bool same_as_float(const json& value, const json& expected) {
+bool same_as_float(const JsonView& value, const json& expected) {
   double d = 0.0;
   if (json_number(value, d)) return expected.is_number_float() && same_canonical(json(d), expected);
   return same_canonical(value, expected);
 }
 
 // same_canonical(record_settings(record)[model config], expected), read in place.
-bool same_config(const json& config, const json& expected) {
+bool same_config(const JsonView& config, const json& expected) {
   namespace cfg = rf::config_key;
   if (!config.is_object()) return same_canonical(config, expected);
   if (!expected.is_object() || expected.size() != config.size() - (config.contains(cfg::kWeightsSha256) ? 1 : 0)) {
     return false;
   }
-  for (auto it = config.begin(); it != config.end(); ++it) {
-    if (it.key() == cfg::kWeightsSha256) continue;
-    const auto want = expected.find(it.key());
+  for (const auto& [key, value] : config.members()) {
+    if (key == cfg::kWeightsSha256) continue;
+    const auto want = expected.find(key);
     if (want == expected.end()) return false;
-    if (it.key() == cfg::kDropout) {
-      if (!same_as_float(*it, *want)) return false;
-    } else if (it.key() == cfg::kWeights && it->is_object() && it->contains(cfg::kStd)) {
-      if (!want->is_object() || want->size() != it->size()) return false;
-      for (auto w = it->begin(); w != it->end(); ++w) {
-        const auto want_w = want->find(w.key());
+    if (key == cfg::kDropout) {
+      if (!same_as_float(value, *want)) return false;
+    } else if (key == cfg::kWeights && value.is_object() && value.contains(cfg::kStd)) {
+      if (!want->is_object() || want->size() != value.size()) return false;
+      for (const auto& [name, weight] : value.members()) {
+        const auto want_w = want->find(name);
         if (want_w == want->end()) return false;
-        if (!(w.key() == cfg::kStd ? same_as_float(*w, *want_w) : same_canonical(*w, *want_w))) return false;
+        if (!(name == cfg::kStd ? same_as_float(weight, *want_w) : same_canonical(weight, *want_w))) return false;
       }
-    } else if (!same_canonical(*it, *want)) {
+    } else if (!same_canonical(value, *want)) {
       return false;
     }
   }
@@ -216,7 +216,7 @@ bool same_config(const json& config, const json& expected) {
 
 // same_canonical(record_settings(record), expected), decided in place (no settings object is built): the
 // common case of a record whose settings are right. A false answer is then explained by the full comparison.
-bool settings_match(const json& record, const json& expected) {
+bool settings_match(const JsonView& record, const json& expected) {
   namespace key = rf::settings_key;
   if (!expected.is_object() || expected.size() != 7) return false;
   auto part = [&](const char* name) -> const json* {
@@ -231,35 +231,36 @@ bool settings_match(const json& record, const json& expected) {
   const json* config = part(key::kModelConfig);
   const json* directory = part(key::kArtifactDirectory);
   if (!tolerances || !cases || !dtype || !runtime || !options || !config || !directory) return false;
-  const json& tol = member(record, rf::kTolerances);
+  const JsonView tol = record[rf::kTolerances];
   if (!tolerances->is_object() || tolerances->size() != 2) return false;
   for (const char* k : {rf::tolerance_key::kRtol, rf::tolerance_key::kAtol}) {
     auto want = tolerances->find(k);
-    if (want == tolerances->end() || !same_as_float(member(tol, k), *want)) return false;
+    if (want == tolerances->end() || !same_as_float(tol[k], *want)) return false;
   }
-  const json& raw_cases = member(record, rf::kInputCases);
+  const JsonView raw_cases = record[rf::kInputCases];
   if (raw_cases.is_array()) {
     if (!cases->is_array() || cases->size() != raw_cases.size()) return false;
-    for (std::size_t i = 0; i < raw_cases.size(); ++i) {
-      const json& want = (*cases)[i];
+    std::size_t i = 0;
+    for (const JsonView raw : raw_cases.items()) {
+      const json& want = (*cases)[i++];
       if (!want.is_object() || want.size() != kCaseSettings.size()) return false;
       for (const char* field : kCaseSettings) {
         auto w = want.find(field);
-        if (w == want.end() || !same_canonical(member(raw_cases[i], field), *w)) return false;
+        if (w == want.end() || !same_canonical(raw[field], *w)) return false;
       }
     }
   } else if (!same_canonical(raw_cases, *cases)) {
     return false;
   }
-  if (!same_canonical(member(record, rf::kDtype), *dtype)) return false;
-  const json& rt = member(record, rf::kRuntime);
-  if (!runtime->is_array() || runtime->size() != 2 || !same_canonical(member(rt, rf::runtime_key::kName), (*runtime)[0]) ||
-      !same_canonical(member(rt, rf::runtime_key::kProvider), (*runtime)[1])) {
+  if (!same_canonical(record[rf::kDtype], *dtype)) return false;
+  const JsonView rt = record[rf::kRuntime];
+  if (!runtime->is_array() || runtime->size() != 2 || !same_canonical(rt[rf::runtime_key::kName], (*runtime)[0]) ||
+      !same_canonical(rt[rf::runtime_key::kProvider], (*runtime)[1])) {
     return false;
   }
-  if (!same_canonical(member(member(record, rf::kExporter), rf::exporter_key::kOptions), *options)) return false;
-  if (!same_config(member(record, rf::kConfig), *config)) return false;
-  return same_canonical(member(member(record, rf::kArtifacts), rf::artifacts_key::kDirectory), *directory);
+  if (!same_canonical(record[rf::kExporter][rf::exporter_key::kOptions], *options)) return false;
+  if (!same_config(record[rf::kConfig], *config)) return false;
+  return same_canonical(record[rf::kArtifacts][rf::artifacts_key::kDirectory], *directory);
 }
 
 }  // namespace
@@ -334,11 +335,17 @@ Profile profile_from_record(const json& record, std::vector<std::string>& proble
   return p;
 }
 
+std::vector<std::string> settings_problems(const JsonView& record) {
+  const JsonView name = record[rf::kProfile];
+  const json* tested = name.is_string() ? tested_settings(name.string()) : nullptr;
+  if (tested && settings_match(record, *tested)) return {};  // the common case, decided in place
+  return settings_problems(record.to_json());
+}
+
 std::vector<std::string> settings_problems(const json& record) {
   std::vector<std::string> problems;
   const json& name = member(record, rf::kProfile);
   const json* tested = name.is_string() ? tested_settings(name.get<std::string>()) : nullptr;
-  if (tested && settings_match(record, *tested)) return problems;  // the common case, decided in place
   const json actual = record_settings(record);
   json expected;
   std::string against;

@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_view.h"
 #include "profile/profile.h"
 
 namespace nnx {
@@ -32,5 +33,8 @@ json record_settings(const json& record);
 Profile profile_from_record(const json& record, std::vector<std::string>& problems);
 
 std::vector<std::string> settings_problems(const json& record);
+// The same read in place: a tested profile's record is decided without building a value; any other is
+// built and compared as above.
+std::vector<std::string> settings_problems(const JsonView& record);
 
 }  // namespace nnx

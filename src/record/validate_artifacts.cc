@@ -1,6 +1,8 @@
 // The artifacts and opset of a record (doc/record-format.md §4 check, §5 artifact paths, §6 artifacts).
+#include <algorithm>
 #include <cstdint>
 #include <map>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -13,7 +15,7 @@
 namespace nnx::validation {
 namespace {
 
-bool is_role(const json& role) {
+bool is_role(const JsonView& role) {
   for (const char* r : rf::kRoles) {
     if (is_text(role, r)) return true;
   }
@@ -26,30 +28,30 @@ std::string role_list() {
 
 // One entry's path: valid under the §5 rule and not naming a file listed before (`seen`: normalised path ->
 // first index). Returns the normalised path when valid.
-std::optional<std::string> check_file_path(const json& path, const std::string& where, std::size_t i,
+std::optional<std::string> check_file_path(const JsonView& path, const std::string& where, std::size_t i,
                                            std::map<std::string, std::size_t>& seen, Problems& out) {
-  const std::string path_where = at(where, rf::file_key::kPath);
+  const auto path_where = [&] { return at(where, rf::file_key::kPath); };
   if (!path.is_string()) {
-    out.push_back(path_where + ": must be a string, not " + json_type_name(path));
+    out.push_back(path_where() + ": must be a string, not " + json_type_name(path));
     return std::nullopt;
   }
   std::string why;
-  std::optional<std::string> normal = normalize_artifact_path(path.get<std::string>(), &why);
+  std::optional<std::string> normal = normalize_artifact_path(path.string(), &why);
   if (!normal) {
-    out.push_back(path_where + ": " + text_of(path) + " is not a valid artifact path (" + why + ")");
+    out.push_back(path_where() + ": " + text_of(path) + " is not a valid artifact path (" + why + ")");
   } else if (auto [it, fresh] = seen.emplace(*normal, i); !fresh) {
-    out.push_back(path_where + ": " + text_of(path) + " names the same file as " + std::string(rf::kArtifacts) + "." +
+    out.push_back(path_where() + ": " + text_of(path) + " names the same file as " + std::string(rf::kArtifacts) + "." +
                   rf::artifacts_key::kFiles + "[" + std::to_string(it->second) + "] (" + quote(*normal) + ")");
   }
   return normal;
 }
 
 // One entry's role, size and hash; true when its role is `model`.
-bool check_file_fields(const json& f, const std::string& where, const std::optional<std::string>& normal,
+bool check_file_fields(const JsonView& f, const std::string& where, const std::optional<std::string>& normal,
                        const std::string& model_path, Problems& out) {
   namespace key = rf::file_key;
   bool is_model = false;
-  const json& role = member(f, key::kRole);
+  const JsonView role = member(f, key::kRole);
   if (!is_role(role)) {
     out.push_back(at(where, key::kRole) + ": unknown role " + text_of(role) + " (" + role_list() + ")");
   } else if (is_text(role, rf::kRoleModel)) {
@@ -59,18 +61,18 @@ bool check_file_fields(const json& f, const std::string& where, const std::optio
                     " is not " + at(rf::kArtifacts, rf::artifacts_key::kModel) + " (" + quote(model_path) + ")");
     }
   }
-  const json& bytes = member(f, key::kBytes);
-  if (!bytes.is_number_integer() || (!bytes.is_number_unsigned() && bytes.get<std::int64_t>() < 0)) {
+  const JsonView bytes = member(f, key::kBytes);
+  if (!bytes.is_number_integer() || (!bytes.is_number_unsigned() && bytes.integer() < 0)) {
     out.push_back(at(where, key::kBytes) + ": must be a non-negative integer, not " + text_of(bytes));
   }
-  const json& sha = member(f, key::kSha256);
-  if (!sha.is_string() || !is_sha256_hex(sha.get<std::string>())) {
+  const JsonView sha = member(f, key::kSha256);
+  if (!sha.is_string() || !is_sha256_hex(sha.string())) {
     out.push_back(at(where, key::kSha256) + ": " + text_of(sha) + " is not 64 lowercase hex digits");
   }
   return is_model;
 }
 
-void check_artifact_files(const json& files, const std::string& model_path, bool checked, Problems& out) {
+void check_artifact_files(const JsonView& files, const std::string& model_path, bool checked, Problems& out) {
   const std::string files_where = at(rf::kArtifacts, rf::artifacts_key::kFiles);
   if (!files.is_array()) {
     out.push_back(files_where + ": must be a list, not " + json_type_name(files));
@@ -78,12 +80,13 @@ void check_artifact_files(const json& files, const std::string& model_path, bool
   }
   std::map<std::string, std::size_t> seen;  // normalised path -> first index
   std::size_t model_entries = 0;
-  for (std::size_t i = 0; i < files.size(); ++i) {
+  std::size_t i = 0;
+  for (const JsonView f : files.items()) {
     const std::string where = files_where + "[" + std::to_string(i) + "]";
-    const json& f = files[i];
+    ++i;
     if (!is_object_or_report(f, where, out)) continue;
     exact_keys(f, where, rf::file_key::kKeys, out);
-    const auto normal = check_file_path(member(f, rf::file_key::kPath), where, i, seen, out);
+    const auto normal = check_file_path(member(f, rf::file_key::kPath), where, i - 1, seen, out);
     if (check_file_fields(f, where, normal, model_path, out)) ++model_entries;
   }
   if (checked && model_entries != 1) {
@@ -92,60 +95,63 @@ void check_artifact_files(const json& files, const std::string& model_path, bool
   }
 }
 
-void check_model_opset(const json& model, Problems& out) {
+void check_model_opset(const JsonView& model, Problems& out) {
   const std::string where = at(rf::kOpset, rf::opset_key::kModel);
   if (!model.is_object() || model.empty()) {
     out.push_back(where + ": a checked record must state the model's opset (a non-empty object), not " + text_of(model));
     return;
   }
-  for (const auto& [domain, version] : model.items()) {
-    if (!version.is_number_integer()) {
-      out.push_back(at(where, domain) + ": must be an integer version, not " + text_of(version));
-    }
+  std::vector<JsonView::Member> wrong;
+  for (const auto& m : model.members()) {
+    if (!m.value.is_number_integer()) wrong.push_back(m);
+  }
+  std::sort(wrong.begin(), wrong.end(), [](const auto& a, const auto& b) { return a.key < b.key; });  // key order
+  for (const auto& [domain, version] : wrong) {
+    out.push_back(at(where, domain) + ": must be an integer version, not " + text_of(version));
   }
 }
 
 }  // namespace
 
-void check_artifacts(const json& record, const Stages& view, Problems& out) {
+void check_artifacts(const JsonView& record, const Stages& view, Problems& out) {
   namespace key = rf::artifacts_key;
-  if (!record.contains(std::string_view(rf::kArtifacts))) return;
-  const json& artifacts = record[rf::kArtifacts];
+  const JsonView artifacts = record[rf::kArtifacts];
+  if (!artifacts.exists()) return;
   if (!is_object_or_report(artifacts, rf::kArtifacts, out)) return;
   exact_keys(artifacts, rf::kArtifacts, key::kKeys, out);
-  if (artifacts.contains(std::string_view(key::kDirectory)) && !artifacts[key::kDirectory].is_string()) {
-    out.push_back(at(rf::kArtifacts, key::kDirectory) + ": must be a string, not " +
-                  json_type_name(artifacts[key::kDirectory]));
+  const JsonView directory = artifacts[key::kDirectory];
+  if (directory.exists() && !directory.is_string()) {
+    out.push_back(at(rf::kArtifacts, key::kDirectory) + ": must be a string, not " + json_type_name(directory));
   }
-  if (artifacts.contains(std::string_view(key::kModel)) && artifacts[key::kModel] != kModelFile) {
-    out.push_back(at(rf::kArtifacts, key::kModel) + ": must be " + quote(kModelFile) + ", not " +
-                  text_of(artifacts[key::kModel]));
+  const JsonView model = artifacts[key::kModel];
+  if (model.exists() && !model.is_text(kModelFile)) {
+    out.push_back(at(rf::kArtifacts, key::kModel) + ": must be " + quote(kModelFile) + ", not " + text_of(model));
   }
   const bool checked = stage(view, Stage::check).status == StageStatus::passed;
-  if (artifacts.contains(std::string_view(key::kFiles))) check_artifact_files(artifacts[key::kFiles], kModelFile, checked, out);
+  const JsonView files = artifacts[key::kFiles];
+  if (files.exists()) check_artifact_files(files, kModelFile, checked, out);
 }
 
-void check_opset(const json& record, const Stages& view, Problems& out) {
+void check_opset(const JsonView& record, const Stages& view, Problems& out) {
   namespace key = rf::opset_key;
-  if (!record.contains(std::string_view(rf::kOpset))) return;
-  const json& opset = record[rf::kOpset];
+  const JsonView opset = record[rf::kOpset];
+  if (!opset.exists()) return;
   if (!is_object_or_report(opset, rf::kOpset, out)) return;
   exact_keys(opset, rf::kOpset, key::kKeys, out);
-  if (opset.contains(std::string_view(key::kRequested))) {
-    const std::string where = at(rf::kOpset, key::kRequested);
-    const json& requested = opset[key::kRequested];
-    const json& options = member(member(record, rf::kExporter), rf::exporter_key::kOptions);
-    const json& wanted = member(options, rf::exporter_key::kOptionOpsetVersion);
+  if (const JsonView requested = opset[key::kRequested]; requested.exists()) {
+    const auto where = [] { return at(rf::kOpset, key::kRequested); };
+    const JsonView options = member(member(record, rf::kExporter), rf::exporter_key::kOptions);
+    const JsonView wanted = member(options, rf::exporter_key::kOptionOpsetVersion);
     if (!requested.is_number_integer()) {
-      out.push_back(where + ": must be an integer, not " + text_of(requested));
-    } else if (options.is_object() && (!wanted.is_number_integer() || text_of(requested) != text_of(wanted))) {
-      out.push_back(where + ": " + text_of(requested) + " is not the options' integer " +
+      out.push_back(where() + ": must be an integer, not " + text_of(requested));
+    } else if (options.is_object() && (!wanted.is_number_integer() || !(requested == wanted))) {  // integers by value
+      out.push_back(where() + ": " + text_of(requested) + " is not the options' integer " +
                     rf::exporter_key::kOptionOpsetVersion + " (" + text_of(wanted) + ")");
     }
   }
   const auto& check = stage(view, Stage::check);
-  if (!opset.contains(std::string_view(key::kModel)) || !check.status) return;
-  const json& model = opset[key::kModel];
+  const JsonView model = opset[key::kModel];
+  if (!model.exists() || !check.status) return;
   if (check.status != StageStatus::passed) {
     if (!model.is_null()) out.push_back(at(rf::kOpset, key::kModel) + ": must be null until check passed");
     return;

@@ -25,7 +25,7 @@ namespace {
 // record_problems never throws but for memory; a record that cannot be validated says so.
 std::vector<std::string> problems_of(const JsonTape& record) {
   try {
-    return record_problems(record.to_json());
+    return record_problems(JsonView(record));
   } catch (const std::exception& e) {
     return {std::string("record: could not be validated: ") + e.what()};
   }

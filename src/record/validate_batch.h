@@ -1,8 +1,8 @@
 // Validating many records at once (doc/record-format.md §6): `ValidationQueue` takes records one by one,
 // in any order, each recorded flat (base/json_tape.h), and validates them on worker threads while the
 // caller goes on recording the next ones (the Python front end reads its objects under the GIL meanwhile;
-// python/bindings.cc). A worker builds the record's value, validates it whole with every rule
-// (record_problems) and frees it: values are built and freed on the same thread.
+// python/bindings.cc). A worker validates the record where it lies on its tape, with every rule
+// (record_problems of a JsonView: base/json_view.h); no value is built.
 //
 // At most `capacity` records wait at once: `push` validates the record on the calling thread when the
 // queue is full, so memory stays bounded and no thread idles. `finish` waits for all and returns each

@@ -12,31 +12,31 @@
 namespace nnx::validation {
 namespace {
 
-bool is_error_value(const json& v) {
+bool is_error_value(const JsonView& v) {
   double d = 0.0;
   return v.is_null() || (json_number(v, d) && std::isfinite(d) && d >= 0.0);
 }
 
-bool is_seed(const json& v) {
+bool is_seed(const JsonView& v) {
   if (!v.is_number_integer()) return false;
-  if (v.is_number_unsigned()) return v.get<std::uint64_t>() < limits::kMaxSeed;
-  return v.get<std::int64_t>() >= 0;
+  if (v.is_number_unsigned()) return v.unsigned_integer() < limits::kMaxSeed;
+  return v.integer() >= 0;
 }
 
-bool is_case_shape(const json& v) {
+bool is_case_shape(const JsonView& v) {
   if (!v.is_array() || v.size() != 2) return false;
   std::int64_t product = 1;
-  for (const auto& d : v) {
+  for (const JsonView d : v.items()) {
     if (!d.is_number_integer()) return false;
-    if (d.is_number_unsigned() && d.get<std::uint64_t>() > std::uint64_t(limits::kMaxCaseWidth)) return false;
-    const std::int64_t n = d.get<std::int64_t>();
+    if (d.is_number_unsigned() && d.unsigned_integer() > std::uint64_t(limits::kMaxCaseWidth)) return false;
+    const std::int64_t n = d.integer();
     if (n < 1 || n > limits::kMaxCaseWidth) return false;
     product *= n;
   }
   return product <= limits::kMaxCaseValues;
 }
 
-bool is_outcome(const json& v) {
+bool is_outcome(const JsonView& v) {
   for (const char* outcome : rf::kOutcomes) {
     if (is_text(v, outcome)) return true;
   }
@@ -48,9 +48,9 @@ std::string failure_json_text(const std::optional<FailureClass>& failure) {
 }
 
 // The case's failure: null, or a parity class; anything else is named.
-void check_case_failure(const json& failure, const std::string& where, Problems& out, bool& ok) {
+void check_case_failure(const JsonView& failure, const std::string& where, Problems& out, bool& ok) {
   if (failure.is_null()) return;
-  const auto cls = failure.is_string() ? parse_failure(failure.get<std::string>()) : std::nullopt;
+  const auto cls = failure.is_string() ? parse_failure(failure.string()) : std::nullopt;
   if (!cls) {
     out.push_back(where + ": unknown failure class " + text_of(failure));
     ok = false;
@@ -62,46 +62,47 @@ void check_case_failure(const json& failure, const std::string& where, Problems&
 }
 
 // One case's keys and types; true when the case table may be applied to it.
-bool check_case_fields(const json& c, const std::string& label, Problems& out) {
+bool check_case_fields(const JsonView& c, const std::string& label, Problems& out) {
   namespace key = rf::case_key;
   bool ok = exact_keys(c, label, key::kKeys, out);
   auto bad = [&](const char* field, const std::string& what) {
     out.push_back(at(label, field) + ": " + what);
     ok = false;
   };
-  const json& name = member(c, key::kName);
-  if (!name.is_string() || name.get<std::string>().empty()) {
+  const JsonView name = member(c, key::kName);
+  if (!name.is_string() || name.string().empty()) {
     bad(key::kName, "must be a non-empty string, not " + text_of(name));
   }
-  const json& shape = member(c, key::kShape);
+  const JsonView shape = member(c, key::kShape);
   if (!is_case_shape(shape)) {
     bad(key::kShape, text_of(shape) + " is not two integers, each 1..65537, with a product <= 2^24");
   }
-  const json& seed = member(c, key::kSeed);
+  const JsonView seed = member(c, key::kSeed);
   if (!is_seed(seed)) bad(key::kSeed, text_of(seed) + " is not an integer in [0, 2^63)");
-  const json& expect = member(c, key::kExpect);
+  const JsonView expect = member(c, key::kExpect);
   if (!is_text(expect, rf::kExpectMatch) && !is_text(expect, rf::kExpectRejected)) {
     bad(key::kExpect, "must be " + quote(rf::kExpectMatch) + " or " + quote(rf::kExpectRejected) + ", not " +
                           text_of(expect));
   }
-  const json& outcome = member(c, key::kOutcome);
+  const JsonView outcome = member(c, key::kOutcome);
   if (!outcome.is_null() && !is_outcome(outcome)) bad(key::kOutcome, text_of(outcome) + " is an outcome no run gives");
-  const json& passed = member(c, key::kPassed);
+  const JsonView passed = member(c, key::kPassed);
   if (!passed.is_boolean()) bad(key::kPassed, "must be a boolean, not " + json_type_name(passed));
-  check_case_failure(member(c, key::kFailure), at(label, key::kFailure), out, ok);
+  const JsonView failure = member(c, key::kFailure);
+  if (!failure.is_null()) check_case_failure(failure, at(label, key::kFailure), out, ok);
   for (const char* error : key::kErrors) {
     if (!is_error_value(member(c, error))) {
       bad(error, "must be null or a finite number >= 0, not " + text_of(member(c, error)));
     }
   }
-  const json& detail = member(c, key::kDetail);
+  const JsonView detail = member(c, key::kDetail);
   if (!detail.is_null() && !detail.is_string()) bad(key::kDetail, "must be null or a string, not " + json_type_name(detail));
   return ok;
 }
 
 // Errors and detail of a case with an outcome: a compared outcome carries both errors and no detail,
 // every other outcome no errors and a string detail.
-void check_case_evidence(const json& c, const std::string& label, const std::string& o, Problems& out) {
+void check_case_evidence(const JsonView& c, const std::string& label, std::string_view o, Problems& out) {
   namespace key = rf::case_key;
   const bool has_abs = !c[key::kMaxAbsError].is_null(), has_rel = !c[key::kMaxRelError].is_null();
   const bool has_detail = !c[key::kDetail].is_null();
@@ -118,11 +119,11 @@ void check_case_evidence(const json& c, const std::string& label, const std::str
 }
 
 // The case table of §5 for a case whose fields are well typed.
-void check_case_table(const json& c, const std::string& label, Problems& out) {
+void check_case_table(const JsonView& c, const std::string& label, Problems& out) {
   namespace key = rf::case_key;
-  const json& outcome = c[key::kOutcome];
-  const json& failure = c[key::kFailure];
-  const bool passed = c[key::kPassed].get<bool>();
+  const JsonView outcome = c[key::kOutcome];
+  const JsonView failure = c[key::kFailure];
+  const bool passed = c[key::kPassed].boolean();
   if (outcome.is_null()) {
     if (passed || !failure.is_null() || !c[key::kMaxAbsError].is_null() || !c[key::kMaxRelError].is_null() ||
         !c[key::kDetail].is_null()) {
@@ -130,13 +131,13 @@ void check_case_table(const json& c, const std::string& label, Problems& out) {
     }
     return;
   }
-  const std::string o = outcome.get<std::string>();
-  const std::string expect = c[key::kExpect].get<std::string>();
+  const std::string_view o = outcome.string();
+  const std::string_view expect = c[key::kExpect].string();
   const CaseRule* rule = case_rule(o, expect);
   if (!rule) {
     out.push_back(label + ": outcome " + quote(o) + " is not an outcome any run gives for expect " + quote(expect));
-  } else if (const json want = rule->failure ? json(std::string(failure_name(*rule->failure))) : json(nullptr);
-             failure != want) {
+  } else if (rule->failure ? !failure.is_text(failure_name(*rule->failure)) : !failure.is_null()) {
+    const json want = rule->failure ? json(std::string(failure_name(*rule->failure))) : json(nullptr);
     out.push_back(label + ": outcome " + quote(o) + " with failure " + text_of(failure) + " is not allowed for expect " +
                   quote(expect) + " (the table gives " + text_of(want) + ")");
   }
@@ -148,11 +149,11 @@ void check_case_table(const json& c, const std::string& label, Problems& out) {
 }
 
 // A failed parity names the first class (runtime-error, mismatch, input-contract) among its failing cases.
-void check_parity_failure(const json& cases, const StageView& parity, Problems& out) {
+void check_parity_failure(const JsonView& cases, const StageView& parity, Problems& out) {
   const std::string where = at(rf::kStages, stage_name(Stage::parity));
   std::optional<FailureClass> first;
   for (FailureClass cls : rf::kParityFailureOrder) {
-    for (const auto& c : cases) {
+    for (const JsonView c : cases.items()) {
       if (!first && is_text(c[rf::case_key::kFailure], failure_name(cls))) first = cls;
     }
   }
@@ -164,31 +165,36 @@ void check_parity_failure(const json& cases, const StageView& parity, Problems& 
   }
 }
 
-std::string case_label(const json& c, std::size_t i) {
+std::string case_label(const JsonView& c, std::size_t i) {
   std::string label = std::string(rf::kInputCases) + "[" + std::to_string(i) + "]";
-  if (member(c, rf::case_key::kName).is_string()) label += " (" + c[rf::case_key::kName].get<std::string>() + ")";
+  const JsonView name = member(c, rf::case_key::kName);
+  if (name.is_string()) {
+    label += " (";
+    label += name.string();
+    label += ")";
+  }
   return label;
 }
 
 // A case against the parity stage: an outcome iff parity ran; every case passed when parity passed.
-void check_case_against_parity(const json& c, const std::string& label, const StageView& parity, Problems& out) {
-  const json& outcome = c[rf::case_key::kOutcome];
+void check_case_against_parity(const JsonView& c, const std::string& label, const StageView& parity, Problems& out) {
+  const JsonView outcome = c[rf::case_key::kOutcome];
   if (parity.status == StageStatus::not_run && !outcome.is_null()) {
     out.push_back(label + ": outcome " + text_of(outcome) + " although parity did not run");
   }
   if ((parity.status == StageStatus::passed || parity.status == StageStatus::failed) && outcome.is_null()) {
     out.push_back(label + ": no outcome although parity ran");
   }
-  if (parity.status == StageStatus::passed && c[rf::case_key::kPassed] != true) {
+  if (parity.status == StageStatus::passed && !c[rf::case_key::kPassed].boolean()) {
     out.push_back(at(rf::kStages, stage_name(Stage::parity)) + ": passed although " + label + " did not pass");
   }
 }
 
 }  // namespace
 
-void check_cases(const json& record, const Stages& view, Problems& out) {
-  if (!record.contains(std::string_view(rf::kInputCases))) return;
-  const json& cases = record[rf::kInputCases];
+void check_cases(const JsonView& record, const Stages& view, Problems& out) {
+  const JsonView cases = record[rf::kInputCases];
+  if (!cases.exists()) return;
   if (!cases.is_array()) {
     out.push_back(std::string(rf::kInputCases) + ": must be a list, not " + json_type_name(cases));
     return;
@@ -196,9 +202,9 @@ void check_cases(const json& record, const Stages& view, Problems& out) {
   const StageView& parity = stage(view, Stage::parity);
   std::size_t valid_cases = 0;
   bool all_well_typed = true;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const json& c = cases[i];
-    const std::string label = case_label(c, i);
+  std::size_t i = 0;
+  for (const JsonView c : cases.items()) {
+    const std::string label = case_label(c, i++);
     if (!is_object_or_report(c, label, out)) {
       all_well_typed = false;
       continue;

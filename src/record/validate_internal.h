@@ -1,5 +1,7 @@
 // Private to src/record/validate_*.cc: the helpers the checks of validate_record share, and the checks
 // each file contributes (doc/record-format.md §6). Every check appends "<where>: <what>" problems and never throws.
+// The checks read the record where it lies (a JsonView of its tape: base/json_view.h); a value is built
+// only to be quoted in a problem.
 //
 //   validate_record.cc     record_problems: top-level keys, strict JSON, the simple sections, tolerances
 //   validate_stages.cc     stages, the summary (status/failure/level via derive_outcome), model_state
@@ -16,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_view.h"
 #include "record/record_format.h"
 
 namespace nnx::validation {
@@ -23,23 +26,23 @@ namespace nnx::validation {
 using json = nlohmann::json;
 using Problems = std::vector<std::string>;
 
-// object[key], or null when object is not an object or lacks key.
-const json& member(const json& object, const char* key);
-// The canonical text of a value (NaN and friends by name), as problems quote values.
+// object[key], or absent (read as null) when object is not an object or lacks key.
+inline JsonView member(const JsonView& object, std::string_view key) { return object[key]; }
+// The canonical text of a value (NaN and friends by name), as problems quote values; "null" when absent.
+std::string text_of(const JsonView& value);
 std::string text_of(const json& value);
 std::string quote(std::string_view s);
-// value == s for a JSON string value, without making a JSON value of s.
-inline bool is_text(const json& value, std::string_view s) {
-  return value.is_string() && value.get_ref<const std::string&>() == s;
-}
+// value == s for a JSON string value.
+inline bool is_text(const JsonView& value, std::string_view s) { return value.is_text(s); }
 // "<where>.<key>"
 std::string at(std::string_view where, std::string_view key);
 
 // "<where>.<key>: missing" / "<where>.<key>: unknown key" (the wording of FieldReader); true when no
 // required key is missing.
-bool exact_keys(const json& object, const std::string& where, std::span<const char* const> keys, Problems& out);
+// Unknown keys are named in key order, whatever order the object holds them in.
+bool exact_keys(const JsonView& object, std::string_view where, std::span<const char* const> keys, Problems& out);
 // "<where>: must be an object, not <type>" unless value is an object.
-bool is_object_or_report(const json& value, const std::string& where, Problems& out);
+bool is_object_or_report(const JsonView& value, std::string_view where, Problems& out);
 
 // A stage as the checks after check_stages see it.
 struct StageView {
@@ -50,15 +53,15 @@ using Stages = std::array<StageView, 5>;
 const StageView& stage(const Stages& view, Stage s);
 
 // validate_stages.cc
-Stages check_stages(const json& record, Problems& out);
-void check_summary(const json& record, const Stages& view, Problems& out);
-void check_model_state(const json& record, const Stages& view, Problems& out);
+Stages check_stages(const JsonView& record, Problems& out);
+void check_summary(const JsonView& record, const Stages& view, Problems& out);
+void check_model_state(const JsonView& record, const Stages& view, Problems& out);
 
 // validate_cases.cc
-void check_cases(const json& record, const Stages& view, Problems& out);
+void check_cases(const JsonView& record, const Stages& view, Problems& out);
 
 // validate_artifacts.cc
-void check_artifacts(const json& record, const Stages& view, Problems& out);
-void check_opset(const json& record, const Stages& view, Problems& out);
+void check_artifacts(const JsonView& record, const Stages& view, Problems& out);
+void check_opset(const JsonView& record, const Stages& view, Problems& out);
 
 }  // namespace nnx::validation

@@ -22,12 +22,7 @@
 namespace nnx {
 namespace validation {
 
-const json& member(const json& object, const char* key) {
-  static const json kNull;
-  if (!object.is_object()) return kNull;
-  auto it = object.find(std::string_view(key));  // one strlen, not one per comparison
-  return it == object.end() ? kNull : *it;
-}
+std::string text_of(const JsonView& value) { return value.exists() ? display_json(value.to_json()) : "null"; }
 
 std::string text_of(const json& value) { return display_json(value); }
 
@@ -40,31 +35,30 @@ std::string at(std::string_view where, std::string_view key) {
   return out;
 }
 
-bool exact_keys(const json& object, const std::string& where, std::span<const char* const> keys, Problems& out) {
+bool exact_keys(const JsonView& object, std::string_view where, std::span<const char* const> keys, Problems& out) {
   bool complete = true;
-  std::array<std::string_view, 32> allowed{};  // the keys' lengths measured once, not per comparison
-  const std::size_t count = std::min(keys.size(), allowed.size());
-  for (std::size_t i = 0; i < count; ++i) allowed[i] = keys[i];
-  const bool is_object = object.is_object();
+  std::size_t present = 0;
   for (const char* k : keys) {
-    if (!is_object || object.find(std::string_view(k)) == object.end()) {
+    if (object.contains(k)) {
+      ++present;
+    } else {
       out.push_back(at(where, k) + ": missing");
       complete = false;
     }
   }
-  for (const auto& [k, v] : object.items()) {
-    const std::string_view name(k);
-    if (std::none_of(allowed.begin(), allowed.begin() + count, [&](std::string_view a) { return a == name; }) &&
-        std::none_of(keys.begin() + count, keys.end(), [&](const char* a) { return name == a; })) {
-      out.push_back(at(where, k) + ": unknown key");
-    }
+  if (present == object.size()) return complete;  // keys are unique: every member is one of `keys`
+  std::vector<std::string_view> unknown;
+  for (const auto& [k, v] : object.members()) {
+    if (std::none_of(keys.begin(), keys.end(), [&](const char* a) { return k == a; })) unknown.push_back(k);
   }
+  std::sort(unknown.begin(), unknown.end());  // in key order, as a json object holds them
+  for (std::string_view k : unknown) out.push_back(at(where, k) + ": unknown key");
   return complete;
 }
 
-bool is_object_or_report(const json& value, const std::string& where, Problems& out) {
+bool is_object_or_report(const JsonView& value, std::string_view where, Problems& out) {
   if (value.is_object()) return true;
-  out.push_back(where + ": must be an object, not " + json_type_name(value));
+  out.push_back(std::string(where) + ": must be an object, not " + json_type_name(value));
   return false;
 }
 
@@ -131,82 +125,92 @@ void check_strict_json(const json& record, Problems& out) {
 
 // ---- the top-level keys and the simple sections ----------------------------------------------------------
 
-void check_top_level_keys(const json& record, Problems& out) {
+void check_top_level_keys(const JsonView& record, Problems& out) {
+  std::size_t present = 0;
   for (const char* key : rf::kRecordKeys) {
-    if (!record.contains(std::string_view(key))) out.push_back(at("record", key) + ": missing");
-  }
-  static const std::vector<std::string_view> kKeys(rf::kRecordKeys.begin(), rf::kRecordKeys.end());
-  for (const auto& [key, value] : record.items()) {
-    if (std::find(kKeys.begin(), kKeys.end(), std::string_view(key)) == kKeys.end()) {
-      out.push_back(at("record", key) + ": unknown key");
+    if (record.contains(key)) {
+      ++present;
+    } else {
+      out.push_back(at("record", key) + ": missing");
     }
   }
+  if (present == record.size()) return;
+  std::vector<std::string_view> unknown;
+  for (const auto& [key, value] : record.members()) {
+    if (std::find(rf::kRecordKeys.begin(), rf::kRecordKeys.end(), key) == rf::kRecordKeys.end()) unknown.push_back(key);
+  }
+  std::sort(unknown.begin(), unknown.end());  // in key order, as a json object holds them
+  for (std::string_view key : unknown) out.push_back(at("record", key) + ": unknown key");
 }
 
-void check_config(const json& config, Problems& out) {
-  const std::string where = at(rf::kConfig, rf::config_key::kWeightsSha256);
-  const json& sha = member(config, rf::config_key::kWeightsSha256);
-  if (!config.contains(rf::config_key::kWeightsSha256)) {
-    out.push_back(where + ": missing");
-  } else if (!sha.is_string() || !is_sha256_hex(sha.get<std::string>())) {
-    out.push_back(where + ": " + text_of(sha) + " is not 64 lowercase hex digits");
+void check_config(const JsonView& config, Problems& out) {
+  const auto where = [] { return at(rf::kConfig, rf::config_key::kWeightsSha256); };
+  const JsonView sha = member(config, rf::config_key::kWeightsSha256);
+  if (!sha.exists()) {
+    out.push_back(where() + ": missing");
+  } else if (!sha.is_string() || !is_sha256_hex(sha.string())) {
+    out.push_back(where() + ": " + text_of(sha) + " is not 64 lowercase hex digits");
   }
 }
 
-void check_exporter(const json& exporter, Problems& out) {
+void check_exporter(const JsonView& exporter, Problems& out) {
   namespace key = rf::exporter_key;
   exact_keys(exporter, rf::kExporter, key::kKeys, out);
-  const json& options = member(exporter, key::kOptions);
-  const std::string options_where = at(rf::kExporter, key::kOptions);
-  if (exporter.contains(std::string_view(key::kOptions))) is_object_or_report(options, options_where, out);
-  const json& option = member(options, key::kOptionExporter);
-  if (exporter.contains(std::string_view(key::kName)) && option != exporter[key::kName]) {
-    out.push_back(at(rf::kExporter, key::kName) + ": " + text_of(exporter[key::kName]) + " is unlike " +
-                  at(options_where, key::kOptionExporter) + " " + text_of(option));
+  const JsonView options = member(exporter, key::kOptions);
+  const auto options_where = [] { return at(rf::kExporter, key::kOptions); };
+  if (options.exists() && !options.is_object()) is_object_or_report(options, options_where(), out);
+  const JsonView option = member(options, key::kOptionExporter);
+  const JsonView name = exporter[key::kName];
+  if (name.exists() && !(option == name)) {
+    out.push_back(at(rf::kExporter, key::kName) + ": " + text_of(name) + " is unlike " +
+                  at(options_where(), key::kOptionExporter) + " " + text_of(option));
   }
 }
 
-void check_runtime(const json& runtime, Problems& out) {
+void check_runtime(const JsonView& runtime, Problems& out) {
   namespace key = rf::runtime_key;
   exact_keys(runtime, rf::kRuntime, key::kKeys, out);
   static const json kSession = session_options_json();  // constant: built once
-  if (runtime.contains(std::string_view(key::kSession)) && !same_canonical(runtime[key::kSession], kSession)) {
-    out.push_back(at(rf::kRuntime, key::kSession) + ": other session options " + text_of(runtime[key::kSession]) +
-                  " than " + text_of(kSession));
+  const JsonView session = runtime[key::kSession];
+  if (session.exists() && !same_canonical(session, kSession)) {
+    out.push_back(at(rf::kRuntime, key::kSession) + ": other session options " + text_of(session) + " than " +
+                  text_of(kSession));
   }
 }
 
-void check_sections(const json& record, Problems& out) {
-  if (record.contains(std::string_view(rf::kFormat)) && record[rf::kFormat] != kFormat) {
-    out.push_back(std::string(rf::kFormat) + ": must be " + quote(kFormat) + ", not " + text_of(record[rf::kFormat]));
+void check_sections(const JsonView& record, Problems& out) {
+  if (const JsonView format = record[rf::kFormat]; format.exists() && !format.is_text(kFormat)) {
+    out.push_back(std::string(rf::kFormat) + ": must be " + quote(kFormat) + ", not " + text_of(format));
   }
-  if (record.contains(std::string_view(rf::kProfile)) && !record[rf::kProfile].is_string()) {
-    out.push_back(std::string(rf::kProfile) + ": must be a string, not " + json_type_name(record[rf::kProfile]));
+  if (const JsonView profile = record[rf::kProfile]; profile.exists() && !profile.is_string()) {
+    out.push_back(std::string(rf::kProfile) + ": must be a string, not " + json_type_name(profile));
   }
   for (const char* key : {rf::kSource, rf::kVersions}) {
-    if (record.contains(std::string_view(key))) is_object_or_report(record[key], key, out);
+    if (const JsonView section = record[key]; section.exists()) is_object_or_report(section, key, out);
   }
-  if (record.contains(std::string_view(rf::kConfig)) && is_object_or_report(record[rf::kConfig], rf::kConfig, out)) {
-    check_config(record[rf::kConfig], out);
+  if (const JsonView config = record[rf::kConfig]; config.exists() && is_object_or_report(config, rf::kConfig, out)) {
+    check_config(config, out);
   }
-  if (record.contains(std::string_view(rf::kExporter)) && is_object_or_report(record[rf::kExporter], rf::kExporter, out)) {
-    check_exporter(record[rf::kExporter], out);
+  if (const JsonView exporter = record[rf::kExporter];
+      exporter.exists() && is_object_or_report(exporter, rf::kExporter, out)) {
+    check_exporter(exporter, out);
   }
-  if (record.contains(std::string_view(rf::kRuntime)) && is_object_or_report(record[rf::kRuntime], rf::kRuntime, out)) {
-    check_runtime(record[rf::kRuntime], out);
+  if (const JsonView runtime = record[rf::kRuntime]; runtime.exists() && is_object_or_report(runtime, rf::kRuntime, out)) {
+    check_runtime(runtime, out);
   }
 }
 
-void check_tolerances(const json& record, Problems& out) {
-  if (!record.contains(std::string_view(rf::kTolerances))) return;
-  const json& tolerances = record[rf::kTolerances];
+void check_tolerances(const JsonView& record, Problems& out) {
+  const JsonView tolerances = record[rf::kTolerances];
+  if (!tolerances.exists()) return;
   if (!is_object_or_report(tolerances, rf::kTolerances, out)) return;
   exact_keys(tolerances, rf::kTolerances, rf::tolerance_key::kKeys, out);
   for (const char* key : rf::tolerance_key::kKeys) {
-    if (!tolerances.contains(std::string_view(key))) continue;
+    const JsonView value = tolerances[key];
+    if (!value.exists()) continue;
     double d = 0.0;
-    if (!json_number(tolerances[key], d) || !std::isfinite(d) || d < 0.0) {
-      out.push_back(at(rf::kTolerances, key) + ": must be a finite number >= 0, not " + text_of(tolerances[key]));
+    if (!json_number(value, d) || !std::isfinite(d) || d < 0.0) {
+      out.push_back(at(rf::kTolerances, key) + ": must be a finite number >= 0, not " + text_of(value));
     }
   }
 }
@@ -221,12 +225,15 @@ void add_unique(Problems& all, const Problems& found) {
 }  // namespace
 }  // namespace validation
 
-std::vector<std::string> record_problems(const json& record) {
+namespace {
+
+// Every rule; `strict` are the problems of check_strict_json (none for a tape: its writer checked).
+std::vector<std::string> problems_of(const JsonView& record, const validation::Problems& strict) {
   using namespace validation;
   if (!record.is_object()) return {"record: must be an object, not " + json_type_name(record)};
   Problems out;
   check_top_level_keys(record, out);
-  check_strict_json(record, out);
+  out.insert(out.end(), strict.begin(), strict.end());
   check_sections(record, out);
   const Stages view = check_stages(record, out);
   check_summary(record, view, out);
@@ -235,21 +242,46 @@ std::vector<std::string> record_problems(const json& record) {
   check_artifacts(record, view, out);
   check_opset(record, view, out);
   check_tolerances(record, out);
+  std::vector<std::string> settings = settings_problems(record);
+  if (out.empty() && settings.empty()) return out;  // a valid record: nothing to make unique
   Problems unique;
   add_unique(unique, out);
-  add_unique(unique, settings_problems(record));
+  add_unique(unique, settings);
   return unique;
+}
+
+// The message validate_record throws.
+[[noreturn]] void refuse(const JsonView& profile, const std::vector<std::string>& problems) {
+  std::string message = "invalid record";
+  if (profile.is_string()) message += " for profile " + validation::quote(profile.string());
+  message += " (" + std::to_string(problems.size()) + (problems.size() == 1 ? " problem" : " problems") + "):";
+  for (const auto& p : problems) message += "\n  - " + p;
+  throw ConformanceError(message);
+}
+
+}  // namespace
+
+std::vector<std::string> record_problems(const JsonView& record) { return problems_of(record, {}); }
+
+std::vector<std::string> record_problems(const json& record) {
+  if (!record.is_object()) return {"record: must be an object, not " + json_type_name(record)};
+  validation::Problems strict;
+  validation::check_strict_json(record, strict);
+  const JsonTape tape = JsonTape::from_json(record);
+  return problems_of(JsonView(tape), strict);
+}
+
+void validate_record(const JsonView& record) {
+  const std::vector<std::string> problems = record_problems(record);
+  if (!problems.empty()) refuse(record[rf::kProfile], problems);
 }
 
 void validate_record(const json& record) {
   const std::vector<std::string> problems = record_problems(record);
   if (problems.empty()) return;
-  std::string message = "invalid record";
-  const json& profile = validation::member(record, rf::kProfile);
-  if (profile.is_string()) message += " for profile " + validation::quote(profile.get<std::string>());
-  message += " (" + std::to_string(problems.size()) + (problems.size() == 1 ? " problem" : " problems") + "):";
-  for (const auto& p : problems) message += "\n  - " + p;
-  throw ConformanceError(message);
+  const auto profile = record.is_object() ? record.find(std::string_view(rf::kProfile)) : record.end();
+  const JsonTape name = JsonTape::from_json(profile != record.end() ? *profile : json());
+  refuse(JsonView(name), problems);
 }
 
 }  // namespace nnx

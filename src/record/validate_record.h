@@ -15,6 +15,11 @@
 // Keys and vocabulary come from record_format.h; the summary check uses its derive_outcome, the rule the
 // writer's finalize_record uses. The checks live in validate_record.cc, validate_stages.cc,
 // validate_cases.cc and validate_artifacts.cc (validate_internal.h).
+//
+// The rules read a record where it lies, as a JsonView of its tape (base/json_view.h): a record already
+// recorded flat (the Python front end's, python/python_json.h) is validated without building a value. That
+// tape's writer has refused what is not strict JSON, so the JsonView overloads check every rule but that
+// one; the json overloads check it on the value, then record it and apply the same rules.
 #pragma once
 
 #include <string>
@@ -22,12 +27,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_view.h"
+
 namespace nnx {
 
 using json = nlohmann::json;
 
 std::vector<std::string> record_problems(const json& record);
+std::vector<std::string> record_problems(const JsonView& record);
 
 void validate_record(const json& record);
+void validate_record(const JsonView& record);
 
 }  // namespace nnx
