@@ -1,5 +1,6 @@
 // Google Benchmark of the core's hot paths: SHA-256 of artifacts (in memory and streamed from a file),
-// verify of a profile folder, strict JSON read + validate of a report, the native forward, and parity
+// verify of a profile folder, strict JSON read + validate of a report (and of one record read in place from its
+// tape), the native forward, and parity
 // (draws, the runtime's run and the comparison) of a tested record.
 //
 //   core_bench [--report=REPORT.json --root=ARTIFACT_ROOT] [Google Benchmark flags]
@@ -24,6 +25,8 @@
 #include "app/execute_record.h"
 #include "model/feedfwd.h"
 #include "base/json_strict.h"
+#include "base/json_tape.h"
+#include "base/json_view.h"
 #include "runtime/onnx_runtime.h"
 #include "base/sha256.h"
 #include "stages/stages.h"
@@ -148,6 +151,18 @@ void BM_ValidateRecord(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(nnx::record_problems(records.front()));
 }
 BENCHMARK(BM_ValidateRecord)->Unit(benchmark::kMicrosecond);
+
+// The same rules read in place from the record's tape (base/json_view.h), as the Python front end hands it.
+void BM_ValidateRecordInPlace(benchmark::State& state) {
+  if (g_report.empty()) {
+    state.SkipWithError("no --report given");
+    return;
+  }
+  const auto records = nnx::records_of(nnx::read_strict_json_file(g_report));
+  const nnx::JsonTape tape = nnx::JsonTape::from_json(records.front());
+  for (auto _ : state) benchmark::DoNotOptimize(nnx::record_problems(nnx::JsonView(tape)));
+}
+BENCHMARK(BM_ValidateRecordInPlace)->Unit(benchmark::kMicrosecond);
 
 // ----------------------------------------------------------------------------------------- native model
 

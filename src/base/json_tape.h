@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,40 +23,41 @@ namespace nnx {
 class JsonTape {
  public:
   // Inline: a front end calls these once per value (they are most of what it does under the GIL).
-  void null() { tokens_.push_back(Token{Kind::null, 0, {}}); }
+  void null() { tokens_.push_back(Token{Kind::null, 0, 0, {}}); }
   void boolean(bool value) {
-    Token t{Kind::boolean, 0, {}};
+    Token t{Kind::boolean, 0, 0, {}};
     t.boolean = value;
     tokens_.push_back(t);
   }
   void integer(std::int64_t value) {
-    Token t{Kind::integer, 0, {}};
+    Token t{Kind::integer, 0, 0, {}};
     t.integer = value;
     tokens_.push_back(t);
   }
   void unsigned_integer(std::uint64_t value) {
-    Token t{Kind::unsigned_integer, 0, {}};
+    Token t{Kind::unsigned_integer, 0, 0, {}};
     t.unsigned_integer = value;
     tokens_.push_back(t);
   }
   void number(double value) {
-    Token t{Kind::number, 0, {}};
+    Token t{Kind::number, 0, 0, {}};
     t.number = value;
     tokens_.push_back(t);
   }
   void string(std::string_view value) {
-    Token t{Kind::string, value.size(), {}};
+    if (value.size() >= kMaxStringBytes) throw std::length_error("a string of 1 TiB or more");
+    Token t{Kind::string, edges_of(value), value.size(), {}};
     t.offset = chars_.size();
     chars_.append(value);
     tokens_.push_back(t);
   }
   // Opens a container; returns its slot for `close`, which records how many members were written.
   std::size_t open_object() {
-    tokens_.push_back(Token{Kind::object, 0, {}});
+    tokens_.push_back(Token{Kind::object, 0, 0, {}});
     return tokens_.size() - 1;
   }
   std::size_t open_array() {
-    tokens_.push_back(Token{Kind::array, 0, {}});
+    tokens_.push_back(Token{Kind::array, 0, 0, {}});
     return tokens_.size() - 1;
   }
   void close(std::size_t slot, std::size_t members) {
@@ -80,9 +82,11 @@ class JsonTape {
 
  private:
   enum class Kind : std::uint8_t { null, boolean, integer, unsigned_integer, number, string, object, array };
+  static constexpr std::uint64_t kMaxStringBytes = std::uint64_t(1) << 40;
   struct Token {
-    Kind kind;
-    std::uint64_t size;  // string: length; container: members
+    Kind kind : 8;
+    std::uint64_t edges : 16;  // string: its first and last bytes, so that most keys are told apart here
+    std::uint64_t size : 40;   // string: length; container: members (16 bytes a token in all)
     union {
       bool boolean;
       std::int64_t integer;
@@ -92,6 +96,10 @@ class JsonTape {
       std::uint64_t end;     // container: the index of the token after its last member
     };
   };
+  static std::uint64_t edges_of(std::string_view s) {
+    return s.empty() ? 0 : std::uint64_t(static_cast<unsigned char>(s.front())) |
+                               std::uint64_t(static_cast<unsigned char>(s.back())) << 8;
+  }
   friend class JsonView;
   nlohmann::json build(std::size_t& at) const;
   void record(const nlohmann::json& value);

@@ -21,14 +21,28 @@ std::uint64_t JsonView::unsigned_integer() const {
   return 0;
 }
 
+namespace {
+
+// A record's keys are short: comparing their bytes in place costs less than a call of memcmp (their
+// lengths and first and last bytes, in the token, have already told most keys apart).
+inline bool same_bytes(const char* chars, std::string_view key) {
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    if (chars[i] != key[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::string_view JsonView::string() const { return is_string() ? chars(*tape_, token()) : std::string_view(); }
 
 JsonView JsonView::operator[](std::string_view key) const {
   if (!is_object()) return JsonView();
+  const std::uint64_t edges = JsonTape::edges_of(key);
   std::size_t at = at_ + 1;
   for (std::uint64_t i = 0; i < token().size; ++i) {
     const Token& name = tape_->tokens_[at];
-    if (name.size == key.size() && std::memcmp(tape_->chars_.data() + name.offset, key.data(), key.size()) == 0) {
+    if (name.size == key.size() && name.edges == edges && same_bytes(tape_->chars_.data() + name.offset, key)) {
       return JsonView(tape_, at + 1);
     }
     at = next(*tape_, at + 1);

@@ -11,6 +11,7 @@
 // key is looked up by comparing keys in that order. A view lives no longer than its tape.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -123,6 +124,59 @@ class JsonView {
 struct JsonMember {
   std::string_view key;
   JsonView value;
+};
+
+// a == b for two keys, the short strings a record's objects hold: lengths and first bytes tell most apart,
+// and the bytes are compared in place (a call of memcmp costs more than these few bytes).
+inline bool same_key(std::string_view a, std::string_view b) {
+  if (a.size() != b.size() || (!a.empty() && a[0] != b[0])) return false;
+  for (std::size_t i = 1; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
+// An object read once against a fixed list of keys, for rules that ask many of its members: each listed
+// member's view by its key's place in the list (absent when the object lacks it), found in one pass over
+// the members. `operator[]` takes one of the listed keys (the same pointer is found at once, another
+// pointer by its text) and answers as the object's own `operator[]`; any other key reads absent.
+template <std::size_t N>
+class KnownMembers {
+ public:
+  KnownMembers(const JsonView& object, const std::array<const char*, N>& keys) : object_(object), keys_(keys) {
+    std::array<std::string_view, N> texts;
+    for (std::size_t i = 0; i < N; ++i) texts[i] = keys[i];
+    for (const auto& [key, value] : object.members()) {
+      for (std::size_t i = 0; i < N; ++i) {
+        if (same_key(texts[i], key)) {
+          values_[i] = value;
+          ++known_;
+          break;
+        }
+      }
+    }
+  }
+  JsonView operator[](const char* key) const {
+    for (std::size_t i = 0; i < N; ++i) {
+      if (keys_[i] == key) return values_[i];
+    }
+    for (std::size_t i = 0; i < N; ++i) {
+      if (std::string_view(keys_[i]) == key) return values_[i];
+    }
+    return JsonView();
+  }
+  const JsonView& object() const { return object_; }
+  const std::array<const char*, N>& keys() const { return keys_; }
+  // The listed member at `i` (its key keys()[i]).
+  const JsonView& at(std::size_t i) const { return values_[i]; }
+  // How many of the object's members are listed keys (all of them when it equals object().size()).
+  std::size_t known() const { return known_; }
+
+ private:
+  JsonView object_;
+  const std::array<const char*, N>& keys_;
+  std::array<JsonView, N> values_{};
+  std::size_t known_ = 0;
 };
 
 // What nlohmann::json's == answers for the two values built (numbers by value across kinds, objects by key).

@@ -313,7 +313,11 @@ std::vector<std::vector<std::string>> validate_records(py::handle records) {
   const py::sequence items = py::reinterpret_borrow<py::sequence>(records);
   const std::size_t count = items.size();
   ValidationQueue queue(count, ValidationQueue::workers_for(count));
-  for (std::size_t i = 0; i < count; ++i) queue.push(i, tape_from_python(items[i], "record " + std::to_string(i)));
+  for (std::size_t i = 0; i < count; ++i) {
+    JsonTape tape = queue.spare_tape();  // memory a validated record left: no tape grows from nothing
+    tape_from_python(items[i], "record " + std::to_string(i), tape);
+    queue.push(i, std::move(tape));
+  }
   const py::gil_scoped_release released;
   return queue.finish();
 }

@@ -32,6 +32,15 @@ class Converter {
   JsonTape& tape;
 
   void convert(PyObject* value, std::size_t depth) {
+    // The exact types a record is made of first, each by one type comparison (PyFloat_Check of a str
+    // would ask for its subtypes); then the same questions for subclasses, in json.dumps' order (no type
+    // is both a str and a number, so the order of the two groups changes no answer).
+    PyTypeObject* type = Py_TYPE(value);
+    if (type == &PyUnicode_Type) return tape.string(text(value));
+    if (type == &PyDict_Type) return dict(value, depth + 1);
+    if (type == &PyFloat_Type) return tape.number(finite(PyFloat_AS_DOUBLE(value)));
+    if (type == &PyLong_Type) return integer(value);
+    if (type == &PyList_Type) return sequence(value, depth + 1);
     if (value == Py_None) return tape.null();
     if (PyBool_Check(value)) return tape.boolean(value == Py_True);
     if (PyLong_Check(value)) return integer(value);
@@ -75,6 +84,10 @@ class Converter {
   }
 
   static std::string_view text(PyObject* value) {
+    if (PyUnicode_IS_COMPACT_ASCII(value)) {  // its UTF-8 form is its own bytes: no call
+      return std::string_view(static_cast<const char*>(PyUnicode_DATA(value)),
+                              static_cast<std::size_t>(PyUnicode_GET_LENGTH(value)));
+    }
     Py_ssize_t size = 0;
     const char* data = PyUnicode_AsUTF8AndSize(value, &size);
     if (!data) {  // a lone surrogate: json.dumps escaped it, the strict parser refused the escape
@@ -93,7 +106,7 @@ class Converter {
   // A key as json.dumps writes it: a str as is; an int, float, bool or None as its JSON text (noted: the
   // round trip then differs); anything else refused.
   void key(PyObject* k) {
-    if (PyUnicode_Check(k)) return tape.string(text(k));
+    if (Py_TYPE(k) == &PyUnicode_Type || PyUnicode_Check(k)) return tape.string(text(k));
     if (k == Py_None || PyBool_Check(k) || PyLong_Check(k) || PyFloat_Check(k)) {
       if (PyFloat_Check(k)) finite(PyFloat_AS_DOUBLE(k));
       non_string_key = true;

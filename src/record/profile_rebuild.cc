@@ -244,9 +244,10 @@ bool settings_match(const JsonView& record, const json& expected) {
     for (const JsonView raw : raw_cases.items()) {
       const json& want = (*cases)[i++];
       if (!want.is_object() || want.size() != kCaseSettings.size()) return false;
-      for (const char* field : kCaseSettings) {
-        auto w = want.find(field);
-        if (w == want.end() || !same_canonical(raw[field], *w)) return false;
+      const KnownMembers stated(raw, kCaseSettings);  // one pass over the case's ten members
+      for (std::size_t f = 0; f < kCaseSettings.size(); ++f) {
+        auto w = want.find(kCaseSettings[f]);
+        if (w == want.end() || !same_canonical(stated.at(f), *w)) return false;
       }
     }
   } else if (!same_canonical(raw_cases, *cases)) {

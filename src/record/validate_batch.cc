@@ -35,8 +35,22 @@ std::vector<std::string> problems_of(const JsonTape& record) {
 
 unsigned ValidationQueue::workers_for(std::size_t count) {
   constexpr std::size_t kRecordsPerWorker = 64;  // below this a thread costs more than it saves
-  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
-  return static_cast<unsigned>(std::min<std::size_t>(hardware, count / kRecordsPerWorker));
+  const unsigned beside_caller = std::max(2u, std::thread::hardware_concurrency()) - 1;
+  return static_cast<unsigned>(std::min<std::size_t>(beside_caller, count / kRecordsPerWorker));
+}
+
+JsonTape ValidationQueue::spare_tape() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (spare_.empty()) return JsonTape();
+  JsonTape tape = std::move(spare_.back());
+  spare_.pop_back();
+  return tape;
+}
+
+void ValidationQueue::keep_spare(JsonTape tape) {
+  tape.clear();  // its memory kept
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (spare_.size() < capacity_) spare_.push_back(std::move(tape));
 }
 
 void ValidationQueue::push(std::size_t index, JsonTape record) {
@@ -50,6 +64,7 @@ void ValidationQueue::push(std::size_t index, JsonTape record) {
     }
   }
   results_.at(index) = problems_of(record);  // full (or no workers): the caller helps
+  keep_spare(std::move(record));
 }
 
 void ValidationQueue::work() {
@@ -63,6 +78,7 @@ void ValidationQueue::work() {
       waiting_.pop_front();
     }
     results_[item.first] = problems_of(item.second);  // each index is written by one thread only
+    keep_spare(std::move(item.second));
   }
 }
 

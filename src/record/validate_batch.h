@@ -5,7 +5,9 @@
 // (record_problems of a JsonView: base/json_view.h); no value is built.
 //
 // At most `capacity` records wait at once: `push` validates the record on the calling thread when the
-// queue is full, so memory stays bounded and no thread idles. `finish` waits for all and returns each
+// queue is full, so memory stays bounded and no thread idles. A validated record's tape is kept for
+// `spare_tape`, so that the caller records the next record into memory already allocated (and still in
+// the processor's cache) instead of growing a new tape. `finish` waits for all and returns each
 // record's problems by the index it was pushed with. The destructor stops and joins the workers (a caller
 // that gives up half-way by throwing leaves nothing running).
 #pragma once
@@ -37,19 +39,24 @@ class ValidationQueue {
 
   void push(std::size_t index, JsonTape record);
   std::vector<Problems> finish();
+  // An empty tape to record the next record into: one a validated record left, or a new one.
+  JsonTape spare_tape();
 
-  // The workers a batch of `count` records is worth: up to the hardware threads, none for a few records.
+  // The workers a batch of `count` records is worth, beside the caller who records them: the hardware
+  // threads but the caller's (at least one), none for a few records.
   static unsigned workers_for(std::size_t count);
 
  private:
   void work();
   void stop();
+  void keep_spare(JsonTape tape);
 
   std::vector<Problems> results_;
   std::size_t capacity_;
   std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<std::pair<std::size_t, JsonTape>> waiting_;
+  std::vector<JsonTape> spare_;  // validated records' tapes, at most capacity_
   bool closing_ = false;
   std::vector<std::thread> threads_;
 };

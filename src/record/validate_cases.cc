@@ -12,6 +12,9 @@
 namespace nnx::validation {
 namespace {
 
+// A case read once against its ten keys: the rules below ask each of them several times.
+using CaseMembers = KnownMembers<rf::case_key::kKeys.size()>;
+
 bool is_error_value(const JsonView& v) {
   double d = 0.0;
   return v.is_null() || (json_number(v, d) && std::isfinite(d) && d >= 0.0);
@@ -62,9 +65,9 @@ void check_case_failure(const JsonView& failure, const std::string& where, Probl
 }
 
 // One case's keys and types; true when the case table may be applied to it.
-bool check_case_fields(const JsonView& c, const std::string& label, Problems& out) {
+bool check_case_fields(const CaseMembers& c, const std::string& label, Problems& out) {
   namespace key = rf::case_key;
-  bool ok = exact_keys(c, label, key::kKeys, out);
+  bool ok = exact_keys(c, label, out);
   auto bad = [&](const char* field, const std::string& what) {
     out.push_back(at(label, field) + ": " + what);
     ok = false;
@@ -102,7 +105,7 @@ bool check_case_fields(const JsonView& c, const std::string& label, Problems& ou
 
 // Errors and detail of a case with an outcome: a compared outcome carries both errors and no detail,
 // every other outcome no errors and a string detail.
-void check_case_evidence(const JsonView& c, const std::string& label, std::string_view o, Problems& out) {
+void check_case_evidence(const CaseMembers& c, const std::string& label, std::string_view o, Problems& out) {
   namespace key = rf::case_key;
   const bool has_abs = !c[key::kMaxAbsError].is_null(), has_rel = !c[key::kMaxRelError].is_null();
   const bool has_detail = !c[key::kDetail].is_null();
@@ -119,7 +122,7 @@ void check_case_evidence(const JsonView& c, const std::string& label, std::strin
 }
 
 // The case table of §5 for a case whose fields are well typed.
-void check_case_table(const JsonView& c, const std::string& label, Problems& out) {
+void check_case_table(const CaseMembers& c, const std::string& label, Problems& out) {
   namespace key = rf::case_key;
   const JsonView outcome = c[key::kOutcome];
   const JsonView failure = c[key::kFailure];
@@ -177,7 +180,7 @@ std::string case_label(const JsonView& c, std::size_t i) {
 }
 
 // A case against the parity stage: an outcome iff parity ran; every case passed when parity passed.
-void check_case_against_parity(const JsonView& c, const std::string& label, const StageView& parity, Problems& out) {
+void check_case_against_parity(const CaseMembers& c, const std::string& label, const StageView& parity, Problems& out) {
   const JsonView outcome = c[rf::case_key::kOutcome];
   if (parity.status == StageStatus::not_run && !outcome.is_null()) {
     out.push_back(label + ": outcome " + text_of(outcome) + " although parity did not run");
@@ -203,12 +206,13 @@ void check_cases(const JsonView& record, const Stages& view, Problems& out) {
   std::size_t valid_cases = 0;
   bool all_well_typed = true;
   std::size_t i = 0;
-  for (const JsonView c : cases.items()) {
-    const std::string label = case_label(c, i++);
-    if (!is_object_or_report(c, label, out)) {
+  for (const JsonView item : cases.items()) {
+    const std::string label = case_label(item, i++);
+    if (!is_object_or_report(item, label, out)) {
       all_well_typed = false;
       continue;
     }
+    const CaseMembers c(item, rf::case_key::kKeys);
     if (is_text(member(c, rf::case_key::kExpect), rf::kExpectMatch)) ++valid_cases;
     if (!check_case_fields(c, label, out)) {
       all_well_typed = false;

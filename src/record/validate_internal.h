@@ -41,6 +41,25 @@ std::string at(std::string_view where, std::string_view key);
 // required key is missing.
 // Unknown keys are named in key order, whatever order the object holds them in.
 bool exact_keys(const JsonView& object, std::string_view where, std::span<const char* const> keys, Problems& out);
+// "<where>.<key>: unknown key" for each member not in `keys`, in key order.
+void report_unknown_keys(const JsonView& object, std::string_view where, std::span<const char* const> keys, Problems& out);
+// exact_keys of an object read once against its keys (KnownMembers, base/json_view.h).
+template <std::size_t N>
+bool exact_keys(const KnownMembers<N>& object, std::string_view where, Problems& out) {
+  bool complete = true;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (!object.at(i).exists()) {
+      out.push_back(at(where, object.keys()[i]) + ": missing");
+      complete = false;
+    }
+  }
+  if (object.known() != object.object().size()) report_unknown_keys(object.object(), where, object.keys(), out);
+  return complete;
+}
+template <std::size_t N>
+JsonView member(const KnownMembers<N>& object, const char* key) {
+  return object[key];
+}
 // "<where>: must be an object, not <type>" unless value is an object.
 bool is_object_or_report(const JsonView& value, std::string_view where, Problems& out);
 

@@ -46,14 +46,17 @@ bool exact_keys(const JsonView& object, std::string_view where, std::span<const 
       complete = false;
     }
   }
-  if (present == object.size()) return complete;  // keys are unique: every member is one of `keys`
+  if (present != object.size()) report_unknown_keys(object, where, keys, out);  // keys are unique
+  return complete;
+}
+
+void report_unknown_keys(const JsonView& object, std::string_view where, std::span<const char* const> keys, Problems& out) {
   std::vector<std::string_view> unknown;
   for (const auto& [k, v] : object.members()) {
     if (std::none_of(keys.begin(), keys.end(), [&](const char* a) { return k == a; })) unknown.push_back(k);
   }
   std::sort(unknown.begin(), unknown.end());  // in key order, as a json object holds them
   for (std::string_view k : unknown) out.push_back(at(where, k) + ": unknown key");
-  return complete;
 }
 
 bool is_object_or_report(const JsonView& value, std::string_view where, Problems& out) {
