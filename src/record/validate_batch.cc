@@ -95,6 +95,12 @@ void ValidationQueue::stop() {
 }
 
 std::vector<ValidationQueue::Problems> ValidationQueue::finish() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    closing_ = true;
+  }
+  ready_.notify_all();
+  if (!threads_.empty()) work();  // the caller drains what still waits beside the workers
   stop();
   return std::move(results_);
 }

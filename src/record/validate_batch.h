@@ -7,8 +7,8 @@
 // At most `capacity` records wait at once: `push` validates the record on the calling thread when the
 // queue is full, so memory stays bounded and no thread idles. A validated record's tape is kept for
 // `spare_tape`, so that the caller records the next record into memory already allocated (and still in
-// the processor's cache) instead of growing a new tape. `finish` waits for all and returns each
-// record's problems by the index it was pushed with. The destructor stops and joins the workers (a caller
+// the processor's cache) instead of growing a new tape. `finish` validates what still waits beside the
+// workers, waits for all and returns each record's problems by the index it was pushed with. The destructor stops and joins the workers (a caller
 // that gives up half-way by throwing leaves nothing running).
 #pragma once
 
