@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,13 +16,13 @@
 #include <sstream>
 
 #include "app/execute_record.h"
+#include "base/child_process.h"
 #include "base/error.h"
 #include "base/interrupt.h"
 #include "base/json_python.h"
 #include "base/json_strict.h"
 #include "base/sha256.h"
 
-extern char** environ;
 
 namespace nnx::matrix {
 namespace {
@@ -132,30 +131,16 @@ std::unique_ptr<Child> spawn_child(CellState& cell, const RuntimeChoice& runtime
                                std::string("--first"), std::to_string(cell.next_record)}) {
     args.push_back(a);
   }
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawnattr_init(&attr);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-  posix_spawn_file_actions_addopen(&actions, 2, child->stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  posix_spawnattr_setpgroup(&attr, 0);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
   pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
+  int rc = 0;
+  try {
+    pid = spawn_in_own_group(args,
+                             {ChildFd::open(0, "/dev/null", O_RDONLY), ChildFd::copy(1, fds[1]),
+                              ChildFd::open(2, child->stderr_file.string(), O_WRONLY | O_CREAT | O_TRUNC)},
+                             nullptr, false);
+  } catch (const std::system_error& e) {
+    rc = e.code().value();
+  }
   ::close(fds[1]);
   if (rc != 0) {
     ::close(fds[0]);

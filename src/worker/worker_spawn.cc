@@ -1,8 +1,5 @@
-// worker_spawn.cc — posix_spawn of the worker with its pipes; contract in worker_spawn.h.
+// worker_spawn.cc — the worker started with its pipes (base/child_process.h); contract in worker_spawn.h.
 #include "worker/worker_spawn.h"
-
-#include <signal.h>
-#include <spawn.h>
 
 #include <algorithm>
 #include <string>
@@ -11,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/child_process.h"
 #include "runtime/runtime_telemetry.h"
 #include "worker/worker_error.h"
 #include "worker/worker_pipes.h"
@@ -38,19 +36,6 @@ std::vector<std::string> child_environment(std::vector<std::pair<std::string, st
   return env;
 }
 
-// Own process group, every signal at its default action and unblocked.
-void set_child_attributes(posix_spawnattr_t& attr) {
-  sigset_t no_signals, all_signals;
-  sigemptyset(&no_signals);
-  sigfillset(&all_signals);
-  sigdelset(&all_signals, SIGKILL);
-  sigdelset(&all_signals, SIGSTOP);
-  posix_spawnattr_setsigmask(&attr, &no_signals);
-  posix_spawnattr_setsigdefault(&attr, &all_signals);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-}
-
 }  // namespace
 
 SpawnedWorker spawn_worker(const WorkerCommand& command) {
@@ -59,34 +44,20 @@ SpawnedWorker spawn_worker(const WorkerCommand& command) {
     throw WorkerError(WorkerError::Kind::start_failed, "worker script not found: " + command.script.string());
 
   Pipe in, response, log_pipe;
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawnattr_init(&attr);
-  posix_spawn_file_actions_adddup2(&actions, in.read, 0);
-  posix_spawn_file_actions_adddup2(&actions, log_pipe.write, 1);
-  posix_spawn_file_actions_adddup2(&actions, log_pipe.write, 2);
-  posix_spawn_file_actions_adddup2(&actions, response.write, 3);
-  set_child_attributes(attr);
-
   const std::string python = command.python.string();
-  const std::string script = command.script.string();
-  std::vector<char*> argv{const_cast<char*>(python.c_str()), const_cast<char*>(script.c_str()), nullptr};
-  std::vector<std::string> env = child_environment(command.extra_env);
-  std::vector<char*> envp;
-  for (auto& entry : env) envp.push_back(entry.data());
-  envp.push_back(nullptr);
-
+  const std::vector<std::string> env = child_environment(command.extra_env);
   const bool search_path = python.find('/') == std::string::npos;
   pid_t pid = -1;
-  int rc = search_path ? posix_spawnp(&pid, python.c_str(), &actions, &attr, argv.data(), envp.data())
-                       : posix_spawn(&pid, python.c_str(), &actions, &attr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0)
+  try {
+    pid = spawn_in_own_group({python, command.script.string()},
+                             {ChildFd::copy(0, in.read), ChildFd::copy(1, log_pipe.write),
+                              ChildFd::copy(2, log_pipe.write), ChildFd::copy(3, response.write)},
+                             &env, search_path);
+  } catch (const std::system_error& e) {
     throw WorkerError(WorkerError::Kind::start_failed,
                       "cannot start the worker '" + python + "'" + (search_path ? " (searched on PATH)" : "") +
-                          ": " + errno_text(rc));
+                          ": " + errno_text(e.code().value()));
+  }
   SpawnedWorker spawned{pid, in.release_write(), response.release_read(), log_pipe.release_read()};
   set_nonblocking(spawned.stdin_fd);
   set_nonblocking(spawned.response_fd);

@@ -1,4 +1,4 @@
-// worker_spawn.h — starting the worker process (worker/PROTOCOL.md, "Process"). Used by
+// worker_spawn.h — starting the worker process (worker/PROTOCOL.md, "Process"; base/child_process.h). Used by
 // worker_process.cc only.
 //
 // Contract: spawn_worker starts `<python> <script>` of a resolved WorkerCommand directly (posix_spawn, no

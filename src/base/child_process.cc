@@ -1,0 +1,55 @@
+// spawn_in_own_group; contract in child_process.h.
+#include "base/child_process.h"
+
+#include <signal.h>
+#include <spawn.h>
+
+#include <system_error>
+
+extern char** environ;
+
+namespace nnx {
+
+pid_t spawn_in_own_group(const std::vector<std::string>& argv, const std::vector<ChildFd>& fds,
+                         const std::vector<std::string>* environment, bool search_path) {
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawnattr_init(&attr);
+  for (const ChildFd& fd : fds) {
+    if (fd.parent_fd >= 0) {
+      posix_spawn_file_actions_adddup2(&actions, fd.parent_fd, fd.child_fd);
+    } else {
+      posix_spawn_file_actions_addopen(&actions, fd.child_fd, fd.open_path.c_str(), fd.open_flags, 0600);
+    }
+  }
+  sigset_t no_signals, all_signals;
+  sigemptyset(&no_signals);
+  sigfillset(&all_signals);
+  sigdelset(&all_signals, SIGKILL);
+  sigdelset(&all_signals, SIGSTOP);
+  posix_spawnattr_setsigmask(&attr, &no_signals);
+  posix_spawnattr_setsigdefault(&attr, &all_signals);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::vector<char*> env;
+  if (environment) {
+    for (const std::string& entry : *environment) env.push_back(const_cast<char*>(entry.c_str()));
+    env.push_back(nullptr);
+  }
+  char* const* envp = environment ? env.data() : environ;
+
+  pid_t pid = -1;
+  const int rc = search_path ? posix_spawnp(&pid, args[0], &actions, &attr, args.data(), envp)
+                             : posix_spawn(&pid, args[0], &actions, &attr, args.data(), envp);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) throw std::system_error(rc, std::generic_category());
+  return pid;
+}
+
+}  // namespace nnx
