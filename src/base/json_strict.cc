@@ -2,6 +2,8 @@
 // what nlohmann would let through (duplicate keys, deep nesting, integers that silently became floats).
 #include "base/json_strict.h"
 
+#include "base/file_bytes.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
@@ -11,9 +13,6 @@
 #include <utility>
 #include <vector>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace nnx {
 namespace {
@@ -227,42 +226,11 @@ json parse_strict_json(std::string_view text) {
 }
 
 json read_strict_json_file(const std::filesystem::path& path) {
-  const auto os_error = [&](const char* what) {
-    const std::string reason = std::error_code(errno, std::generic_category()).message();
-    return JsonError("cannot " + std::string(what) + " " + path.string() + ": " + reason);
-  };
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw os_error("open");
-  struct FdCloser {
-    int fd;
-    ~FdCloser() { ::close(fd); }
-  } closer{fd};
-
-  struct stat info {};
-  if (::fstat(fd, &info) != 0) throw os_error("stat");
-  if (S_ISDIR(info.st_mode)) throw JsonError("cannot read " + path.string() + ": it is a directory");
-  if (S_ISREG(info.st_mode) && static_cast<std::uintmax_t>(info.st_size) > kMaxJsonTextBytes) {
-    throw JsonError(path.string() + " holds " + std::to_string(info.st_size) +
-                    " bytes, more than the JSON limit of " + std::to_string(kMaxJsonTextBytes) + " bytes");
-  }
-
-  // Read to the end, never more than one byte past the limit (the file may grow, or be a pipe).
   std::string text;
-  if (S_ISREG(info.st_mode)) text.reserve(static_cast<std::size_t>(info.st_size));
-  char buffer[1 << 16];
-  while (text.size() <= kMaxJsonTextBytes) {
-    const std::size_t want = std::min(sizeof buffer, kMaxJsonTextBytes + 1 - text.size());
-    const ssize_t got = ::read(fd, buffer, want);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      throw os_error("read");
-    }
-    if (got == 0) break;
-    text.append(buffer, static_cast<std::size_t>(got));
-  }
-  if (text.size() > kMaxJsonTextBytes) {
-    throw JsonError(path.string() + " holds more than the JSON limit of " + std::to_string(kMaxJsonTextBytes) +
-                    " bytes");
+  try {
+    text = read_file_bytes(path, kMaxJsonTextBytes, "the JSON limit", ErrorKind::refused);
+  } catch (const Error& e) {
+    throw JsonError(e.what());
   }
   try {
     return parse_strict_json(text);

@@ -1,6 +1,12 @@
 #include "base/sha256.h"
 
+#include <fcntl.h>
 #include <openssl/evp.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+#include <vector>
 
 #include <stdexcept>
 
@@ -52,6 +58,26 @@ std::string Sha256::hex_digest() {
     out.push_back(kHex[digest[i] & 0xF]);
   }
   return out;
+}
+
+std::string sha256_file(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::system_error(errno, std::generic_category());
+  Sha256 hash;
+  std::vector<char> chunk(1 << 20);
+  while (true) {
+    const ssize_t got = ::read(fd, chunk.data(), chunk.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw std::system_error(err, std::generic_category());
+    }
+    if (got == 0) break;
+    hash.update(chunk.data(), static_cast<std::size_t>(got));
+  }
+  ::close(fd);
+  return hash.hex_digest();
 }
 
 std::string sha256_hex(std::string_view bytes) {

@@ -29,6 +29,11 @@ class Sha256 {
 
 std::string sha256_hex(std::string_view bytes);
 
+// The digest of a whole file, read in 1 MiB chunks through one descriptor. Throws std::system_error with the
+// reason (errno) when it cannot be opened or read; the caller names what the file is.
+// (artifacts/artifact_folder.h hashes an artifact its own, link-safe way.)
+std::string sha256_file(const std::filesystem::path& path);
+
 // True when `text` is 64 lowercase hex digits.
 bool is_sha256_hex(std::string_view text);
 

@@ -13,7 +13,6 @@
 #include "cli/commands.h"
 #include "matrix/cell_child.h"
 #include "matrix/run_matrix.h"
-#include "runtime/runtime_cache.h"
 
 namespace nnx::cli {
 
@@ -62,12 +61,8 @@ int matrix_command(const MatrixArgs& args) {
   request.report = args.report;
   request.root = args.root;
   request.output = args.output;
-  for (const auto& library : args.libraries) {
-    request.runtimes.push_back({library, std::filesystem::absolute(library), std::nullopt});
-  }
-  for (const auto& version : args.versions) {
-    request.runtimes.push_back({version, cached_runtime_library(version), version});
-  }
+  for (const auto& library : args.libraries) request.runtimes.push_back(matrix::RuntimeChoice::library_file(library));
+  for (const auto& version : args.versions) request.runtimes.push_back(matrix::RuntimeChoice::cached_release(version));
   request.jobs = args.jobs;
   if (!args.shard.empty()) request.shard = matrix::parse_shard(args.shard);
   request.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(args.timeout_seconds * 1000));

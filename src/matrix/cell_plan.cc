@@ -5,8 +5,22 @@
 #include <tuple>
 
 #include "base/error.h"
+#include "runtime/runtime_cache.h"
 
 namespace nnx::matrix {
+
+RuntimeChoice RuntimeChoice::library_file(const std::string& path) {
+  return {path, std::filesystem::absolute(path), std::nullopt};
+}
+
+RuntimeChoice RuntimeChoice::cached_release(const std::string& version) {
+  return {version, cached_runtime_library(version), version};
+}
+
+RuntimeChoice RuntimeChoice::release_or_file(const std::string& given) {
+  static const std::regex release(R"(\d+\.\d+\.\d+)");
+  return std::regex_match(given, release) ? cached_release(given) : library_file(given);
+}
 
 Shard parse_shard(const std::string& text) {
   static const std::regex form(R"((\d{1,6})/(\d{1,6}))");

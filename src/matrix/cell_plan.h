@@ -17,6 +17,13 @@ struct RuntimeChoice {
   std::string given;                   // what the user wrote (PATH or X.Y.Z)
   std::filesystem::path library;       // the library the cell opens
   std::optional<std::string> version;  // known up front for --onnxruntime-version
+
+  // A library file (made absolute: cells run in other folders).
+  static RuntimeChoice library_file(const std::string& path);
+  // A cached release X.Y.Z (runtime/runtime_cache.h); UsageError when it is malformed or not cached.
+  static RuntimeChoice cached_release(const std::string& version);
+  // A release when `given` is X.Y.Z, else a library file (as Python's runtime_matrix takes either).
+  static RuntimeChoice release_or_file(const std::string& given);
 };
 
 struct Shard {

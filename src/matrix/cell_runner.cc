@@ -10,13 +10,12 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
-#include <fstream>
 #include <memory>
 #include <optional>
-#include <sstream>
 
 #include "app/execute_record.h"
 #include "base/child_process.h"
+#include "base/file_bytes.h"
 #include "base/error.h"
 #include "base/interrupt.h"
 #include "base/json_python.h"
@@ -154,13 +153,17 @@ std::unique_ptr<Child> spawn_child(CellState& cell, const RuntimeChoice& runtime
   return child;
 }
 
+// The last 600 characters of what a child wrote to its stderr (nothing when it wrote nothing or left no file).
 std::string stderr_tail(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string s = text.str();
+  constexpr std::size_t kShown = 600;
+  std::string s;
+  try {
+    s = read_file_tail(file, kShown + 64, ErrorKind::unreadable);  // room for the blanks trimmed below
+  } catch (const Error&) {
+    return s;
+  }
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  if (s.size() > 600) s = "..." + s.substr(s.size() - 600);
+  if (s.size() > kShown) s = "..." + s.substr(s.size() - kShown);
   return s;
 }
 
@@ -246,15 +249,11 @@ MatrixCell finished_cell(const CellState& cell, const RuntimeChoice& runtime, co
 }  // namespace
 
 std::string library_sha256(const std::filesystem::path& library) {
-  std::ifstream in(library, std::ios::binary);
-  if (!in) throw ConformanceError("cannot read the library " + library.string() + " to hash it");
-  Sha256 hash;
-  std::vector<char> chunk(1 << 20);
-  while (in) {
-    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    if (in.gcount() > 0) hash.update(chunk.data(), static_cast<std::size_t>(in.gcount()));
+  try {
+    return sha256_file(library);
+  } catch (const std::system_error& e) {
+    throw ConformanceError("cannot read the library " + library.string() + " to hash it: " + e.code().message());
   }
-  return hash.hex_digest();
 }
 
 std::vector<MatrixCell> run_cells(const std::vector<RuntimeChoice>& runtimes, const std::vector<json>& records,

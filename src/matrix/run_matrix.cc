@@ -2,15 +2,14 @@
 
 #include <stdlib.h>
 
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include "app/execute_record.h"
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "base/file_bytes.h"
 #include "base/interrupt.h"
 #include "base/json_python.h"
 #include "base/json_strict.h"
@@ -40,14 +39,6 @@ class TemporaryFolder {
   std::filesystem::path path_;
 };
 
-std::string read_bytes(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw UsageError("cannot read " + file.string());
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 void write_document(const json& document, const std::optional<std::filesystem::path>& output) {
   if (output) write_file_atomically(*output, dumps_pretty(document) + "\n");
 }
@@ -70,7 +61,7 @@ MatrixOutcome run_matrix(const MatrixRequest& request) {
     }
   }
   if (request.output) require_writable_file_path(*request.output);
-  const std::string bytes = read_bytes(request.report);
+  const std::string bytes = read_file_bytes(request.report, kMaxJsonTextBytes, "the JSON limit", ErrorKind::usage);
   const json document = parse_strict_json(bytes);
   const std::vector<json> records = records_of(document);
   if (records.empty()) throw ConformanceError(request.report.string() + " holds no records");

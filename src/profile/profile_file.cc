@@ -1,10 +1,10 @@
 #include "profile/profile_file.h"
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "base/error.h"
+#include "base/file_bytes.h"
+#include "base/json_strict.h"
 #include "base/json_fields.h"
 
 namespace nnx {
@@ -56,13 +56,15 @@ std::vector<Profile> profiles_from_json(const nlohmann::json& list) {
 }
 
 std::vector<Profile> profiles_from_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw UsageError("cannot read the profile file " + file.string());
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text;
+  try {
+    text = read_file_bytes(file, kMaxJsonTextBytes, "the JSON limit", ErrorKind::usage);
+  } catch (const Error& e) {
+    throw UsageError(std::string("cannot read the profile file: ") + e.what());
+  }
   nlohmann::json list;
   try {
-    list = nlohmann::json::parse(text.str());
+    list = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw UsageError("the profile file " + file.string() + " is not JSON: " + e.what());
   }

@@ -5,7 +5,6 @@
 
 #include <bit>
 #include <mutex>
-#include <regex>
 
 #include "app/execute_record.h"
 #include "app/execute_report.h"
@@ -28,7 +27,6 @@
 #include "record/validate_batch.h"
 #include "record/validate_record.h"
 #include "python/python_json.h"
-#include "runtime/runtime_cache.h"
 #include "worker/worker_process.h"
 
 namespace nnx::python {
@@ -247,18 +245,11 @@ std::string runtime_matrix(const std::filesystem::path& report, const std::files
                            const std::vector<std::string>& runtimes, std::size_t jobs,
                            const std::vector<std::string>& child_command,
                            const std::optional<std::filesystem::path>& output) {
-  static const std::regex release(R"(\d+\.\d+\.\d+)");
   matrix::MatrixRequest request;
   request.report = report;
   request.root = root;
   request.output = output;
-  for (const auto& runtime : runtimes) {
-    if (std::regex_match(runtime, release)) {
-      request.runtimes.push_back({runtime, cached_runtime_library(runtime), runtime});
-    } else {
-      request.runtimes.push_back({runtime, std::filesystem::absolute(runtime), std::nullopt});
-    }
-  }
+  for (const auto& runtime : runtimes) request.runtimes.push_back(matrix::RuntimeChoice::release_or_file(runtime));
   request.jobs = jobs;
   request.child_command = child_command;
   return dump(matrix::run_matrix(request).document);
