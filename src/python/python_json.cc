@@ -147,16 +147,18 @@ class Converter {
     static const py::handle sequence_type = py::module_::import("collections.abc").attr("Sequence").cast<py::object>().release();
     const py::handle object(value);
     if (py::isinstance(object, mapping)) {
+      // As `_plain` makes it: a dict of its items (a key given twice keeps its first place and last value,
+      // so the tape holds each key once, as the rules read it: base/json_view.h).
       enter(depth + 1);
-      const std::size_t slot = tape.open_object();
-      std::size_t members = 0;
+      py::dict plain;
       for (py::handle pair : object.attr("items")()) {
         const py::tuple kv = py::reinterpret_borrow<py::tuple>(pair);
-        key(kv[0].ptr());
-        convert(kv[1].ptr(), depth + 1);
-        ++members;
+        if (PyDict_SetItem(plain.ptr(), kv[0].ptr(), kv[1].ptr()) != 0) {  // an unhashable key
+          const py::error_already_set error;
+          throw Refused{py::str(error.value()).cast<std::string>()};
+        }
       }
-      return tape.close(slot, members);
+      return dict(plain.ptr(), depth + 1);
     }
     if (py::isinstance(object, sequence_type) && !PyBytes_Check(value) && !PyByteArray_Check(value)) {
       enter(depth + 1);

@@ -231,6 +231,32 @@ def test_records_cross_as_objects_with_the_strictness_and_words_of_the_json_text
     huge = json.loads(json.dumps(record))
     huge["versions"]["u"], huge["versions"]["i"] = 2 ** 64 - 1, -(2 ** 63)
     ec.validate_record(huge)
+    # A Mapping that gives a key twice is read as `_plain` reads it: the last value counts.
+    from collections.abc import Mapping
+
+    class Twice(Mapping):
+        def __init__(self, pairs):
+            self.pairs = pairs
+
+        def __getitem__(self, key):
+            return dict(self.pairs)[key]
+
+        def __iter__(self):
+            return iter(dict(self.pairs))
+
+        def __len__(self):
+            return len(dict(self.pairs))
+
+        def items(self):
+            return list(self.pairs)
+
+    tolerances = record["tolerances"]
+    twice = {**record, "tolerances": Twice([("rtol", -1.0), *tolerances.items()])}
+    ec._dumps(twice, "the record")
+    ec.validate_record(twice)
+    assert ec.validate_records([twice]) == [[]]
+    with pytest.raises(ec.ConformanceError, match="tolerances.rtol: must be a finite number >= 0"):
+        ec.validate_record({**record, "tolerances": Twice([*tolerances.items(), ("rtol", -1.0)])})
 
 
 def test_validate_records_on_threads_gives_each_records_own_problems_in_order(both):
