@@ -66,7 +66,7 @@ class JsonView {
    public:
     Item operator*() const {
       if constexpr (std::is_same_v<Item, Member>) {
-        return Member{chars(*tape_, tape_->tokens_[at_]), JsonView(tape_, at_ + 1)};
+        return Item{chars(*tape_, tape_->tokens_[at_]), JsonView(tape_, at_ + 1)};  // Item: complete by now
       } else {
         return JsonView(tape_, at_);
       }

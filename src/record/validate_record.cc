@@ -52,7 +52,8 @@ bool exact_keys(const JsonView& object, std::string_view where, std::span<const 
 
 void report_unknown_keys(const JsonView& object, std::string_view where, std::span<const char* const> keys, Problems& out) {
   std::vector<std::string_view> unknown;
-  for (const auto& [k, v] : object.members()) {
+  for (const auto& member : object.members()) {
+    const std::string_view k = member.key;
     if (std::none_of(keys.begin(), keys.end(), [&](const char* a) { return k == a; })) unknown.push_back(k);
   }
   std::sort(unknown.begin(), unknown.end());  // in key order, as a json object holds them
