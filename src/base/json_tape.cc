@@ -39,11 +39,6 @@ json JsonTape::build(std::size_t& at) const {
   return json(nullptr);
 }
 
-void JsonTape::skip(std::size_t& at) const {
-  const Token& t = tokens_.at(at);
-  at = (t.kind == Kind::array || t.kind == Kind::object) ? t.end : at + 1;
-}
-
 void JsonTape::record(const json& value) {
   switch (value.type()) {
     case json::value_t::null: return null();
@@ -85,7 +80,7 @@ json JsonTape::member_to_json(std::string_view key) const {
     if (std::string_view(chars_.data() + name.offset, name.size) == key) {
       out[std::string(key)] = build(at);  // a repeated key: the last one, as to_json
     } else {
-      skip(at);
+      at = after(at);
     }
   }
   return out;

@@ -101,9 +101,13 @@ class JsonTape {
                                std::uint64_t(static_cast<unsigned char>(s.back())) << 8;
   }
   friend class JsonView;
+  // The index of the token after the value at `at` (a container is passed over whole, in one step).
+  std::size_t after(std::size_t at) const {
+    const Token& t = tokens_[at];
+    return (t.kind == Kind::object || t.kind == Kind::array) ? t.end : at + 1;
+  }
   nlohmann::json build(std::size_t& at) const;
   void record(const nlohmann::json& value);
-  void skip(std::size_t& at) const;
 
   std::vector<Token> tokens_;
   std::string chars_;

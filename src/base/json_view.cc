@@ -45,7 +45,7 @@ JsonView JsonView::operator[](std::string_view key) const {
     if (name.size == key.size() && name.edges == edges && same_bytes(tape_->chars_.data() + name.offset, key)) {
       return JsonView(tape_, at + 1);
     }
-    at = next(*tape_, at + 1);
+    at = tape_->after(at + 1);
   }
   return JsonView();
 }
@@ -55,32 +55,6 @@ json JsonView::to_json() const {
   std::size_t at = at_;
   return tape_->build(at);
 }
-
-namespace {
-
-// An object's members compared by key, whatever order each holds them in (keys are unique in both).
-template <typename Same>
-bool same_members(const JsonView& a, const JsonView& b, Same same) {
-  if (a.size() != b.size()) return false;
-  for (const auto& [key, value] : a.members()) {
-    const JsonView other = b[key];
-    if (!other.exists() || !same(value, other)) return false;
-  }
-  return true;
-}
-
-template <typename Same>
-bool same_items(const JsonView& a, const JsonView& b, Same same) {
-  if (a.size() != b.size()) return false;
-  auto j = b.items().begin();
-  for (const JsonView item : a.items()) {
-    if (!same(item, *j)) return false;
-    ++j;
-  }
-  return true;
-}
-
-}  // namespace
 
 bool operator==(const JsonView& a, const JsonView& b) {
   if (a.is_number() && b.is_number()) {  // nlohmann compares numbers by value across their kinds
@@ -100,8 +74,22 @@ bool operator==(const JsonView& a, const JsonView& b) {
   if (a.is_null() || b.is_null()) return a.is_null() && b.is_null();
   if (a.is_boolean() || b.is_boolean()) return a.is_boolean() && b.is_boolean() && a.boolean() == b.boolean();
   if (a.is_string() || b.is_string()) return a.is_string() && b.is_string() && a.string() == b.string();
-  if (a.is_array() && b.is_array()) return same_items(a, b, [](JsonView x, JsonView y) { return x == y; });
-  if (a.is_object() && b.is_object()) return same_members(a, b, [](JsonView x, JsonView y) { return x == y; });
+  if (a.size() != b.size()) return false;
+  if (a.is_array() && b.is_array()) {
+    auto j = b.items().begin();
+    for (const JsonView item : a.items()) {
+      if (!(item == *j)) return false;
+      ++j;
+    }
+    return true;
+  }
+  if (a.is_object() && b.is_object()) {  // by key, whatever order each holds them in (keys are unique in both)
+    for (const auto& [key, value] : a.members()) {
+      const JsonView other = b[key];
+      if (!other.exists() || !(value == other)) return false;
+    }
+    return true;
+  }
   return false;
 }
 

@@ -72,7 +72,7 @@ class JsonView {
       }
     }
     Iterator& operator++() {
-      at_ = std::is_same_v<Item, Member> ? next(*tape_, at_ + 1) : next(*tape_, at_);
+      at_ = tape_->after(std::is_same_v<Item, Member> ? at_ + 1 : at_);
       --left_;
       return *this;
     }
@@ -109,10 +109,6 @@ class JsonView {
   JsonView(const JsonTape* tape, std::size_t at) : tape_(tape), at_(at) {}
   const Token& token() const { return tape_->tokens_[at_]; }
   Kind kind() const { return token().kind; }
-  static std::size_t next(const JsonTape& tape, std::size_t at) {  // the index after the value at `at`
-    const Token& t = tape.tokens_[at];
-    return (t.kind == Kind::object || t.kind == Kind::array) ? t.end : at + 1;
-  }
   static std::string_view chars(const JsonTape& tape, const Token& t) {
     return std::string_view(tape.chars_.data() + t.offset, t.size);
   }

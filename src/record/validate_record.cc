@@ -162,7 +162,7 @@ void check_exporter(const JsonView& exporter, Problems& out) {
   exact_keys(exporter, rf::kExporter, key::kKeys, out);
   const JsonView options = member(exporter, key::kOptions);
   const auto options_where = [] { return at(rf::kExporter, key::kOptions); };
-  if (options.exists() && !options.is_object()) is_object_or_report(options, options_where(), out);
+  if (options.exists()) is_object_or_report(options, options_where(), out);
   const JsonView option = member(options, key::kOptionExporter);
   const JsonView name = exporter[key::kName];
   if (name.exists() && !(option == name)) {
