@@ -11,6 +11,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+#include <thread>
+#include <chrono>
 
 #include "base/failure.h"
 #include "base/json_python.h"
@@ -302,6 +304,11 @@ TEST(ValidationQueue, GivenUpHalfWayLeavesNoThreadRunning) {
   EXPECT_EQ(threads_of_this_process(), before + 2);
   for (std::size_t i = 0; i < 50; ++i) queue->push(i, JsonTape::from_json(passed_record()));
   queue.reset();  // as when a later record is refused: joined, nothing left running or waiting
+  // A joined thread has returned, but the kernel may list it in /proc/self/task a moment longer while it
+  // reaps it: wait for that (a thread still running would stay listed and fail below).
+  for (int i = 0; i < 200 && threads_of_this_process() != before; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   EXPECT_EQ(threads_of_this_process(), before);
 }
 
