@@ -129,23 +129,7 @@ void check_strict_json(const json& record, Problems& out) {
 
 // ---- the top-level keys and the simple sections ----------------------------------------------------------
 
-void check_top_level_keys(const JsonView& record, Problems& out) {
-  std::size_t present = 0;
-  for (const char* key : rf::kRecordKeys) {
-    if (record.contains(key)) {
-      ++present;
-    } else {
-      out.push_back(at("record", key) + ": missing");
-    }
-  }
-  if (present == record.size()) return;
-  std::vector<std::string_view> unknown;
-  for (const auto& [key, value] : record.members()) {
-    if (std::find(rf::kRecordKeys.begin(), rf::kRecordKeys.end(), key) == rf::kRecordKeys.end()) unknown.push_back(key);
-  }
-  std::sort(unknown.begin(), unknown.end());  // in key order, as a json object holds them
-  for (std::string_view key : unknown) out.push_back(at("record", key) + ": unknown key");
-}
+void check_top_level_keys(const JsonView& record, Problems& out) { exact_keys(record, "record", rf::kRecordKeys, out); }
 
 void check_config(const JsonView& config, Problems& out) {
   const auto where = [] { return at(rf::kConfig, rf::config_key::kWeightsSha256); };
