@@ -2,9 +2,11 @@
 // timings"): `on_stage` is called when a profile's stage starts (the live progress line), `on_phase` when a
 // phase ends, with its wall time relative to the observer's clock. Phase names are those of `run --timings`:
 // "worker_start" (the dependencies stage: starting the worker and its dependency imports), "export",
-// "check", "load", "parity" (per profile) and "write" (the report, profile null); `on_profile_end` when a
-// profile's record is final. Each is optional. With `run --jobs N` up to N threads run profiles at once and
-// call them concurrently: every callback must be thread-safe (cli/run_progress.cc takes one mutex).
+// "check", "reference" (parity's reference, asked of the worker: stages.h prepare_parity), "load", "parity"
+// (per profile) and "write" (the report, profile null); `on_profile_end` when a profile's record is final.
+// Each is optional. A run's lanes (one per worker, up to `run --jobs N`) each have two threads (the
+// worker's part of one profile beside the runtime's part of the one before: app/run_profile.h), which call
+// them concurrently: every callback must be thread-safe (cli/run_progress.cc takes one mutex).
 #pragma once
 
 #include <chrono>

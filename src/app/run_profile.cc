@@ -1,6 +1,8 @@
 #include "app/run_profile.h"
 
 #include <chrono>
+#include <memory>
+#include <span>
 #include <string>
 
 #include "app/source.h"
@@ -50,32 +52,61 @@ void report_imports(const StageContext& context, const RunPhase& dependencies, c
   }
 }
 
-// stages/pipeline.cc's loop, with the observer told when each stage starts and how long it took.
-void run_observed_stages(StageContext& context, const std::string& profile, const RunObserver* observer,
-                         WarmWorker& warm, const ExporterClient* handed) {
-  for (const StageUnit& unit : kRunPipeline) {
+// A phase of `profile` from `start` to `end`; the worker's phases name the worker that served them (worker >= 0).
+RunPhase phase_of(const RunObserver& observer, const char* name, const std::string& profile, int worker,
+                  Clock::time_point start, Clock::time_point end) {
+  RunPhase phase{name, profile, std::nullopt, observer.since_start(start),
+                 std::chrono::duration<double>(end - start).count()};
+  if (worker >= 0) phase.worker = worker;
+  return phase;
+}
+
+// stages/pipeline.cc's loop over `units`, with the observer told when each stage starts and how long it
+// took. Returns whether every stage passed. `warm` is the worker's part's (null for the runtime's part).
+bool run_observed_stages(StageContext& context, std::span<const StageUnit> units, const std::string& profile,
+                         const RunObserver* observer, WarmWorker* warm, const ExporterClient* handed) {
+  for (const StageUnit& unit : units) {
     throw_if_interrupted();  // after SIGINT/SIGTERM no further stage starts
     if (observer != nullptr && observer->on_stage) observer->on_stage(profile, std::string(stage_name(unit.stage)));
     const Clock::time_point start = Clock::now();
     const bool passed = unit.run(context);
     const Clock::time_point end = Clock::now();
-    if (unit.stage == Stage::dependencies) count_new_worker(context, warm, handed);
-    if (observer == nullptr) {
-      if (!passed) return;
-      continue;
-    }
-    if (observer->on_phase) {
-      RunPhase phase{phase_name(unit.stage), profile, std::nullopt, observer->since_start(start),
-                     std::chrono::duration<double>(end - start).count()};
-      if (unit.stage != Stage::load && warm.serial >= 0) phase.worker = warm.serial;  // the worker's stages
+    if (warm != nullptr && unit.stage == Stage::dependencies) count_new_worker(context, *warm, handed);
+    if (observer != nullptr && observer->on_phase) {
+      const RunPhase phase =
+          phase_of(*observer, phase_name(unit.stage), profile, warm != nullptr ? warm->serial : -1, start, end);
       observer->on_phase(phase);
       if (unit.stage == Stage::dependencies) report_imports(context, phase, *observer);
     }
-    if (!passed) return;
+    if (!passed) return false;
   }
+  return true;
 }
 
 }  // namespace
+
+// One profile between its two parts: what its stages share, and whether the worker's part passed.
+struct ProfileRunState {
+  ProfileRunState(const Profile& profile_, const std::filesystem::path& root, const RunOptions& options)
+      : profile(profile_),
+        observer(options.observer),
+        model(make_reference_model(profile.model)),
+        record(blank_record_of(profile, options.source ? *options.source : detect_source(options.source_revision),
+                               model->weights_sha256())),
+        context(record, root, *model, &profile) {}
+
+  const Profile profile;
+  const std::shared_ptr<RunObserver> observer;
+  const std::unique_ptr<ReferenceModel> model;
+  Record record;
+  StageContext context;
+  bool worker_part_passed = false;
+};
+
+StartedProfile::StartedProfile(std::unique_ptr<ProfileRunState> state) : state_(std::move(state)) {}
+StartedProfile::StartedProfile(StartedProfile&&) noexcept = default;
+StartedProfile& StartedProfile::operator=(StartedProfile&&) noexcept = default;
+StartedProfile::~StartedProfile() = default;
 
 nlohmann::json run_profile(const Profile& profile, const std::filesystem::path& root, const RunOptions& options) {
   WarmWorker none;
@@ -84,12 +115,15 @@ nlohmann::json run_profile(const Profile& profile, const std::filesystem::path& 
 
 nlohmann::json run_profile(const Profile& profile, const std::filesystem::path& root, const RunOptions& options,
                            WarmWorker& warm) {
+  return finish_profile(start_profile(profile, root, options, warm));
+}
+
+StartedProfile start_profile(const Profile& profile, const std::filesystem::path& root, const RunOptions& options,
+                             WarmWorker& warm) {
   require_valid(profile);
   require_free_profile_folder(root, profile.name);
-  const auto model = make_reference_model(profile.model);
-  Record record = blank_record_of(profile, options.source ? *options.source : detect_source(options.source_revision),
-                                  model->weights_sha256());
-  StageContext context{record, root, *model, &profile};
+  auto state = std::make_unique<ProfileRunState>(profile, root, options);
+  StageContext& context = state->context;
   context.open_runtime = options.open_runtime;
   context.runtime_library = options.onnxruntime_library;
   context.worker_command = options.worker ? *options.worker : default_worker_command();
@@ -100,15 +134,35 @@ nlohmann::json run_profile(const Profile& profile, const std::filesystem::path& 
   }
   warm.client.reset();
   const ExporterClient* handed = context.exporter.get();
-  run_observed_stages(context, profile.name, options.observer.get(), warm, handed);
+  const RunObserver* observer = options.observer.get();
+  state->worker_part_passed =
+      run_observed_stages(context, kRunWorkerStages, profile.name, observer, &warm, handed);
+  if (state->worker_part_passed) {
+    throw_if_interrupted();
+    const Clock::time_point start = Clock::now();
+    prepare_parity(context);  // the torch reference, while this profile still has the worker
+    if (observer != nullptr && observer->on_phase) {
+      observer->on_phase(phase_of(*observer, "reference", profile.name, warm.serial, start, Clock::now()));
+    }
+  }
   if (context.exporter && context.exporter->running()) {
     warm.client = std::move(context.exporter);  // the next profile's worker
   } else if (context.exporter) {
     context.exporter->stop();
   }
-  record.finalize();
-  if (options.observer && options.observer->on_profile_end) options.observer->on_profile_end(profile.name);
-  return record.to_json();
+  context.exporter.reset();
+  return StartedProfile(std::move(state));
+}
+
+nlohmann::json finish_profile(StartedProfile started) {
+  ProfileRunState& state = *started.state_;
+  const RunObserver* observer = state.observer.get();
+  if (state.worker_part_passed) {
+    run_observed_stages(state.context, kRunRuntimeStages, state.profile.name, observer, nullptr, nullptr);
+  }
+  state.record.finalize();
+  if (observer != nullptr && observer->on_profile_end) observer->on_profile_end(state.profile.name);
+  return state.record.to_json();
 }
 
 }  // namespace nnx

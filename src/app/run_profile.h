@@ -35,4 +35,28 @@ struct WarmWorker {
 nlohmann::json run_profile(const Profile& profile, const std::filesystem::path& root, const RunOptions& options,
                            WarmWorker& warm);
 
+// The same run in two parts, so that a run can overlap them (app/run_profiles.cc): `start_profile` runs the
+// worker's part with `warm`'s worker (stages/stages.h kRunWorkerStages, then parity's reference:
+// prepare_parity) and leaves the worker in `warm` as above; `finish_profile` runs the runtime's part
+// (kRunRuntimeStages: load, parity) without a worker and returns the final record. Each part may run on any
+// thread, one after the other; run_profile is the two in a row. The refusals of run_profile are
+// start_profile's.
+struct ProfileRunState;
+class StartedProfile {
+ public:
+  StartedProfile(StartedProfile&&) noexcept;
+  StartedProfile& operator=(StartedProfile&&) noexcept;
+  ~StartedProfile();
+
+ private:
+  explicit StartedProfile(std::unique_ptr<ProfileRunState> state);
+  friend StartedProfile start_profile(const Profile&, const std::filesystem::path&, const RunOptions&, WarmWorker&);
+  friend nlohmann::json finish_profile(StartedProfile started);
+  std::unique_ptr<ProfileRunState> state_;
+};
+
+StartedProfile start_profile(const Profile& profile, const std::filesystem::path& root, const RunOptions& options,
+                             WarmWorker& warm);
+nlohmann::json finish_profile(StartedProfile started);
+
 }  // namespace nnx

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include "app/run_profile.h"
 #include "app/source.h"
@@ -18,23 +21,73 @@
 namespace nnx {
 namespace {
 
-// The profiles of a run handed out to its threads in order, the records put back in that order, and the
+// A lane's one-place handoff from its worker's thread to its finishing thread: the started profile (and its
+// index) waiting for its runtime part. `put` waits while the place is taken, so that at most two profiles of
+// a lane are between their parts; `take` waits for one, and returns false once closed and empty.
+class StartedHandoff {
+ public:
+  void put(std::size_t index, StartedProfile started) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [this] { return !waiting_; });
+    waiting_.emplace(index, std::move(started));
+    changed_.notify_all();
+  }
+  bool take(std::size_t& index, std::optional<StartedProfile>& started) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [this] { return waiting_ || closed_; });
+    if (!waiting_) return false;
+    index = waiting_->first;
+    started.emplace(std::move(waiting_->second));
+    waiting_.reset();
+    changed_.notify_all();
+    return true;
+  }
+  void close() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::optional<std::pair<std::size_t, StartedProfile>> waiting_;
+  bool closed_ = false;
+};
+
+// The profiles of a run handed out to its lanes in order, the records put back in that order, and the
 // first exception a thread met (Interrupted preferred: the run stops for the signal, not for what it broke).
 class ProfileQueue {
  public:
   ProfileQueue(const std::vector<Profile>& profiles, const std::filesystem::path& root, const RunOptions& options)
       : profiles_(profiles), root_(root), options_(options), records_(profiles.size()) {}
 
-  // One thread's loop: its own warm worker serves each profile it takes; stopped when none is left.
+  // One lane: its own warm worker serves the worker's part of each profile it takes, on this thread, while
+  // a finishing thread runs the runtime's part of the profile before (app/run_profile.h): the worker exports
+  // the next profile while the runtime loads and runs the last. Stopped when no profile is left.
   void serve(WarmWorker warm) {
+    StartedHandoff handoff;
+    std::optional<std::thread> finisher;
+    try {
+      finisher.emplace([this, &handoff] { finish_each(handoff); });
+    } catch (const std::system_error&) {
+      // no thread to be had: this one runs both parts of each profile in turn
+    }
     try {
       for (std::size_t i = next_++; i < profiles_.size() && !stopped_; i = next_++) {
-        records_[i] = run_profile(profiles_[i], root_, options_, warm);
+        StartedProfile started = start_profile(profiles_[i], root_, options_, warm);
+        if (finisher) {
+          handoff.put(i, std::move(started));
+        } else {
+          records_[i] = finish_profile(std::move(started));
+        }
       }
     } catch (...) {
       keep(std::current_exception());
     }
-    warm.client.reset();  // this thread's worker stops here, beside the others'
+    warm.client.reset();  // this lane's worker stops here, beside the others'
+    handoff.close();
+    if (finisher) finisher->join();
   }
 
   std::vector<json> take_records() {
@@ -43,6 +96,21 @@ class ProfileQueue {
   }
 
  private:
+  // A lane's finishing thread: the runtime's part of each profile its worker's thread hands over. After a
+  // failure the profiles still handed over are dropped unfinished (the run rethrows it, no report is made).
+  void finish_each(StartedHandoff& handoff) {
+    std::size_t index = 0;
+    std::optional<StartedProfile> started;
+    while (handoff.take(index, started)) {
+      try {
+        if (!stopped_) records_[index] = finish_profile(std::move(*started));
+      } catch (...) {
+        keep(std::current_exception());
+      }
+      started.reset();
+    }
+  }
+
   void keep(std::exception_ptr error) {
     stopped_ = true;  // the other threads take no further profile
     const std::lock_guard<std::mutex> lock(mutex_);

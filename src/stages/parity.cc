@@ -151,22 +151,26 @@ void run_case(RecordCase& c, StageContext& context, const std::vector<float>& in
   compare_case(c, outputs, reference, context, input, evidence);
 }
 
-// The reference's outputs for every case expected to match (one worker request for the torch reference).
-// A reference that cannot be computed leaves `outputs` empty and says why in `missing`.
-void compute_references(StageContext& context, const std::vector<std::vector<float>>& inputs,
-                        std::vector<std::vector<float>>& outputs, std::string& missing) {
+}  // namespace
+
+void prepare_parity(StageContext& context) {
+  PreparedParity prepared;
   std::vector<ReferenceInput> wanted;
-  const auto& cases = context.record.input_cases;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (cases[i].expect == rf::kExpectMatch) wanted.push_back({cases[i].name, {cases[i].shape, inputs[i]}});
+  for (const auto& c : context.record.input_cases) {
+    prepared.inputs.push_back(draw_input(c.shape, c.seed));
+    if (c.expect == rf::kExpectMatch) wanted.push_back({c.name, {c.shape, prepared.inputs.back()}});
   }
   try {
-    outputs = reference_outputs(context.reference, context.model, context.exporter.get(), wanted);
+    prepared.references = reference_outputs(context.reference, context.model, context.exporter.get(), wanted);
   } catch (const WorkerError& e) {
-    missing = "the " + std::string(reference_name(context.reference)) + " reference could not be computed: " + e.what();
+    prepared.missing =
+        "the " + std::string(reference_name(context.reference)) + " reference could not be computed: " + e.what();
     if (context.exporter) context.exporter->stop();
   }
+  context.prepared_parity = std::move(prepared);
 }
+
+namespace {
 
 // The stage's outcome from its cases: passed, or the first of runtime-error, mismatch, input-contract.
 bool record_parity_outcome(StageContext& context, ParityEvidence& evidence) {
@@ -206,20 +210,17 @@ bool record_parity_outcome(StageContext& context, ParityEvidence& evidence) {
 bool run_parity_stage(StageContext& context) {
   Record& record = context.record;
   record.reset_input_cases();
-  std::vector<std::vector<float>> inputs;
-  for (const auto& c : record.input_cases) inputs.push_back(draw_input(c.shape, c.seed));
-  std::vector<std::vector<float>> references;
-  std::string missing;
-  compute_references(context, inputs, references, missing);
+  if (!context.prepared_parity) prepare_parity(context);
+  const PreparedParity& prepared = *context.prepared_parity;
   ParityEvidence evidence;
   std::size_t next_reference = 0;
   for (std::size_t i = 0; i < record.input_cases.size(); ++i) {
     RecordCase& c = record.input_cases[i];
-    CaseReference reference{nullptr, missing};
-    if (c.expect == rf::kExpectMatch && next_reference < references.size()) {
-      reference.reference = &references[next_reference++];
+    CaseReference reference{nullptr, prepared.missing};
+    if (c.expect == rf::kExpectMatch && next_reference < prepared.references.size()) {
+      reference.reference = &prepared.references[next_reference++];
     }
-    run_case(c, context, inputs[i], reference, evidence);
+    run_case(c, context, prepared.inputs[i], reference, evidence);
   }
   return record_parity_outcome(context, evidence);
 }

@@ -37,6 +37,15 @@ struct StageTimes {
   std::vector<std::pair<std::string, double>> import_seconds;
 };
 
+// Parity's worker part, computed ahead by prepare_parity (stages.h): each input case's tensor (drawn from
+// its shape and seed) and the reference's outputs for the cases expected to match, in order. When the
+// reference could not be computed, `references` is empty and `missing` says why.
+struct PreparedParity {
+  std::vector<std::vector<float>> inputs;
+  std::vector<std::vector<float>> references;
+  std::string missing;
+};
+
 struct StageContext {
   StageContext(Record& record_, std::filesystem::path root_, const ReferenceModel& model_,
                const Profile* profile_ = nullptr)
@@ -53,6 +62,7 @@ struct StageContext {
   std::unique_ptr<Session> session;       // created by load for parity
   WeightsVerdict weights;                 // load: whether model.onnx stores the model's weights (parity's blame)
   ReferenceKind reference = ReferenceKind::torch;  // what parity compares with (stages/reference_outputs.h)
+  std::optional<PreparedParity> prepared_parity;    // set by prepare_parity; parity computes it itself otherwise
 
   WorkerCommand worker_command;           // run only: the exporter worker
   std::chrono::milliseconds worker_timeout{0};

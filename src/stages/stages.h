@@ -30,6 +30,16 @@ inline constexpr std::array<StageUnit, 5> kRunPipeline = {{
     {Stage::load, run_load_stage},
     {Stage::parity, run_parity_stage},
 }};
+// The run pipeline's worker part (the stages that ask the exporter worker) and its runtime part, which
+// needs no worker once prepare_parity has asked it for parity's reference: a run hands the worker to the
+// next profile between the two (app/run_profile.h).
+inline constexpr std::span<const StageUnit> kRunWorkerStages = std::span(kRunPipeline).first<3>();
+inline constexpr std::span<const StageUnit> kRunRuntimeStages = std::span(kRunPipeline).subspan<3>();
+
+// Parity's worker part, ahead of the load stage (stages/parity.cc): draws the input cases and computes the
+// reference's outputs into context.prepared_parity (the torch reference asks context.exporter, which is
+// stopped if it cannot answer). Parity then uses them instead of computing them itself.
+void prepare_parity(StageContext& context);
 
 // What `execute` does again for a saved record.
 inline constexpr std::array<StageUnit, 2> kExecutePipeline = {{

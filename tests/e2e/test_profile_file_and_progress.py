@@ -8,7 +8,7 @@ import subprocess
 from conftest import CLI, require_runtime, run_cli
 
 SMALL = {"batches": [1, 2], "model": {"input_dim": 3, "hidden_dims": [5], "output_dim": 2}}
-PHASES = {"worker_start", "export", "check", "load", "parity", "write"}
+PHASES = {"worker_start", "export", "check", "reference", "load", "parity", "write"}
 
 
 def write_profiles(path, profiles):

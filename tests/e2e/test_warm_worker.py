@@ -53,6 +53,33 @@ def test_one_worker_serves_every_profile_and_records_match_a_worker_per_profile(
         assert shared["status"] == single["status"] and shared["level"] == single["level"]
 
 
+def test_the_worker_exports_the_next_profile_while_the_runtime_loads_and_runs_the_last(tmp_path):
+    profiles = [{"name": f"lane-{i}", "exporter": "torchscript", **SMALL} for i in range(4)]
+    done, report, timings = run_file(tmp_path, profiles)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [r["status"] for r in report["profiles"]] == ["passed"] * 4, report
+    phases = {(p["name"], p["profile"]): p for p in timings["phases"]}
+    names = [p["name"] for p in profiles]
+    for name in names:
+        # Parity's reference is the worker's (asked before the profile gives its worker back); load and
+        # parity then run without one.
+        assert phases[("reference", name)]["worker"] == 0, timings
+        assert phases[("load", name)]["worker"] is None and phases[("parity", name)]["worker"] is None, timings
+        assert phases[("reference", name)]["start_s"] <= phases[("load", name)]["start_s"], timings
+    # One worker, and yet a profile's load or parity runs while the worker serves the next profile.
+    def span(name, profile):
+        phase = phases[(name, profile)]
+        return phase["start_s"], phase["start_s"] + phase["seconds"]
+
+    overlapped = []
+    for last, following in zip(names, names[1:]):
+        runtime_start, runtime_end = span("load", last)[0], span("parity", last)[1]
+        worker_start, worker_end = span("worker_start", following)[0], span("reference", following)[1]
+        if runtime_start < worker_end and worker_start < runtime_end:
+            overlapped.append(last)
+    assert overlapped, timings
+
+
 def test_a_state_change_in_one_profile_stays_in_that_profiles_record(tmp_path):
     profiles = [{"name": "clean-before", "exporter": "torchscript", **SMALL},
                 {"name": "mutated", "exporter": "torchscript", **SMALL},
