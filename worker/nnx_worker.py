@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import importlib
 import importlib.metadata
 import importlib.util
@@ -59,14 +60,22 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+@functools.cache
+def _installed_version(name: str) -> str | None:
+    """The version in the installed distribution's metadata of module `name`, or None. Read once per worker
+    (a scan of every distribution on sys.path costs about a millisecond, and each request reports the
+    environment): a worker serves one run, and the run does not install packages under itself."""
+    try:
+        return importlib.metadata.version(PIP_NAMES.get(name, name))
+    except Exception:  # noqa: BLE001 - a version is diagnostic only
+        return None
+
+
 def _module_version(module) -> str | None:
     version = getattr(module, "__version__", None)
     if isinstance(version, str):
         return version
-    try:
-        return importlib.metadata.version(PIP_NAMES.get(module.__name__, module.__name__))
-    except Exception:  # noqa: BLE001 - a version is diagnostic only
-        return None
+    return _installed_version(module.__name__)
 
 
 def _try_import(name: str):
@@ -108,10 +117,7 @@ def _environment(known: dict) -> dict:
         elif name in sys.modules:
             env[name] = _module_version(sys.modules[name])
         else:
-            try:  # metadata only: importing here could be slow or break
-                env[name] = importlib.metadata.version(PIP_NAMES.get(name, name))
-            except Exception:  # noqa: BLE001
-                env[name] = None
+            env[name] = _installed_version(name)  # metadata only: importing here could be slow or break
     return env
 
 

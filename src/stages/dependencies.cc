@@ -98,17 +98,25 @@ bool run_dependencies_stage(StageContext& context) {
   for (const auto& m : context.profile->requirements()) {
     if (m != context.profile->runtime) modules.push_back(m);
   }
-  // The worker starts first and imports torch (seconds) on its own thread while this one opens the runtime.
-  std::future<ModulesAnswer> asked =
-      std::async(std::launch::async, [&context, &modules] { return ask_python_modules(context, modules); });
+  // A new worker starts first and imports torch (seconds) on its own thread while this one opens the
+  // runtime. A warm worker (handed on by the run) answers at once: it is asked on this thread, after the
+  // runtime (a thread of its own would cost more than the answer).
   std::vector<std::string> problems;
-  try {
+  ModulesAnswer answer;
+  if (context.exporter && context.exporter->running()) {
     problems = open_runtime_into(context, versions);
-  } catch (...) {
-    asked.wait();  // the worker's thread is done with the context before it unwinds
-    throw;
+    answer = ask_python_modules(context, modules);
+  } else {
+    std::future<ModulesAnswer> asked =
+        std::async(std::launch::async, [&context, &modules] { return ask_python_modules(context, modules); });
+    try {
+      problems = open_runtime_into(context, versions);
+    } catch (...) {
+      asked.wait();  // the worker's thread is done with the context before it unwinds
+      throw;
+    }
+    answer = asked.get();  // rethrows Interrupted
   }
-  const ModulesAnswer answer = asked.get();  // rethrows Interrupted
   for (auto& p : read_python_modules(context, modules, answer, versions)) problems.push_back(std::move(p));
   nlohmann::json& record_versions = context.record.versions;
   if (const auto lock = build_dependency_lock_sha256(); !lock.empty()) record_versions["dependency_lock_sha256"] = lock;
