@@ -3,6 +3,8 @@
 
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <system_error>
 
@@ -51,5 +53,7 @@ pid_t spawn_in_own_group(const std::vector<std::string>& argv, const std::vector
   if (rc != 0) throw std::system_error(rc, std::generic_category());
   return pid;
 }
+
+int open_exit_fd(pid_t child) { return static_cast<int>(::syscall(SYS_pidfd_open, child, 0)); }
 
 }  // namespace nnx

@@ -8,6 +8,10 @@
 // parent's close-on-exec descriptors (every pipe of ours) stay out of the child; name 0, 1 and 2 so that
 // none of the parent's standard ones is inherited. It returns the child's pid (also its process group id), or throws
 // std::system_error with posix_spawn's error when it cannot start; the caller words the refusal.
+//
+// `open_exit_fd` gives a descriptor of a child not yet reaped that poll() finds readable once it has exited
+// (a pidfd, close-on-exec), so that a parent waiting for output or exit wakes at once for either; -1 where
+// the kernel has none (before Linux 5.3), and the caller then polls in slices.
 #pragma once
 
 #include <sys/types.h>
@@ -29,5 +33,7 @@ struct ChildFd {
 
 pid_t spawn_in_own_group(const std::vector<std::string>& argv, const std::vector<ChildFd>& fds,
                          const std::vector<std::string>* environment, bool search_path);
+
+int open_exit_fd(pid_t child);
 
 }  // namespace nnx

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -148,7 +147,7 @@ std::unique_ptr<Child> spawn_child(CellState& cell, const RuntimeChoice& runtime
   ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
   child->pid = pid;
   child->pipe_fd = fds[0];
-  child->exit_fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  child->exit_fd = open_exit_fd(pid);
   child->deadline = Clock::now() + options.timeout;
   return child;
 }

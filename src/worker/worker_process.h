@@ -81,6 +81,7 @@ class WorkerProcess {
   Drain drain_response();
   void append_log(const char* data, std::size_t size);
   bool has_exited() const;
+  void await_output_or_exit();
   void kill_and_reap();
   int interrupted() const;
   [[noreturn]] void interrupt(int signal);
@@ -92,6 +93,7 @@ class WorkerProcess {
   int stdin_fd_ = -1;
   int response_fd_ = -1;
   int log_fd_ = -1;
+  int exit_fd_ = -1;  // readable once the worker has exited (base/child_process.h open_exit_fd), or -1
   std::string log_;
   std::size_t log_dropped_ = 0;
   std::string response_;

@@ -1,15 +1,18 @@
 // spawn_in_own_group (base/child_process.h): a child leads its own process group, starts with every signal
 // at its default action and unblocked whatever the parent ignores or blocks, and holds exactly the
-// descriptors it was given.
+// descriptors it was given; its exit descriptor (open_exit_fd) wakes a poll once it has exited.
 #include "base/child_process.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <cstring>
 #include <string>
 #include <system_error>
 
@@ -73,6 +76,29 @@ TEST(ChildProcess, GetsTheDescriptorsItWasGivenAndNoneTheParentMadeCloseOnExec) 
 
 TEST(ChildProcess, AProgramThatCannotStartIsASystemError) {
   EXPECT_THROW(spawn_in_own_group({"/nonexistent/program"}, {}, nullptr, false), std::system_error);
+}
+
+TEST(ChildProcess, ExitDescriptorBecomesReadableWhenTheChildExitsNotBefore) {
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+  // The child waits for its stdin to close, then exits: until then its exit descriptor stays quiet.
+  const pid_t pid = spawn_in_own_group({"sh", "-c", "read line; exit 3"},
+                                       {ChildFd::copy(0, fds[0]), ChildFd::open(1, "/dev/null", O_WRONLY)}, nullptr,
+                                       true);
+  ::close(fds[0]);
+  const int exit_fd = open_exit_fd(pid);
+  ASSERT_GE(exit_fd, 0) << "pidfd_open: " << std::strerror(errno);
+  EXPECT_NE(::fcntl(exit_fd, F_GETFD) & FD_CLOEXEC, 0);
+  pollfd quiet{exit_fd, POLLIN, 0};
+  EXPECT_EQ(::poll(&quiet, 1, 200), 0);  // still running: nothing to read
+  ::close(fds[1]);                        // its `read` ends, and so does it
+  pollfd exited{exit_fd, POLLIN, 0};
+  EXPECT_EQ(::poll(&exited, 1, 10000), 1);
+  EXPECT_NE(exited.revents & POLLIN, 0);
+  int status = 0;
+  EXPECT_EQ(::waitpid(pid, &status, WNOHANG), pid);  // readable means exited: reaped without waiting
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+  ::close(exit_fd);
 }
 
 }  // namespace
