@@ -7,11 +7,13 @@
 // settings (ConformanceError) and — without `force` — a profile folder that exists as a file or non-empty
 // folder (FolderInUse); with `force` it clears only the chosen profiles' folders (a symlinked root or
 // profile folder is refused with UsageError, never followed). Profiles of one name and settings run once.
-// Then up to `run_jobs(options)` threads take the profiles in order, each with its own exporter worker that
-// it hands from one of its profiles to the next while it runs (app/run_profile.h: WarmWorker), and the
-// records come back in the profiles' order. A profile's failure is its record's; an exception of one
-// thread (Interrupted after SIGINT/SIGTERM, an I/O error) lets no thread start another profile, every
-// thread stops its worker, and it is rethrown (Interrupted first) once all have joined.
+// Then up to `run_jobs(options)` lanes take the profiles in order, each with its own exporter worker that
+// it hands from one of its profiles to the next while it runs (app/run_profile.h: WarmWorker), and with a
+// second thread that runs each profile's runtime part (load, parity) while the worker serves the next
+// (start_profile, finish_profile); the records come back in the profiles' order. A profile's failure is
+// its record's; an exception of one thread (Interrupted after SIGINT/SIGTERM, an I/O error) lets no lane
+// start another profile, every lane stops its worker, and it is rethrown (Interrupted first) once all
+// have joined.
 //
 // `run_jobs`: RunOptions::jobs (below 1 is a UsageError), or 0 when unset: "auto". The run then starts
 // `auto_workers(profiles, cores)` workers: one, plus one per worker's start-up that the profiles' warm
