@@ -131,6 +131,48 @@ bool same_canonical(const JsonView& a, const json& b) {
   }
 }
 
+bool same_canonical(const JsonView& a, const JsonView& b) {
+  if (a.is_number_integer() && b.is_number_integer()) {
+    if (a.is_number_unsigned() != b.is_number_unsigned()) {
+      const JsonView& i = a.is_number_unsigned() ? b : a;
+      const JsonView& u = a.is_number_unsigned() ? a : b;
+      return i.integer() >= 0 && static_cast<std::uint64_t>(i.integer()) == u.unsigned_integer();
+    }
+    return a.unsigned_integer() == b.unsigned_integer();
+  }
+  if (b.is_null()) return a.is_null();
+  if (b.is_boolean()) return a.is_boolean() && a.boolean() == b.boolean();
+  if (b.is_string()) return a.is_string() && a.string() == b.string();
+  if (b.is_number_float()) {
+    if (!a.is_number_float()) return false;
+    const double x = a.number(), y = b.number();
+    if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
+    return std::memcmp(&x, &y, sizeof x) == 0;
+  }
+  if (b.is_array()) {
+    if (!a.is_array() || a.size() != b.size()) return false;
+    auto want = b.items().begin();
+    for (const JsonView item : a.items()) {
+      if (!same_canonical(item, *want)) return false;
+      ++want;
+    }
+    return true;
+  }
+  if (b.is_object()) {
+    if (!a.is_object() || a.size() != b.size()) return false;
+    // Members in the same order (the common case: both sorted) are paired as they come; any other is looked up.
+    auto beside = b.members().begin();
+    for (const auto& [key, value] : a.members()) {
+      const auto& [b_key, b_value] = *beside;
+      ++beside;
+      const JsonView want = same_key(b_key, key) ? b_value : b[key];
+      if (!want.exists() || !same_canonical(value, want)) return false;
+    }
+    return true;
+  }
+  return false;  // b is an integer and a is not
+}
+
 std::string json_type_name(const JsonView& v) {
   if (v.is_number_integer()) return "integer";
   if (v.is_number_float()) return "float";

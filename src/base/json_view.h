@@ -179,6 +179,8 @@ class KnownMembers {
 bool operator==(const JsonView& a, const JsonView& b);
 // same_canonical (base/json_python.h) of the built value and `b`, decided in place.
 bool same_canonical(const JsonView& a, const nlohmann::json& b);
+// The same of two views: same_canonical(a, b.to_json()) without building either.
+bool same_canonical(const JsonView& a, const JsonView& b);
 // json_type_name (base/json_fields.h) of the built value: "integer", "float", "string", "null" ...
 std::string json_type_name(const JsonView& v);
 // json_number (base/json_fields.h): a number (never a boolean) as double.

@@ -94,6 +94,7 @@ TEST(JsonView, ComparesAsNlohmannAndAsTheCanonicalText) {
       const JsonTape tb = JsonTape::from_json(b);
       EXPECT_EQ(JsonView(ta) == JsonView(tb), a == b);
       EXPECT_EQ(same_canonical(JsonView(ta), b), same_canonical(a, b));
+      EXPECT_EQ(same_canonical(JsonView(ta), JsonView(tb)), same_canonical(a, b));  // both in place
     }
   }
 }
@@ -111,6 +112,10 @@ TEST(JsonView, ComparesObjectsByKeyWhateverOrderTheTapeHoldsThem) {
   EXPECT_TRUE(JsonView(reversed) == JsonView(sorted));
   EXPECT_TRUE(same_canonical(JsonView(reversed), value));
   EXPECT_FALSE(same_canonical(JsonView(reversed), json{{"a", 1}, {"b", 3}}));
+  EXPECT_TRUE(same_canonical(JsonView(reversed), JsonView(sorted)));
+  EXPECT_TRUE(same_canonical(JsonView(sorted), JsonView(reversed)));
+  const JsonTape other = JsonTape::from_json(json{{"a", 1}, {"c", 2}});  // same size, another key
+  EXPECT_FALSE(same_canonical(JsonView(reversed), JsonView(other)));
 }
 
 }  // namespace
