@@ -25,7 +25,10 @@ class ExporterClient {
   ExporterClient(const WorkerCommand& command, std::chrono::milliseconds timeout);
   ~ExporterClient();
 
-  // {environment, versions, problems} for `modules` (the worker's `dependencies` answer).
+  // {environment, versions, problems} for `modules` (the worker's `dependencies` answer). Asked again for the
+  // same modules after an answer without problems, that answer is given without a request (what one process
+  // has imported and their versions do not change; worker/PROTOCOL.md), with every import_seconds 0:
+  // nothing was imported again. An answer naming a problem is asked for again.
   nlohmann::json dependencies(const std::vector<std::string>& modules);
   // The worker's `export` answer for a complete export request.
   nlohmann::json export_model(const nlohmann::json& request);
@@ -49,6 +52,8 @@ class ExporterClient {
 
   std::unique_ptr<WorkerProcess> worker_;
   std::chrono::milliseconds timeout_;
+  std::vector<std::string> answered_modules_;  // the last dependencies request's modules, and its answer
+  nlohmann::json answered_;
   double seconds_ = 0.0;
 };
 

@@ -73,6 +73,11 @@ def test_profile_file_runs_custom_and_tested_profiles_and_times_every_phase(tmp_
     imports = [p for p in measured["phases"] if p["name"] == "import_torch"]
     # --jobs 1, one warm worker: torch is imported by the first profile's worker only (the second finds it).
     assert [p["worker"] for p in imports] == [0, 0] and imports[0]["seconds"] > imports[1]["seconds"]
+    # The warm worker's dependencies answer for the same modules is given again, not asked again (0 s, where
+    # the worker's own timing of an import it already has is never exactly 0), with the same versions.
+    assert imports[1]["seconds"] == 0.0, imports
+    first, second = by_name["small-ts"], by_name["feedfwd-fp32-torchscript"]
+    assert second["versions"] == first["versions"] and second["stages"]["dependencies"] == first["stages"]["dependencies"]
     for phase in measured["phases"]:
         assert 0 <= phase["start_s"] and 0 <= phase["seconds"]
         assert phase["start_s"] + phase["seconds"] <= measured["total_s"] + 1e-6
