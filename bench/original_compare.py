@@ -368,7 +368,7 @@ def original_inproc(build, record_path, root, count=10000, rounds=3):
     results["orig_batch"]["bound"] = (
         f"Each of the {count:,} distinct records costs {fmt_s(o['loop'])} of CPU when validated alone "
         f"(validate_record over the same records one by one: its Python objects read into a tape under the GIL, "
-        f"then the rules; callgrind counts about 62k and 72k instructions for the two on a tested record). "
+        f"then the rules; callgrind counts about 59k and 64k instructions for the two on a tested record). "
         f"The batch reads each record under the GIL on the calling thread while {max(cores - 1, 1)} worker(s) "
         f"apply the rules, so on {cores} core(s) it cannot beat {fmt_s(o['loop'] / cores)} per record "
         f"(measured: {fmt_s(o['batch'] / count)}); 50x needs {fmt_s(needed)} per record.")
@@ -427,13 +427,13 @@ SECTIONS = {
 # the work was done (issue 14's closing note has the commands). Printed under the targets for each MISS.
 MISS_BOUNDS = {
     "orig_scale16": "Bounded by torch's import, which both sides pay once: our 16-profile run is the worker's "
-                    "start (torch and the exporter, see the phase table below: `worker_start`) plus about 16 x 20 ms, "
+                    "start (torch and the exporter, see the phase table below: `worker_start`) plus about 16 x 18 ms, "
                     "so even with free exports the ratio cannot pass the original's total over our import time "
                     "(about 2.3x here). A second worker would import torch again: `--jobs 2` is slower (column above).",
     "orig_validate": "One validate through the Python API reads the record's Python objects into a tape under the "
-                     "GIL (about 62k instructions, callgrind) and applies every rule to the tape where it lies (about "
-                     "72k; no JSON value is built): `core_bench BM_ValidateRecordInPlace` times the rules alone.",
-    "orig_verify": "Each record is first read whole into a tape (a NaN anywhere is still refused: about 62k "
+                     "GIL (about 59k instructions, callgrind) and applies every rule to the tape where it lies (about "
+                     "64k; no JSON value is built): `core_bench BM_ValidateRecordInPlace` times the rules alone.",
+    "orig_verify": "Each record is first read whole into a tape (a NaN anywhere is still refused: about 59k "
                    "instructions), then its profile folder is opened once, listed and every file read and hashed "
                    "(11 system calls for a tested record); every byte is still hashed.",
 }
