@@ -204,6 +204,11 @@ std::shared_ptr<OnnxRuntime> OnnxRuntime::open(const std::optional<std::filesyst
 
 OnnxRuntime::~OnnxRuntime() {
   if (!impl_) return;
+  // Under the mutex that creates environments: ONNX Runtime keeps one environment per process, and one
+  // created while the last is still being released fails ("Only one instance of LoggingManager"; seen
+  // when a run's lane opened the next profile's runtime as its second thread released the last profile's).
+  std::lock_guard<std::mutex> lock(g_api_mutex);
+  if (Ort::Global<void>::api_ != impl_->api) Ort::InitApi(impl_->api);
   impl_->env.reset();
   // The library stays mapped: ORT registers process-wide state that must outlive its environments.
 }
