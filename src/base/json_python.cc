@@ -244,6 +244,11 @@ std::string dumps_pretty(const json& value) {
   return writer.take();
 }
 
+bool same_float(double x, double y) {
+  if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
+  return std::memcmp(&x, &y, sizeof x) == 0;
+}
+
 bool same_canonical(const json& a, const json& b) {
   if (a.is_number_integer() && b.is_number_integer()) {
     if (a.is_number_unsigned() != b.is_number_unsigned()) {
@@ -255,11 +260,7 @@ bool same_canonical(const json& a, const json& b) {
   }
   if (a.type() != b.type()) return false;
   switch (a.type()) {
-    case json::value_t::number_float: {
-      const double x = a.get<double>(), y = b.get<double>();
-      if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
-      return std::memcmp(&x, &y, sizeof x) == 0;
-    }
+    case json::value_t::number_float: return same_float(a.get<double>(), b.get<double>());
     case json::value_t::object: {
       if (a.size() != b.size()) return false;
       for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j) {  // both in key order

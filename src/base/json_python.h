@@ -31,6 +31,8 @@ std::string dumps_pretty(const json& value);
 // 17u alike, never equal to 17.0), floats bit for bit (all NaNs alike), strings byte for byte, containers
 // member by member.
 bool same_canonical(const json& a, const json& b);
+// same_canonical's rule for two floats: the same bits, or both NaN (any NaN).
+bool same_float(double x, double y);
 
 // Canonical text of a value for messages; never throws (NaN/Infinity and values the writer refuses are
 // shown as nlohmann writes them, invalid UTF-8 replaced).

@@ -1,7 +1,6 @@
 #include "base/json_view.h"
 
-#include <cmath>
-#include <cstring>
+#include "base/json_python.h"
 
 namespace nnx {
 
@@ -56,6 +55,20 @@ json JsonView::to_json() const {
   return tape_->build(at);
 }
 
+namespace {
+
+// Two integers by value, whichever of them is stored signed or unsigned.
+bool same_integer(const JsonView& a, const JsonView& b) {
+  if (a.is_number_unsigned() != b.is_number_unsigned()) {
+    const JsonView& i = a.is_number_unsigned() ? b : a;
+    const JsonView& u = a.is_number_unsigned() ? a : b;
+    return i.integer() >= 0 && static_cast<std::uint64_t>(i.integer()) == u.unsigned_integer();
+  }
+  return a.unsigned_integer() == b.unsigned_integer();
+}
+
+}  // namespace
+
 bool operator==(const JsonView& a, const JsonView& b) {
   if (a.is_number() && b.is_number()) {  // nlohmann compares numbers by value across their kinds
     if (a.is_number_float() || b.is_number_float()) {
@@ -64,12 +77,7 @@ bool operator==(const JsonView& a, const JsonView& b) {
       json_number(b, y);
       return x == y;
     }
-    if (a.is_number_unsigned() != b.is_number_unsigned()) {
-      const JsonView& i = a.is_number_unsigned() ? b : a;
-      const JsonView& u = a.is_number_unsigned() ? a : b;
-      return i.integer() >= 0 && static_cast<std::uint64_t>(i.integer()) == u.unsigned_integer();
-    }
-    return a.unsigned_integer() == b.unsigned_integer();
+    return same_integer(a, b);
   }
   if (a.is_null() || b.is_null()) return a.is_null() && b.is_null();
   if (a.is_boolean() || b.is_boolean()) return a.is_boolean() && b.is_boolean() && a.boolean() == b.boolean();
@@ -105,12 +113,7 @@ bool same_canonical(const JsonView& a, const json& b) {
     case json::value_t::null: return a.is_null();
     case json::value_t::boolean: return a.is_boolean() && a.boolean() == b.get<bool>();
     case json::value_t::string: return a.is_text(b.get_ref<const std::string&>());
-    case json::value_t::number_float: {
-      if (!a.is_number_float()) return false;
-      const double x = a.number(), y = b.get<double>();
-      if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
-      return std::memcmp(&x, &y, sizeof x) == 0;
-    }
+    case json::value_t::number_float: return a.is_number_float() && same_float(a.number(), b.get<double>());
     case json::value_t::array: {
       if (!a.is_array() || a.size() != b.size()) return false;
       std::size_t k = 0;
@@ -132,23 +135,11 @@ bool same_canonical(const JsonView& a, const json& b) {
 }
 
 bool same_canonical(const JsonView& a, const JsonView& b) {
-  if (a.is_number_integer() && b.is_number_integer()) {
-    if (a.is_number_unsigned() != b.is_number_unsigned()) {
-      const JsonView& i = a.is_number_unsigned() ? b : a;
-      const JsonView& u = a.is_number_unsigned() ? a : b;
-      return i.integer() >= 0 && static_cast<std::uint64_t>(i.integer()) == u.unsigned_integer();
-    }
-    return a.unsigned_integer() == b.unsigned_integer();
-  }
+  if (a.is_number_integer() && b.is_number_integer()) return same_integer(a, b);
   if (b.is_null()) return a.is_null();
   if (b.is_boolean()) return a.is_boolean() && a.boolean() == b.boolean();
   if (b.is_string()) return a.is_string() && a.string() == b.string();
-  if (b.is_number_float()) {
-    if (!a.is_number_float()) return false;
-    const double x = a.number(), y = b.number();
-    if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
-    return std::memcmp(&x, &y, sizeof x) == 0;
-  }
+  if (b.is_number_float()) return a.is_number_float() && same_float(a.number(), b.number());
   if (b.is_array()) {
     if (!a.is_array() || a.size() != b.size()) return false;
     auto want = b.items().begin();
