@@ -30,7 +30,6 @@ json as_float(const json& value) {
 
 std::string text_of(const json& value) { return display_json(value); }
 
-
 // record[key] as a string into `out`, else "<key>: must be a string, not <type>".
 void read_string(const json& record, const char* key, std::string& out, std::vector<std::string>& problems) {
   const json& value = member(record, key);

@@ -1,13 +1,12 @@
 // The settings rule's common case, decided in place; contract in settings_in_place.h.
 #include "record/settings_in_place.h"
 
-#include <cmath>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "base/json_python.h"
 #include "profile/profile.h"
 #include "record/record_format.h"
 
@@ -16,19 +15,29 @@ namespace {
 
 using nlohmann::json;
 
-// A tested profile's settings recorded once on a tape (constant: built once per process), with each of
-// its input cases' four settings found once: what settings_match reads against a record in place.
+// The seven parts of a profile's settings (profile.h Profile::settings), in one pass.
+constexpr std::array<const char*, 7> kSettingsParts = {
+    rf::settings_key::kTolerances,      rf::settings_key::kInputCases,  rf::settings_key::kDtype,
+    rf::settings_key::kRuntime,         rf::settings_key::kExporterOptions, rf::settings_key::kModelConfig,
+    rf::settings_key::kArtifactDirectory};
+
+// A tested profile's settings recorded once on a tape (constant: built once per process), with its seven
+// parts and each of its input cases' four settings found once: what settings_match reads against a record
+// in place.
 struct TestedSettingsOnTape {
-  explicit TestedSettingsOnTape(const json& settings) : tape(JsonTape::from_json(settings)) {
-    const JsonView cases = JsonView(tape)[rf::settings_key::kInputCases];
+  explicit TestedSettingsOnTape(const json& settings)
+      : tape(JsonTape::from_json(settings)), parts(JsonView(tape), kSettingsParts) {
+    const JsonView cases = parts.at(1);
     for (const JsonView c : cases.items()) {
       if (c.is_object() && c.size() == kCaseSettings.size()) wanted_cases.emplace_back(c, kCaseSettings);
     }
-    cases_readable = cases.is_array() && wanted_cases.size() == cases.size();
+    readable = parts.object().is_object() && parts.object().size() == kSettingsParts.size() &&
+               parts.known() == kSettingsParts.size() && cases.is_array() && wanted_cases.size() == cases.size();
   }
   const JsonTape tape;
-  std::vector<KnownMembers<kCaseSettings.size()>> wanted_cases;  // views into `tape`, which never moves
-  bool cases_readable = false;  // every case an object of exactly the four settings
+  const KnownMembers<kSettingsParts.size()> parts;  // views into `tape`, which never moves
+  std::vector<KnownMembers<kCaseSettings.size()>> wanted_cases;
+  bool readable = false;  // exactly the seven parts, every case an object of exactly the four settings
 };
 
 const TestedSettingsOnTape* tested_settings_tape(std::string_view name) {
@@ -47,10 +56,7 @@ const TestedSettingsOnTape* tested_settings_tape(std::string_view name) {
 bool same_as_float(const JsonView& value, const JsonView& expected) {
   double d = 0.0;
   if (!json_number(value, d)) return same_canonical(value, expected);
-  if (!expected.is_number_float()) return false;
-  const double e = expected.number();
-  if (std::isnan(d) || std::isnan(e)) return std::isnan(d) && std::isnan(e);
-  return std::memcmp(&d, &e, sizeof d) == 0;
+  return expected.is_number_float() && same_float(d, expected.number());
 }
 
 // same_canonical(record_settings(record)[model config], expected), read in place.
@@ -80,24 +86,14 @@ bool same_config(const JsonView& config, const JsonView& expected) {
   return true;
 }
 
-// The seven parts of a profile's settings (profile.h Profile::settings), in one pass.
-constexpr std::array<const char*, 7> kSettingsParts = {
-    rf::settings_key::kTolerances,      rf::settings_key::kInputCases,  rf::settings_key::kDtype,
-    rf::settings_key::kRuntime,         rf::settings_key::kExporterOptions, rf::settings_key::kModelConfig,
-    rf::settings_key::kArtifactDirectory};
-
 // same_canonical(record_settings(record), expected), decided in place (no settings object is built): the
 // common case of a record whose settings are right, against a tested profile's settings on a tape. A false
 // answer is then explained by the full comparison.
 bool settings_match(const JsonView& record, const TestedSettingsOnTape& tested) {
-  const JsonView expected(tested.tape);
-  if (!expected.is_object() || expected.size() != kSettingsParts.size()) return false;
-  const KnownMembers part(expected, kSettingsParts);
-  const JsonView tolerances = part.at(0), cases = part.at(1), dtype = part.at(2), runtime = part.at(3),
-                 options = part.at(4), config = part.at(5), directory = part.at(6);
-  for (const JsonView& p : {tolerances, cases, dtype, runtime, options, config, directory}) {
-    if (!p.exists()) return false;
-  }
+  if (!tested.readable) return false;
+  const auto& part = tested.parts;
+  const JsonView &tolerances = part.at(0), &cases = part.at(1), &dtype = part.at(2), &runtime = part.at(3),
+                 &options = part.at(4), &config = part.at(5), &directory = part.at(6);
   const JsonView tol = record[rf::kTolerances];
   if (!tolerances.is_object() || tolerances.size() != 2) return false;
   for (const char* k : {rf::tolerance_key::kRtol, rf::tolerance_key::kAtol}) {
@@ -106,7 +102,7 @@ bool settings_match(const JsonView& record, const TestedSettingsOnTape& tested) 
   }
   const JsonView raw_cases = record[rf::kInputCases];
   if (raw_cases.is_array()) {
-    if (!tested.cases_readable || tested.wanted_cases.size() != raw_cases.size()) return false;
+    if (tested.wanted_cases.size() != raw_cases.size()) return false;
     std::size_t i = 0;
     for (const JsonView raw : raw_cases.items()) {
       const auto& wanted = tested.wanted_cases[i++];
