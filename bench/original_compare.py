@@ -205,17 +205,22 @@ WORKER_PHASES = ("worker_start", "export", "check", "reference")  # a lane's wor
 RUNTIME_PHASES = ("load", "parity")  # the runtime's part, beside the worker's next profile
 
 
+def first_worker_start(phases):
+    """The run's first worker_start phase (its first profile's: the worker's start), or None."""
+    return min((p for p in phases if p["name"] == "worker_start"), key=lambda p: p["start_s"], default=None)
+
+
 def once_per_run(phases):
     """What a run pays once, from its own --timings: its first worker's start (torch's import and the
     runtime's opening inside it). Taken off each run's wall time for the per-extra-profile cost, so that the
     import's spread between runs (a tenth of a second here) is not spread over the extra profiles."""
-    starts = [p for p in phases if p["name"] == "worker_start"]
-    return min(starts, key=lambda p: p["start_s"])["seconds"] if starts else 0.0
+    first = first_worker_start(phases)
+    return first["seconds"] if first else 0.0
 
 
 def warm_profile_phases(phases):
     """{phase: median seconds over the run's profiles after its first} (their worker is warm)."""
-    first = min((p for p in phases if p["name"] == "worker_start"), key=lambda p: p["start_s"])["profile"]
+    first = first_worker_start(phases)["profile"]
     by_name = {}
     for p in phases:
         if p["profile"] is not None and p["profile"] != first:
