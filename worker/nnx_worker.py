@@ -7,7 +7,7 @@ Contract (full protocol in worker/PROTOCOL.md):
     at the C level, so they never carry protocol data);
   * every response is {"ok": true, ...} or {"ok": false, "error": "..."} (a protocol-level problem:
     unknown op, malformed request, parameters that do not fit the model);
-  * ops: ping, dependencies, export, check;
+  * ops: ping, dependencies, export, reference, check;
   * exits (status 0) when stdin closes;
   * imports neither torch, onnx nor numpy at start-up, so `dependencies` works where they are missing.
 
@@ -413,6 +413,35 @@ def _encode_tensor(tensor) -> dict:
     return {"shape": list(array.shape), "data": base64.b64encode(array.tobytes()).decode("ascii")}
 
 
+def _identical(a, b) -> bool:
+    """a == b with the same types throughout: 1, 1.0 and True spell three different requests."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_identical(a[key], b[key]) for key in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(_identical, a, b))
+    return a == b
+
+
+# The last reference network, in eval mode, with the model and parameters of the request that built it.
+# A run's profiles of one model (its exporters and options) ask for the same network: it is built once.
+# Only a reference request builds or reads it, and forwarding under no_grad leaves it as it was.
+_last_reference = None  # (model, parameters, network)
+
+
+def _reference_network(cfg: dict, parameters):
+    global _last_reference
+    if _last_reference is not None and _identical(_last_reference[0], cfg) \
+            and _identical(_last_reference[1], parameters):
+        return _last_reference[2]
+    _last_reference = None  # a request that cannot be built leaves nothing behind
+    network = build_model(cfg, parameters, "reference")
+    network.eval()
+    _last_reference = (cfg, parameters, network)
+    return network
+
+
 def op_reference(req: dict) -> dict:
     """The §2 network in eval mode under torch.no_grad(), on each given float32 input: raw float32
     outputs (base64), bit for bit what PyTorch computed."""
@@ -424,8 +453,7 @@ def op_reference(req: dict) -> dict:
         import torch
     except BaseException as exc:  # noqa: BLE001
         raise ProtocolError(f"reference: torch is not importable: {_describe(exc)}") from None
-    model = build_model(cfg, req.get("parameters"), "reference")
-    model.eval()
+    model = _reference_network(cfg, req.get("parameters"))
     outputs = []
     with torch.no_grad():
         for entry in inputs:

@@ -321,6 +321,48 @@ def test_check_of_a_missing_file(worker, tmp_path):
 
 
 # ------------------------------------------------------------------------------------------------
+# reference: the PyTorch forward, from each request's own parameters
+
+
+def reference_request(parameters: dict, x: torch.Tensor) -> dict:
+    return {"op": "reference", "model": dict(CONFIG),
+            "parameters": [{"name": n, "shape": list(t.shape), "data": b64(t)} for n, t in parameters.items()],
+            "inputs": [{"name": "case", "shape": list(x.shape), "data": b64(x)}]}
+
+
+def reference_output(response: dict) -> np.ndarray:
+    assert response["ok"] is True, response
+    (out,) = response["outputs"]
+    return np.frombuffer(base64.b64decode(out["data"]), dtype="<f4").reshape(out["shape"])
+
+
+def test_reference_forwards_each_requests_own_parameters(worker):
+    """The worker keeps the last reference network for the next request of the same model: one whose
+    parameters differ in a value, or only in a type, is not served from it."""
+    x = case_input(3)
+    doubled = {name: t * 2 for name, t in weights().items()}
+    expected = native(x)
+    net = ReferenceNet()
+    net.load_state_dict(doubled)
+    with torch.no_grad():
+        expected_doubled = net.eval()(x).numpy()
+    assert not np.array_equal(expected, expected_doubled)
+
+    first = reference_output(worker.request(reference_request(weights(), x)))
+    assert np.array_equal(first, expected), "the worker's forward is PyTorch's, bit for bit"
+    assert np.array_equal(reference_output(worker.request(reference_request(doubled, x))), expected_doubled)
+    again = reference_output(worker.request(reference_request(weights(), x)))
+    assert again.tobytes() == first.tobytes()
+    assert np.array_equal(reference_output(worker.request(reference_request(weights(), x))), expected)
+
+    float_shape = reference_request(weights(), x)
+    float_shape["parameters"][0]["shape"] = [8.0, 4]
+    refused = worker.request(float_shape)
+    assert refused["ok"] is False and "layers.0.weight" in refused["error"], refused
+    assert np.array_equal(reference_output(worker.request(reference_request(weights(), x))), expected)
+
+
+# ------------------------------------------------------------------------------------------------
 # the careful to_onnx (in process): the mixed mode and the gradients survive
 
 
