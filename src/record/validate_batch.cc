@@ -42,8 +42,8 @@ unsigned ValidationQueue::workers_for(std::size_t count) {
 JsonTape ValidationQueue::spare_tape() {
   const std::lock_guard<std::mutex> lock(mutex_);
   if (spare_.empty()) return JsonTape();
-  JsonTape tape = std::move(spare_.back());
-  spare_.pop_back();
+  JsonTape tape = std::move(spare_.front());
+  spare_.pop_front();
   return tape;
 }
 

@@ -6,10 +6,12 @@
 //
 // At most `capacity` records wait at once: `push` validates the record on the calling thread when the
 // queue is full, so memory stays bounded and no thread idles. A validated record's tape is kept for
-// `spare_tape`, so that the caller records the next record into memory already allocated (and still in
-// the processor's cache) instead of growing a new tape. `finish` validates what still waits beside the
-// workers, waits for all and returns each record's problems by the index it was pushed with. The destructor stops and joins the workers (a caller
-// that gives up half-way by throwing leaves nothing running).
+// `spare_tape`, so that the caller records the next record into memory already allocated instead of
+// growing a new tape; the tape kept longest is given out first, so that the caller rarely writes into
+// memory a worker has just read (whose cache lines the worker's core would first have to give up).
+// `finish` validates what still waits beside the workers, waits for all and returns each record's
+// problems by the index it was pushed with. The destructor stops and joins the workers (a caller that
+// gives up half-way by throwing leaves nothing running).
 #pragma once
 
 #include <condition_variable>
@@ -56,7 +58,7 @@ class ValidationQueue {
   std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<std::pair<std::size_t, JsonTape>> waiting_;
-  std::vector<JsonTape> spare_;  // validated records' tapes, at most capacity_
+  std::deque<JsonTape> spare_;  // validated records' tapes, oldest first, at most capacity_
   bool closing_ = false;
   std::vector<std::thread> threads_;
 };
