@@ -289,8 +289,8 @@ def original_scaling(cli, build, work, sizes=(1, 2, 4, 8, 16)):
             f"profiles after the first) is {parts}: {fmt_s(worker_part)} in a row on the one worker, which bounds "
             f"each extra profile from below; its runtime part ({runtime}) runs beside the next profile's export. "
             f"The exporters' own time (export + the checker) is {fmt_s(exporters_extra)} of {fmt_s(per_extra)}; "
-            f"the rest of the worker's part (its dependencies answer, parity's PyTorch reference) is work every "
-            f"profile needs.")
+            f"the rest of the worker's part (parity's PyTorch reference; a warm worker's dependencies answer is "
+            f"the first profile's, reused) is work every profile needs.")
     return results, rows
 
 
