@@ -91,11 +91,16 @@ std::mutex g_api_mutex;
 
 // Points the wrapper's table at `api`, under the lock and only when it points elsewhere: sessions of one
 // library used from several threads at once (run --jobs) then only read it. Two different libraries used
-// at the same moment from two threads would still contend for it (nothing does that).
-void use_api(const OrtApi* api) {
-  const std::lock_guard<std::mutex> lock(g_api_mutex);
+// at the same moment from two threads would still contend for it (nothing does that). The lock is
+// returned held, for a caller whose next call must not interleave with another thread's (an environment
+// created or released); `use_api` lets it go at once.
+std::unique_lock<std::mutex> lock_api(const OrtApi* api) {
+  std::unique_lock<std::mutex> lock(g_api_mutex);
   if (Ort::Global<void>::api_ != api) Ort::InitApi(api);
+  return lock;
 }
+
+void use_api(const OrtApi* api) { lock_api(api); }
 
 }  // namespace
 
@@ -182,8 +187,7 @@ std::shared_ptr<OnnxRuntime> OnnxRuntime::open(const std::optional<std::filesyst
     lib->location_ = candidate;
     if (dladdr(reinterpret_cast<void*>(get_base), &info) && info.dli_fname) lib->location_ = info.dli_fname;
     {
-      std::lock_guard<std::mutex> lock(g_api_mutex);
-      if (Ort::Global<void>::api_ != api) Ort::InitApi(api);
+      const auto lock = lock_api(api);
       try {
         lib->impl_->env = std::make_unique<Ort::Env>(ORT_LOGGING_LEVEL_ERROR, "nnx-conformance");
         lib->impl_->env->DisableTelemetryEvents();
@@ -207,15 +211,13 @@ OnnxRuntime::~OnnxRuntime() {
   // Under the mutex that creates environments: ONNX Runtime keeps one environment per process, and one
   // created while the last is still being released fails ("Only one instance of LoggingManager"; seen
   // when a run's lane opened the next profile's runtime as its second thread released the last profile's).
-  std::lock_guard<std::mutex> lock(g_api_mutex);
-  if (Ort::Global<void>::api_ != impl_->api) Ort::InitApi(impl_->api);
+  const auto lock = lock_api(impl_->api);
   impl_->env.reset();
   // The library stays mapped: ORT registers process-wide state that must outlive its environments.
 }
 
 std::vector<std::string> OnnxRuntime::available_providers() const {
-  std::lock_guard<std::mutex> lock(g_api_mutex);
-  if (Ort::Global<void>::api_ != impl_->api) Ort::InitApi(impl_->api);
+  const auto lock = lock_api(impl_->api);
   return Ort::GetAvailableProviders();
 }
 
