@@ -426,8 +426,11 @@ def _identical(a, b) -> bool:
 
 # The last reference network, in eval mode, with the model and parameters of the request that built it.
 # A run's profiles of one model (its exporters and options) ask for the same network: it is built once.
-# Only a reference request builds or reads it, and forwarding under no_grad leaves it as it was.
+# Only a reference request builds or reads it, and forwarding under no_grad leaves it as it was. Only a
+# small network is kept (its parameters' text below KEEP_REFERENCE_BYTES): there building is most of a
+# request's cost, while keeping a large one would hold its weights and their text until the next request.
 _last_reference = None  # (model, parameters, network)
+KEEP_REFERENCE_BYTES = 1 << 20
 
 
 def _reference_network(cfg: dict, parameters):
@@ -438,7 +441,8 @@ def _reference_network(cfg: dict, parameters):
     _last_reference = None  # a request that cannot be built leaves nothing behind
     network = build_model(cfg, parameters, "reference")
     network.eval()
-    _last_reference = (cfg, parameters, network)
+    if sum(len(entry["data"]) for entry in parameters) < KEEP_REFERENCE_BYTES:  # all there: it was built
+        _last_reference = (cfg, parameters, network)
     return network
 
 

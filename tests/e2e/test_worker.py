@@ -362,6 +362,23 @@ def test_reference_forwards_each_requests_own_parameters(worker):
     assert np.array_equal(reference_output(worker.request(reference_request(weights(), x))), expected)
 
 
+def test_a_large_reference_network_is_not_kept_after_its_request():
+    nnx_worker = _import_worker_module()
+    wide = dict(CONFIG, hidden_dims=[1 << 16])  # 458,754 float32 parameters: 2.4 MB of base64
+    g = torch.Generator().manual_seed(3)
+    parameters = {"layers.0.weight": torch.randn([1 << 16, 4], generator=g), "layers.0.bias": torch.zeros(1 << 16),
+                  "layers.1.weight": torch.randn([2, 1 << 16], generator=g), "layers.1.bias": torch.zeros(2)}
+    x = case_input(2)
+    small = nnx_worker.op_reference(reference_request(weights(), x))
+    assert np.array_equal(reference_output(small), native(x))
+    assert nnx_worker._last_reference is not None, "a small network is kept for the next request"
+    large = reference_request(parameters, x)
+    large["model"] = wide
+    assert sum(len(p["data"]) for p in large["parameters"]) >= nnx_worker.KEEP_REFERENCE_BYTES
+    assert reference_output(nnx_worker.op_reference(large)).shape == (2, 2)
+    assert nnx_worker._last_reference is None, "the large network and its text are let go"
+
+
 # ------------------------------------------------------------------------------------------------
 # the careful to_onnx (in process): the mixed mode and the gradients survive
 
