@@ -4,7 +4,8 @@
 //   validate  every rule of the format, no file but the JSON read;
 //   verify    validate, then every artifact under `root` re-checked byte for byte (sha256 and size);
 //   execute   verify, then load the model in ONNX Runtime (opened at run time: `onnxruntime_library`, else
-//             the checkout's copy, else the system loader) and run parity again against the native C++
+//             NNX_ONNXRUNTIME_LIBRARY, else the checkout's copy, else the system loader; runtime/onnx_runtime.h)
+//             and run parity again against the native C++
 //             reference; the new records (a report for a report) are returned and written to `output`
 //             atomically when given. Its exit code is the command line's (0 passed, 10..18 a failure class).
 // Only standard types cross this header. A file that cannot be read or parsed, a folder that cannot be used

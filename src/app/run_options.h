@@ -23,8 +23,9 @@ struct RunOptions {
   std::optional<std::chrono::milliseconds> worker_timeout;
   RuntimeOpener open_runtime = &nnx::open_runtime;          // the runtime seam (tests wrap it)
   std::shared_ptr<RunObserver> observer;                    // progress and timings (app/run_observer.h)
-  // Profiles exported at once, each by its own warm worker (app/run_profiles.h); default: the number of
-  // cores (std::thread::hardware_concurrency). A value below 1 is a UsageError.
+  // Profiles exported at once, each by its own warm worker (app/run_profiles.h); default (unset): "auto",
+  // auto_workers(profiles, cores) of app/run_profiles.h: one worker plus those the profiles' warm exports pay
+  // for, at most one per core. A value below 1 is a UsageError.
   std::optional<int> jobs;
   // The source block, when a caller already resolved it (run_profiles does, once per run); otherwise
   // run_profile resolves `source_revision` itself (app/source.h).

@@ -40,7 +40,7 @@ struct RunArgs {
   std::string profile_file;  // a JSON list of profiles (profile/profile_file.h)
   std::string timings;       // where to write the run's phase breakdown (cli/run_progress.h)
   bool quiet = false;        // no live progress on stderr
-  std::optional<int> jobs;   // profiles exported at once (default: the number of cores)
+  std::optional<int> jobs;   // profiles exported at once (default: auto, app/run_profiles.h auto_workers)
 };
 
 struct RecordArgs {

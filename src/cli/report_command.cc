@@ -1,6 +1,7 @@
 // `nnx-conformance report FILE [--html OUT] [--markdown OUT] [--junit OUT]` (README, "Looking at the
 // evidence"): the human forms of a report, a record or a runtime matrix (report/render.h). With no flag the
-// Markdown summary goes to stdout. run and execute take the same three flags (add_render_options).
+// Markdown summary goes to stdout. run, execute, matrix and matrix-merge take the same three flags
+// (add_render_options).
 #include <CLI/CLI.hpp>
 
 #include <iostream>

@@ -1,8 +1,10 @@
-// The functions nnx._core exposes (src/python/module.cc only wires them; python/nnx/export_conformance.py
-// is their one caller). Records, reports and profiles cross the boundary as JSON text: Python's json.dumps
-// → the core's strict parser here, the core's canonical writer here → json.loads there. Nothing is decided
-// in Python; every rule stays in the core. Runs and executes go through the same app functions as the
-// command line (app/run_report.h, app/execute_report.h), so Ctrl-C and the pre-checks behave the same.
+// The functions nnx._core exposes (src/python/module.cc only wires them; python/nnx/ calls them: its
+// export_conformance.py, and _matrix_cell.py for `matrix_cell`, __init__.py for `version`). Records,
+// reports and profiles cross the boundary as JSON text: Python's json.dumps → the core's strict parser
+// here, the core's canonical writer here → json.loads there (except validate and verify, which read the
+// Python objects themselves: python_json.h). Nothing is decided in Python; every rule stays in the core.
+// Runs and executes go through the same app functions as the command line (app/run_report.h,
+// app/execute_report.h), so Ctrl-C and the pre-checks behave the same.
 //
 // Errors: every refusal is an nnx::Error (base/error.h); `translate_error` raises the matching class of
 // nnx._errors (a ConformanceError, a ValueError) with the Python front end's hint, and Interrupted as
@@ -54,7 +56,7 @@ std::string run_profile(const std::string& profile_text, const std::filesystem::
                         const std::string& script);
 // `profiles_text`: a JSON list of tested names and profile objects, or null for every tested profile. Returns
 // the report {format, status, profiles} the core's report writer makes (records in run order).
-// `jobs`: profiles exported at once (null: the number of cores; below 1 a usage error).
+// `jobs`: profiles exported at once (null: auto, app/run_profiles.h auto_workers; below 1 a usage error).
 std::string run_profiles(const std::string& profiles_text, const std::filesystem::path& root,
                          const std::optional<std::string>& source_revision, bool force,
                          const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,

@@ -1,6 +1,7 @@
-// The one entry the verbs call (run, execute, report; the lead wires matrix): writes the renderings of a
-// document (report/render.h) to the paths asked for, each atomically (base/atomic_file.h). All three are
-// rendered before any is written, so a document the renderers refuse leaves no file behind.
+// The one entry the verbs call (run, execute, report, matrix and matrix-merge, through cli/report_command.cc's
+// write_render_targets): writes the renderings of a document (report/render.h) to the paths asked for, each
+// atomically (base/atomic_file.h). All three are rendered before any is written, so a document the
+// renderers refuse leaves no file behind.
 #pragma once
 
 #include <filesystem>

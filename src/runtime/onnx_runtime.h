@@ -7,7 +7,10 @@
 //   2. the environment variable NNX_ONNXRUNTIME_LIBRARY,
 //   3. the bootstrap's copy (.deps/onnxruntime/lib/libonnxruntime.so.1 of the build's checkout),
 //   4. the system loader's "libonnxruntime.so.1".
-// A library that cannot be found, opened, or does not offer C API version ORT_API_VERSION (21) throws
+// The C API version used is the highest both the library (ONNX Runtime 1.x offers 1..x) and our headers
+// (ORT_API_VERSION, 21) know, so every release from 1.16 (API 16) on loads; in-memory external initialisers
+// need API 17 (1.17: under 1.16 a model with external data is that session's load-error). A library that
+// cannot be found or opened, is older than 1.16, or does not offer the negotiated version throws
 // RuntimeUnavailable: the dependencies stage turns it into missing-dependency (exit 10), never a crash.
 #pragma once
 
