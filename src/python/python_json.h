@@ -1,5 +1,6 @@
-// Python objects straight into the core's JSON value (doc/record-format.md §6 strict JSON), so that records
-// cross the Python boundary without being written as text and parsed again.
+// Python objects straight into the core's JSON value, or onto a tape (base/json_tape.h: `tape_from_python`)
+// that the record rules read in place (doc/record-format.md §6 strict JSON), so that records cross the
+// Python boundary without being written as text and parsed again.
 //
 // `json_from_python` takes what python/nnx/export_conformance.py's `_dumps(value, what)` accepts and builds
 // the value the core's strict parser (base/json_strict.h) would have read from that text: dict and every
