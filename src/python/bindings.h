@@ -72,7 +72,8 @@ std::string execute(const std::string& record_text, const std::filesystem::path&
 
 // The runtime matrix (src/matrix/run_matrix.h) of the report file `report` under each of `runtimes` (a library
 // path, or X.Y.Z for a release of the runtime cache); cells run as `child_command` (the Python package's
-// `python -m nnx._matrix_cell`). Returns the matrix document as JSON text; writes it to `output` when given.
+// `python -c "... from nnx._matrix_cell import main ..." PACKAGE_PARENT`, which imports this very package
+// whatever sys.path says). Returns the matrix document as JSON text; writes it to `output` when given.
 std::string runtime_matrix(const std::filesystem::path& report, const std::filesystem::path& root,
                            const std::vector<std::string>& runtimes, std::size_t jobs,
                            const std::vector<std::string>& child_command,

@@ -1,6 +1,6 @@
 // What the stages share while one record is produced (doc/record-format.md §4; doc/architecture.md,
-// "Adding a stage"). A run fills every field; execute has no profile and no exporter (it runs load and
-// parity on a saved record with a runtime it opened itself).
+// "Adding a stage"). A run fills every field; execute has no profile, and an exporter only for the torch
+// reference (it runs load and parity on a saved record with a runtime it opened itself).
 //
 // Each stage is one function `bool run_<stage>_stage(StageContext&)` (stages.h) that writes its outcome into
 // the typed `record` (record/record.h: passed, or failed with its class and detail) and returns whether it

@@ -1,5 +1,6 @@
-// Test tool: runs ONE profile given as JSON (custom profiles cannot be chosen on the product's command
-// line, which runs tested profiles only) and prints the record. Exit code as `nnx-conformance run`.
+// Test tool: runs ONE profile given as JSON text (the product's command line takes custom profiles only
+// from a file, `run --profile-file`) with app/run_profile.h and prints the record. Exit code as
+// `nnx-conformance run`.
 //   nnx_run_profile PROFILE_JSON ARTIFACT_ROOT
 #include <iostream>
 
