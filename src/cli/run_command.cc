@@ -1,4 +1,5 @@
-// `nnx-conformance run`: runs the chosen tested profiles and writes the report (doc/record-format.md §8).
+// `nnx-conformance run`: runs the chosen tested profiles (`--profile`), or the profiles of a `--profile-file`
+// (profile/profile_file.h), and writes the report (doc/record-format.md §8).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
