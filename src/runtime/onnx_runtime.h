@@ -6,7 +6,9 @@
 //   1. an explicit path (the command line's --onnxruntime PATH),
 //   2. the environment variable NNX_ONNXRUNTIME_LIBRARY,
 //   3. the bootstrap's copy (.deps/onnxruntime/lib/libonnxruntime.so.1 of the build's checkout),
-//   4. the system loader's "libonnxruntime.so.1".
+//   4. the system loader's "libonnxruntime.so.1"
+// (the order is runtime/library_search.h's; the Python package finds an installed onnxruntime wheel's
+// library at step 4's place and names it as the caller's path).
 // A library that cannot be found, opened, or does not offer C API version ORT_API_VERSION (21) throws
 // RuntimeUnavailable: the dependencies stage turns it into missing-dependency (exit 10), never a crash.
 #pragma once
