@@ -1,6 +1,7 @@
 // The ONNX Runtime library search order (runtime/onnx_runtime.h), in one place: which step applies and the
 // files it tries, for `OnnxRuntime::open` and for the Python module, which only adds what Python alone can
-// find (an installed onnxruntime wheel's library, at the loader's step: python/bindings.h).
+// find (an installed onnxruntime wheel's library, at the loader's step: python/bindings.h). The layers:
+// doc/architecture.md.
 //
 // `library_search(explicit_path, bundled)`: the first step that applies — the caller's path; else
 // NNX_ONNXRUNTIME_LIBRARY; else the bootstrap's copy `bundled` when that file exists (then the loader's name
