@@ -17,8 +17,9 @@ class ConformanceError(ValueError):
 
 
 class UsageError(ConformanceError):
-    """A choice the caller must change (the command line's exit 2): an unknown tested name in
-    ``run_profiles``, or ``force`` refusing a symlinked folder."""
+    """A choice the caller must change (the command line's exit 2): an unknown tested name (the core's one
+    refusal, src/profile/profile.h: the same message as the command line's), a bad ``jobs``, or ``force``
+    refusing a symlinked folder."""
 
 
 class FolderInUse(UsageError):

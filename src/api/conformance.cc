@@ -1,26 +1,19 @@
-// The C++ front end (include/nnx/conformance.h): small functions over src/app/ like the command line's
-// record verbs (cli/record_commands.cc), every core error turned into a Refusal with its exit code.
+// The C++ front end (include/nnx/conformance.h): small functions over src/app/ (validate and verify are
+// app/check_document.h's sequence, as the command line's record verbs), every core error turned into a
+// Refusal with its exit code.
 #include <nnx/conformance.h>
 
+#include "app/check_document.h"
 #include "app/execute_record.h"
 #include "app/execute_report.h"
-#include "artifacts/artifacts.h"
 #include "base/build_info.h"
 #include "base/error.h"
 #include "base/json_python.h"
 #include "base/json_strict.h"
 #include "record/report.h"
-#include "record/validate_record.h"
 
 namespace nnx::conformance {
 namespace {
-
-std::string label(const json& record, std::size_t index) {
-  if (record.is_object() && record.contains("profile") && record["profile"].is_string()) {
-    return record["profile"].get<std::string>();
-  }
-  return "record " + std::to_string(index);
-}
 
 template <typename Body>
 auto refusing(Body body) {
@@ -31,19 +24,18 @@ auto refusing(Body body) {
   }
 }
 
+// The app's sequence (app/check_document.h); an artifact that cannot be read is a refusal here, as before.
 Verdict check(const std::filesystem::path& file, const std::filesystem::path* root) {
-  const json document = read_strict_json_file(file.string());
-  const std::vector<json> records = records_of(document);
+  json document;
+  const std::vector<json> records = records_in(file, document);
+  const DocumentCheck check = check_records(records, root);
   Verdict verdict;
   verdict.records = records.size();
   if (records.empty()) verdict.problems.push_back(file.string() + ": holds no records");
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    const auto problems = record_problems(records[i]);
-    for (const auto& p : problems) verdict.problems.push_back(label(records[i], i) + ": " + p);
-    if (!problems.empty() || root == nullptr) continue;
-    for (const auto& p : verify_artifacts(records[i], *root).problems) {
-      verdict.problems.push_back(label(records[i], i) + ": " + p);
-    }
+  for (const auto& r : check.records) {
+    if (r.unreadable) throw ArtifactIoError(*r.unreadable);
+    for (const auto& p : r.invalid) verdict.problems.push_back(r.label + ": " + p);
+    for (const auto& p : r.artifacts) verdict.problems.push_back(r.label + ": " + p);
   }
   verdict.ok = verdict.problems.empty();
   return verdict;

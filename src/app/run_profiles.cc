@@ -193,15 +193,10 @@ std::vector<Profile> tested_profiles_named(const std::vector<std::string>& names
   if (names.empty()) return tested_profiles();
   std::vector<Profile> chosen;
   for (const auto& name : names) {
-    auto p = tested_profile(name);
-    if (!p) {
-      std::string known;
-      for (const auto& t : tested_profiles()) known += (known.empty() ? "" : ", ") + t.name;
-      throw UsageError("unknown profile \"" + name + "\" (tested profiles: " + known + ")");
-    }
+    Profile p = tested_profile_named(name);  // an unknown name: the one usage error (profile/profile.h)
     bool seen = false;
     for (const auto& c : chosen) seen = seen || c.name == name;
-    if (!seen) chosen.push_back(*p);
+    if (!seen) chosen.push_back(std::move(p));
   }
   return chosen;
 }

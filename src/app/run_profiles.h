@@ -2,7 +2,8 @@
 // Python package so that both choose, check and clear folders the same way.
 //
 // `tested_profiles_named` maps tested names to profiles in the given order, each once (an empty list means
-// every tested profile, torchscript first); an unknown name is a UsageError. `run_profiles` refuses, before
+// every tested profile, torchscript first); an unknown name is profile/profile.h's UsageError
+// (`tested_profile_named`). `run_profiles` refuses, before
 // anything is written, an invalid profile (ConformanceError), two profiles of one name with different
 // settings (ConformanceError) and — without `force` — a profile folder that exists as a file or non-empty
 // folder (FolderInUse); with `force` it clears only the chosen profiles' folders (a symlinked root or

@@ -6,17 +6,14 @@
 
 #include <iostream>
 
+#include "app/check_document.h"
 #include "app/execute_record.h"
 #include "app/execute_report.h"
-#include "artifacts/artifact_folder.h"
-#include "artifacts/artifacts.h"
 #include "base/error.h"
 #include "base/failure.h"
-#include "base/json_strict.h"
 #include "cli/commands.h"
 #include "record/report.h"
 #include "runtime/runtime_cache.h"
-#include "record/validate_record.h"
 
 namespace nnx::cli {
 
@@ -46,43 +43,25 @@ void add_record_commands(CLI::App& app, RecordArgs& args) {
 
 namespace {
 
-// A JsonError is a refusal like any other (exit 1); its message names the file already.
-std::vector<json> read_records(const std::string& file, json& document) {
-  document = read_strict_json_file(file);
-  return records_of(document);
-}
-
-std::string label(const json& record, std::size_t index) {
-  if (record.is_object() && record.contains("profile") && record["profile"].is_string()) {
-    return record["profile"].get<std::string>();
-  }
-  return "record " + std::to_string(index);
-}
-
 // One file: its problems on stderr, "FILE: valid (N record(s))" on stdout. Every file is read and
-// validated even after one fails, so one call names every problem of every file.
+// validated even after one fails, so one call names every problem of every file. A JsonError is a
+// refusal like any other; its message names the file already.
 bool validate_file(const std::string& file) {
   json document;
   std::vector<json> records;
   try {
-    records = read_records(file, document);
+    records = records_in(file, document);
   } catch (const Error& e) {
     std::cerr << "nnx-conformance: " << error_label(e.kind()) << ": " << e.what() << "\n";  // as cli_main
     return false;
   }
-  bool ok = true;
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    for (const auto& p : record_problems(records[i])) {
-      std::cerr << file << ": " << label(records[i], i) << ": " << p << "\n";
-      ok = false;
-    }
+  const DocumentCheck check = check_records(records);
+  for (const auto& r : check.records) {
+    for (const auto& p : r.invalid) std::cerr << file << ": " << r.label << ": " << p << "\n";
   }
-  if (records.empty()) {
-    std::cerr << file << ": holds no records\n";
-    ok = false;
-  }
-  if (ok) std::cout << file << ": valid (" << records.size() << " record(s))\n";
-  return ok;
+  if (records.empty()) std::cerr << file << ": holds no records\n";
+  if (check.ok()) std::cout << file << ": valid (" << records.size() << " record(s))\n";
+  return check.ok();
 }
 
 int validate_command(const RecordArgs& args) {
@@ -99,33 +78,23 @@ bool verify_file(const std::string& file, const std::string& root, bool name_fil
   json document;
   std::vector<json> records;
   try {
-    records = read_records(file, document);
+    records = records_in(file, document);
   } catch (const Error& e) {
     if (!name_file) throw;  // one file: refused as before (cli_main names it)
     std::cerr << "nnx-conformance: " << error_label(e.kind()) << ": " << e.what() << "\n";
     return false;
   }
-  bool ok = !records.empty();
   if (records.empty() && name_file) std::cerr << file << ": holds no records\n";
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    const std::string who = prefix + label(records[i], i);
-    const auto problems = record_problems(records[i]);
-    if (!problems.empty()) {
-      for (const auto& p : problems) std::cerr << who << ": invalid record: " << p << "\n";
-      ok = false;
-      continue;
-    }
-    try {
-      const auto out = verify_artifacts(records[i], root);
-      for (const auto& p : out.problems) std::cerr << who << ": " << p << "\n";
-      if (out.ok()) std::cout << who << ": every artifact verified\n";
-      ok = ok && out.ok();
-    } catch (const ArtifactIoError& e) {
-      std::cerr << who << ": unreadable: " << e.what() << "\n";
-      ok = false;
-    }
+  const std::filesystem::path root_path(root);
+  const DocumentCheck check = check_records(records, &root_path);
+  for (const auto& r : check.records) {
+    const std::string who = prefix + r.label;
+    for (const auto& p : r.invalid) std::cerr << who << ": invalid record: " << p << "\n";
+    for (const auto& p : r.artifacts) std::cerr << who << ": " << p << "\n";
+    if (r.unreadable) std::cerr << who << ": unreadable: " << *r.unreadable << "\n";
+    if (r.verified && r.ok()) std::cout << who << ": every artifact verified\n";
   }
-  return ok;
+  return check.ok();
 }
 
 int verify_command(const RecordArgs& args) {
@@ -139,7 +108,7 @@ int verify_command(const RecordArgs& args) {
 
 int execute_command(const RecordArgs& args, const Seams& seams) {
   json document;
-  read_records(args.file, document);
+  records_in(args.file, document);
   ExecuteRequest request{document, args.root, std::nullopt, {}};
   if (!args.output.empty()) request.output = args.output;
   if (!args.onnxruntime.empty()) request.options.onnxruntime_library = args.onnxruntime;

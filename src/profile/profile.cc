@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/error.h"
 #include "base/failure.h"
 #include "base/json_fields.h"
 #include "base/json_python.h"
@@ -117,6 +118,13 @@ std::optional<Profile> tested_profile(const std::string& name) {
     if (p.name == name) return p;
   }
   return std::nullopt;
+}
+
+Profile tested_profile_named(const std::string& name) {
+  if (auto p = tested_profile(name)) return *p;
+  std::string known;
+  for (const auto& t : tested_profiles()) known += (known.empty() ? "" : ", ") + t.name;
+  throw UsageError("unknown profile \"" + name + "\" (tested profiles: " + known + ")");
 }
 
 bool is_tested_name(const std::string& name) { return tested_profile(name).has_value(); }

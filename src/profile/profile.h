@@ -3,7 +3,8 @@
 // A Profile is plain data with the spec's defaults. `problems()` names every violation of the limits,
 // including a Profile that reuses a tested name with other settings; nothing may run unless it is empty.
 // The tested profiles are `feedfwd-fp32-torchscript` and `feedfwd-fp32-dynamo`; a tested name stands
-// for its exact canonical settings text.
+// for its exact canonical settings text. `tested_profile_named` is the one refusal of a name that is not
+// tested, for every front end: a UsageError (exit 2) naming the tested profiles.
 #pragma once
 
 #include <cstdint>
@@ -64,6 +65,8 @@ inline constexpr const char* kDynamoProfile = "feedfwd-fp32-dynamo";
 // The tested profiles in run order (torchscript, then dynamo).
 const std::vector<Profile>& tested_profiles();
 std::optional<Profile> tested_profile(const std::string& name);
+// The tested profile of that name; else UsageError `unknown profile "<name>" (tested profiles: a, b)`.
+Profile tested_profile_named(const std::string& name);
 bool is_tested_name(const std::string& name);
 
 // Builds a Profile from a JSON object with the field names above (missing fields take their defaults;

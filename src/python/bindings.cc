@@ -4,8 +4,10 @@
 #include <pybind11/stl.h>
 
 #include <bit>
+#include <limits>
 #include <mutex>
 
+#include "app/check_document.h"
 #include "app/execute_record.h"
 #include "app/execute_report.h"
 #include "app/run_profiles.h"
@@ -24,6 +26,7 @@
 #include "model/reference_model.h"
 #include "profile/profile.h"
 #include "record/report.h"
+#include "runtime/library_search.h"
 #include "record/validate_batch.h"
 #include "record/validate_record.h"
 #include "python/python_json.h"
@@ -63,14 +66,11 @@ Profile profile_of(const json& value) {
   throw ProblemList{message, problems};
 }
 
-// A tested name (string) or a profile object.
+// A tested name (an unknown one is the usage error every front end gives: profile/profile.h) or a profile
+// object.
 Profile profile_or_name(const json& value) {
-  if (!value.is_string()) return profile_of(value);
-  const auto name = value.get<std::string>();
-  if (auto p = tested_profile(name)) return *p;
-  std::string known;
-  for (const auto& t : nnx::tested_profiles()) known += (known.empty() ? "" : ", ") + t.name;
-  throw ConformanceError("unknown profile \"" + name + "\" (tested profiles: " + known + ")");
+  if (value.is_string()) return tested_profile_named(value.get<std::string>());
+  return profile_of(value);
 }
 
 // A list of records, one record, or a report. A bare {"profiles": [...]} mapping is enough too (the original
@@ -82,12 +82,6 @@ std::vector<json> records_from(const json& value) {
     return value["profiles"].get<std::vector<json>>();
   }
   return records_of(value);
-}
-
-// A tested name (an unknown one is a usage error, as on the command line) or a profile object.
-Profile run_item(const json& value) {
-  if (value.is_string()) return tested_profiles_named({value.get<std::string>()}).front();
-  return profile_of(value);
 }
 
 RunOptions run_options(const std::optional<std::string>& source_revision,
@@ -104,6 +98,21 @@ RunOutcome run(std::vector<Profile> profiles, const std::filesystem::path& root,
   RunRequest request{std::move(profiles), root, std::nullopt, force, std::move(options)};
   const std::lock_guard<std::mutex> lock(g_run_mutex);
   return run_to_report(request);
+}
+
+// What the caller gave as `jobs`: None, or a whole number (a bool is not one) that fits an int; the count's
+// own rule (at least 1) is run_jobs's (app/run_profiles.h).
+std::optional<int> job_count(py::handle jobs) {
+  if (jobs.is_none()) return std::nullopt;
+  if (PyLong_Check(jobs.ptr()) && !PyBool_Check(jobs.ptr())) {
+    int overflow = 0;
+    const long long value = PyLong_AsLongLongAndOverflow(jobs.ptr(), &overflow);
+    if (overflow == 0 && value >= std::numeric_limits<int>::min() && value <= std::numeric_limits<int>::max()) {
+      return static_cast<int>(value);
+    }
+  }
+  const std::string given = py::repr(jobs).cast<std::string>();
+  throw UsageError("jobs must be a whole number of profiles at once or None, not " + given);
 }
 
 void raise(const char* cls, const std::string& message, const std::vector<std::string>& problems = {}) {
@@ -192,6 +201,18 @@ std::vector<std::string> tested_names(const std::vector<std::string>& names) {
   return out;
 }
 
+std::optional<std::string> onnxruntime_library(const std::optional<std::string>& explicit_path,
+                                               const std::string& bundled, const py::function& wheel_library) {
+  std::optional<std::filesystem::path> given;
+  if (explicit_path) given = *explicit_path;
+  const LibrarySearch search = library_search(given, bundled);
+  if (search.step == LibraryStep::caller) return explicit_path;
+  if (search.step != LibraryStep::loader) return std::nullopt;  // the core's own search finds it
+  const py::object found = wheel_library();
+  if (found.is_none()) return std::nullopt;
+  return found.cast<std::string>();
+}
+
 std::string default_artifacts_root(const std::filesystem::path& report_path) {
   return nnx::default_artifacts_root(report_path).string();
 }
@@ -207,18 +228,21 @@ std::string run_profile(const std::string& profile_text, const std::filesystem::
 std::string run_profiles(const std::string& profiles_text, const std::filesystem::path& root,
                          const std::optional<std::string>& source_revision, bool force,
                          const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
-                         const std::string& script, std::optional<int> jobs) {
+                         const std::string& script, py::handle jobs_given) {
+  RunOptions counted;
+  counted.jobs = job_count(jobs_given);  // under the GIL: it reads a Python object
+  run_jobs(counted);  // a count below 1 is the core's usage error, before anything else is looked at
+  const py::gil_scoped_release released;
   const json items = parse(profiles_text, "the profiles");
   if (!items.is_null() && !items.is_array()) throw ConformanceError("profiles must be a list of names or profiles");
   std::vector<Profile> profiles;
   if (items.is_null()) {
     profiles = tested_profiles_named({});  // every tested profile, in run order
   } else {
-    for (const auto& item : items) profiles.push_back(run_item(item));  // all checked before anything runs
+    for (const auto& item : items) profiles.push_back(profile_or_name(item));  // all checked before anything runs
   }
   RunOptions options = run_options(source_revision, onnxruntime, python, script);
-  options.jobs = jobs;
-  run_jobs(options);  // a bad count is a usage error before anything runs
+  options.jobs = counted.jobs;
   return dump(run(std::move(profiles), root, force, std::move(options)).report);
 }
 
@@ -270,7 +294,7 @@ std::vector<std::string> verify_artifacts(py::handle record, const std::filesyst
   JsonTape& tape = reused_tape();
   tape_from_python(record, "the record", tape);  // the whole record read: strict JSON everywhere
   const py::gil_scoped_release released;
-  return nnx::verify_artifacts(tape.member_to_json("artifacts"), root).problems;  // all it reads
+  return artifact_problems(tape.member_to_json("artifacts"), root);  // all it reads (app/check_document.h)
 }
 
 std::vector<std::vector<std::string>> verify_artifacts_many(py::handle records, const std::filesystem::path& root) {
@@ -281,7 +305,7 @@ std::vector<std::vector<std::string>> verify_artifacts_many(py::handle records, 
   const py::gil_scoped_release released;
   std::vector<std::vector<std::string>> problems;
   problems.reserve(tapes.size());
-  for (const auto& tape : tapes) problems.push_back(nnx::verify_artifacts(tape.member_to_json("artifacts"), root).problems);
+  for (const auto& tape : tapes) problems.push_back(artifact_problems(tape.member_to_json("artifacts"), root));
   return problems;
 }
 

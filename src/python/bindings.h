@@ -1,9 +1,10 @@
-// The functions nnx._core exposes (src/python/module.cc only wires them; python/nnx/ calls them: its
-// export_conformance.py, and _matrix_cell.py for `matrix_cell`, __init__.py for `version`). Records,
-// reports and profiles cross the boundary as JSON text: Python's json.dumps → the core's strict parser
-// here, the core's canonical writer here → json.loads there (except validate and verify, which read the
-// Python objects themselves: python_json.h). Nothing is decided in Python; every rule stays in the core.
-// Runs and executes go through the same app functions as the command line (app/run_report.h,
+// The functions nnx._core exposes (src/python/module.cc only wires them; python/nnx/ calls them: the
+// modules behind export_conformance.py, _matrix_cell.py for `matrix_cell`, __init__.py for `version`).
+// Records, reports and profiles cross the boundary as JSON text: Python's json.dumps → the core's strict
+// parser here, the core's canonical writer here → json.loads there (except validate and verify, which read
+// the Python objects themselves: python_json.h). Nothing is decided in Python; every rule stays in the core
+// (the tested names, the job count, the runtime library's search order: Python passes what its caller
+// gave). Runs and executes go through the same app functions as the command line (app/run_report.h,
 // app/execute_report.h), so Ctrl-C and the pre-checks behave the same.
 //
 // Errors: every refusal is an nnx::Error (base/error.h); `translate_error` raises the matching class of
@@ -49,6 +50,11 @@ std::string checked_profile(const std::string& profile_text);
 std::vector<std::string> requirements(const std::string& profile_text);
 std::vector<std::string> tested_names(const std::vector<std::string>& names);
 std::string default_artifacts_root(const std::filesystem::path& report_path);
+// The library a run or execute names as the caller's (runtime/library_search.h's order): `explicit_path` when
+// given; None when NNX_ONNXRUNTIME_LIBRARY or the bootstrap's copy `bundled` applies (the core searches);
+// else what `wheel_library()` finds (an installed onnxruntime wheel's library, or None: the system loader).
+std::optional<std::string> onnxruntime_library(const std::optional<std::string>& explicit_path,
+                                               const std::string& bundled, const pybind11::function& wheel_library);
 
 std::string run_profile(const std::string& profile_text, const std::filesystem::path& root,
                         const std::optional<std::string>& source_revision,
@@ -56,11 +62,13 @@ std::string run_profile(const std::string& profile_text, const std::filesystem::
                         const std::string& script);
 // `profiles_text`: a JSON list of tested names and profile objects, or null for every tested profile. Returns
 // the report {format, status, profiles} the core's report writer makes (records in run order).
-// `jobs`: profiles exported at once (null: auto, app/run_profiles.h auto_workers; below 1 a usage error).
+// `jobs`: what the caller gave — None (auto: app/run_profiles.h's `auto_workers`) or a whole number of lanes;
+// anything else (a bool, a float, text) or a count below 1 is a usage error naming `jobs`. Called with the
+// GIL, which it releases once `jobs` is read.
 std::string run_profiles(const std::string& profiles_text, const std::filesystem::path& root,
                          const std::optional<std::string>& source_revision, bool force,
                          const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
-                         const std::string& script, std::optional<int> jobs);
+                         const std::string& script, pybind11::handle jobs);
 // A profile file (profile/profile_file.h) as a JSON list of complete profile objects; every bad entry is
 // named by its index in one usage error.
 std::string load_profiles(const std::filesystem::path& file);

@@ -33,11 +33,14 @@ PYBIND11_MODULE(_core, m) {
   m.def("checked_profile", &b::checked_profile, "The profile as the core reads it, or ConformanceError.");
   m.def("requirements", &b::requirements, "What a profile needs at run time.");
   m.def("tested_names", &b::tested_names, "Tested names in order, each once; unknown → UsageError.");
+  m.def("onnxruntime_library", &b::onnxruntime_library, py::arg("explicit"), py::arg("bundled"),
+        py::arg("wheel_library"), "The ONNX Runtime library to name, by the core's search order (or None).");
   m.def("default_artifacts_root", &b::default_artifacts_root, "<report folder>/<report stem>-artifacts.");
 
   m.def("run_profile", &b::run_profile, released(), py::arg("profile"), py::arg("root"),
         py::arg("source_revision"), py::arg("onnxruntime"), py::arg("python"), py::arg("script"));
-  m.def("run_profiles", &b::run_profiles, released(), py::arg("profiles"), py::arg("root"),
+  // run_profiles reads its `jobs` object first, then releases the GIL itself.
+  m.def("run_profiles", &b::run_profiles, py::arg("profiles"), py::arg("root"),
         py::arg("source_revision"), py::arg("force"), py::arg("onnxruntime"), py::arg("python"), py::arg("script"),
         py::arg("jobs") = py::none());
   m.def("load_profiles", &b::load_profiles, py::arg("path"), "A profile file's profiles (JSON list text).");

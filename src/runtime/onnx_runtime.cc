@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "base/build_info.h"
+#include "runtime/library_search.h"
 #include "runtime/runtime_telemetry.h"
 
 #define ORT_API_MANUAL_INIT
@@ -131,19 +132,9 @@ std::uint32_t negotiated_api_version(const std::string& library_version) {
 }  // namespace
 
 std::shared_ptr<OnnxRuntime> OnnxRuntime::open(const std::optional<std::filesystem::path>& explicit_path) {
-  std::vector<std::string> candidates;
-  std::string origin;
-  if (explicit_path) {
-    candidates.push_back(explicit_path->string());
-    origin = "the caller";
-  } else if (const char* env = std::getenv("NNX_ONNXRUNTIME_LIBRARY"); env && *env) {
-    candidates.push_back(env);
-    origin = "NNX_ONNXRUNTIME_LIBRARY";
-  } else {
-    std::error_code ec;
-    if (std::filesystem::exists(build_bundled_onnxruntime(), ec)) candidates.push_back(build_bundled_onnxruntime());
-    candidates.push_back("libonnxruntime.so.1");
-  }
+  const LibrarySearch search = library_search(explicit_path, build_bundled_onnxruntime());
+  const std::vector<std::string>& candidates = search.candidates;
+  const std::string& origin = search.origin;
   std::string tried;
   {
     // Before the library's first environment exists (runtime_telemetry.h).

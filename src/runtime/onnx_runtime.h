@@ -6,7 +6,9 @@
 //   1. an explicit path (the command line's --onnxruntime PATH),
 //   2. the environment variable NNX_ONNXRUNTIME_LIBRARY,
 //   3. the bootstrap's copy (.deps/onnxruntime/lib/libonnxruntime.so.1 of the build's checkout),
-//   4. the system loader's "libonnxruntime.so.1".
+//   4. the system loader's "libonnxruntime.so.1"
+// (the order is runtime/library_search.h's; the Python package finds an installed onnxruntime wheel's
+// library at step 4's place and names it as the caller's path).
 // The C API version used is the highest both the library (ONNX Runtime 1.x offers 1..x) and our headers
 // (ORT_API_VERSION, 21) know, so every release from 1.16 (API 16) on loads; in-memory external initialisers
 // need API 17 (1.17: under 1.16 a model with external data is that session's load-error). A library that

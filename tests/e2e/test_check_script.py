@@ -92,7 +92,7 @@ def test_a_folder_holding_files_needs_force_and_force_clears_only_chosen_profile
     "args, needle",
     [
         ((), "--output"),
-        (("--output", "x.json", "--profile", "feedfwd-fp64"), "invalid choice"),
+        (("--output", "x.json", "--profile", "feedfwd-fp64"), 'unknown profile "feedfwd-fp64"'),
         (("--output", "x.json", "--unknown"), "unrecognized arguments"),
         (("--output", "x.json", "--profile"), "expected one argument"),
     ],

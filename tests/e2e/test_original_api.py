@@ -289,7 +289,7 @@ def test_script_main_returns_the_exit_code(script, tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, needle", [
     ([], "--output"),
-    (["--output", "x.json", "--profile", "feedfwd-fp64"], "invalid choice"),
+    (["--output", "x.json", "--profile", "feedfwd-fp64"], 'unknown profile "feedfwd-fp64"'),
     (["--output", "x.json", "--bogus"], "unrecognized arguments"),
 ])
 def test_script_usage_errors_raise_system_exit_2(script, tmp_path, capsys, monkeypatch, argv, needle):

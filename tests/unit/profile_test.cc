@@ -1,6 +1,7 @@
 // Profiles: defaults, the tested profiles' canonical settings text, and every limit (record-format §1, §3).
 #include <gtest/gtest.h>
 
+#include "base/error.h"
 #include "base/failure.h"
 #include "profile/profile.h"
 
@@ -33,6 +34,19 @@ TEST(Profile, TestedProfilesRunTorchscriptThenDynamo) {
   EXPECT_TRUE(tested_profiles()[1].exporter_options()["dynamo"].get<bool>());
   EXPECT_TRUE(tested_profiles()[0].problems().empty());
   EXPECT_TRUE(tested_profiles()[1].problems().empty());
+}
+
+TEST(Profile, AnUnknownTestedNameIsTheOneUsageError) {
+  EXPECT_EQ(tested_profile_named(kDynamoProfile).canonical_settings_text(),
+            tested_profile(kDynamoProfile)->canonical_settings_text());
+  try {
+    tested_profile_named("resnet50");
+    FAIL() << "an unknown name was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(exit_code_of(e), kExitUsage);
+    EXPECT_STREQ(e.what(),
+                 "unknown profile \"resnet50\" (tested profiles: feedfwd-fp32-torchscript, feedfwd-fp32-dynamo)");
+  }
 }
 
 TEST(Profile, ExporterOptionsHaveExactlySevenKeys) {

@@ -1,0 +1,57 @@
+"""The boundary of nnx.export_conformance and the C++ core: Python values as the strict JSON text the core reads,
+and the path arguments of the public functions (the core then decides everything)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, Union
+
+from ._errors import ConformanceError
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _is_sequence(value: Any) -> bool:
+    return isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray))
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with every sequence (a tuple too) as a list and every mapping as a dict; anything else as
+    it is, for the strict check to judge (a non-string key, NaN, an object JSON cannot hold)."""
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if _is_sequence(value):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _dumps(value: Any, what: str, strict: bool = True) -> str:
+    """JSON text for the core. Sequences (tuples too) cross as lists and mappings as objects; strict: refused
+    when it would not come back unchanged (NaN, a non-string key, an object JSON cannot hold); the core
+    then reads it with its strict parser."""
+    try:
+        value = _plain(value)
+        text = json.dumps(value, allow_nan=not strict)
+    except (TypeError, ValueError, RecursionError) as error:
+        raise ConformanceError(f"{what} is not strict JSON: {error}") from None
+    if strict and json.loads(text) != value:
+        raise ConformanceError(f"{what} is not strict JSON: it does not survive a JSON round trip unchanged "
+                               "(a non-string key?)")
+    return text
+
+
+def _records_value(records: Any) -> Any:
+    if isinstance(records, Mapping):
+        return records
+    return list(records)  # any iterable of records (a generator too)
+
+
+def _directory(directory: Any, signature: str) -> str:
+    """The artifacts folder as text; a TypeError naming the signature for anything else (code written for
+    the earlier ``run_profiles(profiles, root)`` passes a list or None first)."""
+    try:
+        return os.fspath(directory)
+    except TypeError:
+        raise TypeError(f"{signature}: directory must be a path, not {type(directory).__name__}") from None

@@ -1,0 +1,53 @@
+"""Checking records through the core: every rule of the format (record-format §6) and every artifact byte
+(§7), for one record or many in one call."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from . import _core
+from ._boundary import PathLike
+from ._errors import ConformanceError
+
+
+def verify_artifacts(record: Mapping[str, Any], directory: PathLike) -> None:
+    """Check every artifact of ``record`` under ``directory/<artifacts.directory>`` byte for byte. Returns
+    None when all verify; else raises :class:`ConformanceError` naming every problem (``<path>: missing``,
+    ``<path>: hash mismatch``, ``<path>: not in the record``, ``<path>: a symlink``) in ``problems``."""
+    problems = _core.verify_artifacts(record, os.fspath(directory))
+    if problems:
+        raise _not_verified(record, directory, problems)
+
+
+def _not_verified(record: Mapping[str, Any], directory: PathLike, problems: Sequence[str]) -> ConformanceError:
+    where = os.path.join(os.fspath(directory), str(record.get("artifacts", {}).get("directory", "")))
+    return ConformanceError(
+        f"the artifacts in {where} do not verify ({len(problems)} problem{'s' if len(problems) != 1 else ''}):"
+        + "".join(f"\n  - {p}" for p in problems),
+        list(problems),
+    )
+
+
+def verify_artifacts_many(records: Iterable[Mapping[str, Any]], directory: PathLike) -> list[list[str]]:
+    """:func:`verify_artifacts` of many records under one ``directory`` in one call: the problems of each
+    record, in order, an empty list for one whose artifacts all verify; never raises for artifacts that do
+    not verify (only for a record that is not strict JSON or is malformed, or an unreadable file). Not in
+    ``__all__``: the original has no such function."""
+    items = records if isinstance(records, (list, tuple)) else list(records)
+    return _core.verify_artifacts_many(items, os.fspath(directory))
+
+
+def validate_record(record: Any) -> None:
+    """Refuse a record that breaks any rule of ``nnx.export-conformance/1`` (record-format §6):
+    :class:`ConformanceError` naming every problem (also in ``problems``)."""
+    _core.validate_record(record)
+
+
+def validate_records(records: Iterable[Any]) -> list[list[str]]:
+    """Validate many records in one call (record-format §6): the problems of each record, in order, an empty
+    list for a valid one; never raises for an invalid record (only for one that is not strict JSON). Not in
+    ``__all__``: the original has no such function."""
+    items = records if isinstance(records, (list, tuple)) else list(records)
+    return _core.validate_records(items)  # a new list of lists of str

@@ -1,0 +1,91 @@
+"""Profiles on the Python side: :class:`Profile` (checked by the core when made), the tested profiles and the
+profile file reader; every rule is the core's (src/profile/)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from . import _core
+from ._boundary import PathLike, _dumps, _is_sequence, _plain
+from ._vocabulary import _DEFAULTS, MODEL
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A conformance profile: the model, exporter options, runtime, provider, dtype, batches and tolerances.
+
+    Defaults are the core's (record-format §3). The core checks a Profile when it is made: an invalid one,
+    or one reusing a tested name with other settings, raises :class:`ConformanceError` naming every
+    problem. ``model`` may be partial; it holds the full configuration afterwards. ``batches`` and
+    ``model["hidden_dims"]`` take any sequence (a list or a tuple); the JSON holds lists.
+    """
+
+    name: str
+    exporter: str = _DEFAULTS["exporter"]
+    opset_version: int = _DEFAULTS["opset_version"]
+    export_batch: int = _DEFAULTS["export_batch"]
+    dynamic_batch: bool = _DEFAULTS["dynamic_batch"]
+    batches: tuple[int, ...] = tuple(_DEFAULTS["batches"])
+    rtol: float = _DEFAULTS["rtol"]
+    atol: float = _DEFAULTS["atol"]
+    runtime: str = _DEFAULTS["runtime"]
+    provider: str = _DEFAULTS["provider"]
+    dtype: str = _DEFAULTS["dtype"]
+    model: Mapping[str, Any] = field(default_factory=lambda: copy.deepcopy(MODEL))
+
+    def __post_init__(self) -> None:
+        if _is_sequence(self.batches):  # a list, a tuple or any other sequence: kept as a tuple
+            object.__setattr__(self, "batches", tuple(self.batches))
+        if isinstance(self.model, Mapping):
+            object.__setattr__(self, "model", copy.deepcopy(dict(self.model)))  # a private copy
+        checked = json.loads(_core.checked_profile(_dumps(self.to_json(), "the profile")))
+        object.__setattr__(self, "model", checked["model"])
+
+    def to_json(self) -> dict[str, Any]:
+        """The profile as the core reads it (JSON-ready)."""
+        return {
+            "name": self.name,
+            "exporter": self.exporter,
+            "opset_version": self.opset_version,
+            "export_batch": self.export_batch,
+            "dynamic_batch": self.dynamic_batch,
+            "batches": list(self.batches) if _is_sequence(self.batches) else self.batches,
+            "rtol": self.rtol,
+            "atol": self.atol,
+            "runtime": self.runtime,
+            "provider": self.provider,
+            "dtype": self.dtype,
+            "model": _plain(self.model),
+        }
+
+    @property
+    def requires(self) -> tuple[str, ...]:
+        """What this profile needs at run time (the core's list): torch, onnx, onnxruntime[, onnxscript]."""
+        return tuple(_core.requirements(_dumps(self.to_json(), "the profile")))
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(self.to_json(), sort_keys=True))
+
+
+def _profile_item(item: Any) -> Any:
+    return item.to_json() if isinstance(item, Profile) else item
+
+
+#: The tested profiles by name, in run order (torchscript, then dynamo): the only executed-parity claims.
+PROFILES: Mapping[str, Profile] = MappingProxyType(
+    {p["name"]: Profile(**p) for p in json.loads(_core.tested_profiles())}
+)
+
+
+def load_profiles(path: PathLike) -> list[Profile]:
+    """The profiles of a profile file (the format of ``run --profile-file``: a JSON list of objects with
+    :class:`Profile`'s fields, ``name`` and ``exporter`` required, the others optional with their defaults),
+    in file order, ready for :func:`run_profiles`. The core reads and checks the file: every bad entry is
+    named by its index (``profiles[2].exporter: ...``) in one :class:`UsageError`."""
+    return [Profile(**entry) for entry in json.loads(_core.load_profiles(os.fspath(path)))]

@@ -1,0 +1,42 @@
+"""Reporting through the core: exit codes, summary lines and the saved report of a report, a bare
+``{"profiles": [...]}`` mapping or the records themselves."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Union
+
+from . import _core
+from ._boundary import PathLike, _dumps, _records_value
+
+
+#: What the reporting functions take: a report ``{format, status, profiles}`` (as ``run_profiles`` returns),
+#: a bare ``{"profiles": [...]}`` mapping, or the records themselves (a list or any sequence).
+Records = Union[Mapping[str, Any], Iterable[Mapping[str, Any]]]
+
+
+def exit_code(report: Records) -> int:
+    """0 when every record passed (and there is one); else the exit code of the first failing record's
+    class (:data:`EXIT_CODES`); 1 for no records or an unknown failure."""
+    return _core.exit_code(_dumps(_records_value(report), "the records", strict=False))
+
+
+def summary_lines(report: Records) -> list[str]:
+    """One line per record: ``<profile>: <status>[ (<failure>)]; level=...; n/m input cases passed``."""
+    return list(_core.summary_lines(_dumps(_records_value(report), "the records", strict=False)))
+
+
+def save_report(report: Records, path: PathLike) -> None:
+    """Write ``{format, status, profiles}`` (from a report whose format and status agree with its records, a
+    bare ``{"profiles": [...]}``, or the records) to ``path`` atomically, sorted keys, 2-space indent,
+    newline at the end — after validating every record (:class:`ConformanceError` names the problems;
+    nothing is written then)."""
+    _core.save_report(_dumps(_records_value(report), "the report"), os.fspath(path))
+
+
+def default_artifacts_root(report_path: PathLike) -> Path:
+    """Where a report's artifacts go unless told otherwise: ``<report folder>/<report stem>-artifacts``
+    (the core's rule, the same for the command line)."""
+    return Path(_core.default_artifacts_root(os.fspath(report_path)))

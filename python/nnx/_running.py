@@ -1,0 +1,157 @@
+"""Running profiles and executing records through the core (app/run_report.h, app/execute_report.h, the runtime
+matrix), with the exporter worker of this interpreter and the ONNX Runtime library the core's order chooses."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Optional, Union
+
+from . import _core
+from ._boundary import PathLike, _directory, _dumps
+from ._profiles import Profile, _profile_item
+
+
+def _worker() -> tuple[str, str]:
+    python = os.environ.get("NNX_PYTHON") or sys.executable or ""
+    script = os.environ.get("NNX_WORKER_SCRIPT") or str(Path(__file__).resolve().parent / "_worker" / "nnx_worker.py")
+    return python, script
+
+
+def _onnxruntime_wheel_library() -> Optional[str]:
+    """libonnxruntime.so* of an installed onnxruntime wheel, found without importing onnxruntime."""
+    try:
+        spec = importlib.util.find_spec("onnxruntime")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        capi = Path(location) / "capi"
+        exact = capi / "libonnxruntime.so.1"
+        if exact.is_file():
+            return str(exact)
+        found = sorted(capi.glob("libonnxruntime.so*"), key=lambda p: (len(p.name), p.name))
+        if found:
+            return str(found[-1])
+    return None
+
+
+def _onnxruntime_library(explicit: Optional[PathLike]) -> Optional[str]:
+    """The library to name explicitly, or None to let the core search; the order is the core's
+    (runtime/library_search.h): this only finds the installed wheel's library when the core's order reaches
+    the system loader's step."""
+    return _core.onnxruntime_library(None if explicit is None else os.fspath(explicit), _core.bundled_onnxruntime(),
+                                     _onnxruntime_wheel_library)
+
+
+def run_profile(
+    profile_or_name: Union[str, Profile],
+    directory: PathLike,
+    *,
+    source_revision: Optional[str] = None,
+    onnxruntime: Optional[PathLike] = None,
+) -> dict[str, Any]:
+    """Run one profile (a :class:`Profile` or a tested name) with its artifacts in ``directory/<name>/`` and
+    return its record. Refused before anything is written: an unknown name, an invalid Profile or one
+    reusing a tested name (:class:`ConformanceError`; an unknown name is its :class:`UsageError`), a folder ``directory/<name>`` that exists as a file or
+    holds files (:class:`FolderInUse`). A failing stage never raises: the record says what passed.
+    ``source_revision`` is recorded with origin ``given`` ('' records null); else the git checkout this
+    build belongs to, else ``unknown`` (an installed copy)."""
+    python, script = _worker()
+    text = _core.run_profile(
+        _dumps(_profile_item(profile_or_name), "the profile"),
+        _directory(directory, "run_profile(profile_or_name, directory, *, source_revision=None)"),
+        source_revision,
+        _onnxruntime_library(onnxruntime),
+        python,
+        script,
+    )
+    return json.loads(text)
+
+
+def run_profiles(
+    directory: PathLike,
+    names: Optional[Iterable[Union[str, Profile]]] = None,
+    *,
+    source_revision: Optional[str] = None,
+    force: bool = False,
+    onnxruntime: Optional[PathLike] = None,
+    jobs: Optional[int] = None,
+) -> dict[str, Any]:
+    """Run several profiles into ``directory`` and return the report ``{format, status, profiles}`` (the
+    core's report: ``status`` is ``passed`` iff there is a record and every record passed; ``profiles`` the
+    records in run order). ``names``: tested names (a :class:`Profile` too); None means every tested
+    profile, torchscript first; a name given twice runs once. Everything is checked before anything is
+    written: an unknown tested name is a :class:`UsageError`, an invalid Profile a :class:`ConformanceError`,
+    and without ``force`` a profile folder holding files is :class:`FolderInUse`; ``force`` clears only the
+    chosen profiles' folders. ``names`` may be :func:`load_profiles`'s list. ``jobs``: profiles exported at
+    once, each by its own worker (None: auto, one worker plus those the run's exports pay for, at most one per core; below 1, or anything but a whole number, a :class:`UsageError`); the records
+    come back in run order whatever it is."""
+    root = _directory(directory, "run_profiles(directory, names=None, *, source_revision=None, force=False)")
+    if names is None:
+        items: Any = None
+    elif isinstance(names, (str, Profile, Mapping)):
+        items = [_profile_item(names)]
+    else:
+        items = [_profile_item(item) for item in names]
+    python, script = _worker()
+    text = _core.run_profiles(
+        _dumps(items, "the profiles"),
+        root,
+        source_revision,
+        bool(force),
+        _onnxruntime_library(onnxruntime),
+        python,
+        script,
+        jobs,
+    )
+    return json.loads(text)
+
+
+def execute(
+    record: Mapping[str, Any],
+    directory: PathLike,
+    *,
+    onnxruntime: Optional[PathLike] = None,
+    reference: str = "torch",
+) -> dict[str, Any]:
+    """Run a saved record's load and parity stages again on its artifacts under ``directory``: the record is
+    validated, its weights rebuilt and compared with ``weights_sha256``, every artifact verified before
+    anything is loaded (a mismatch is a ``hash-mismatch`` record). Parity compares ONNX Runtime with
+    ``reference``: ``"torch"`` (default, as the original: the PyTorch network in eval mode, computed in the
+    exporter worker) or ``"native"`` (the core's C++ forward; no PyTorch needed). Returns the new record,
+    whose versions describe the environment that produced it. Refused: an invalid record or one whose check
+    did not pass (:class:`ConformanceError`), no usable ONNX Runtime or, for the torch reference, no usable
+    PyTorch (:class:`RuntimeUnavailable`), an unknown reference (:class:`UsageError`)."""
+    python, script = _worker()
+    text = _core.execute(_dumps(record, "the record"), os.fspath(directory), _onnxruntime_library(onnxruntime),
+                         reference, python, script)
+    return json.loads(text)
+
+
+def runtime_matrix(
+    report: PathLike,
+    directory: PathLike,
+    *,
+    runtimes: Iterable[PathLike],
+    jobs: Optional[int] = None,
+    output: Optional[PathLike] = None,
+) -> dict[str, Any]:
+    """Execute every record of the report file ``report`` (or one record) under each ONNX Runtime of
+    ``runtimes`` — a library path, or ``"X.Y.Z"`` for a release of the runtime cache (``make runtimes``) — each
+    in its own process, up to ``jobs`` at once (default: the number of cores), and return the runtime matrix
+    (``nnx.runtime-matrix/1``, doc/runtime-matrix.md: every runtime's records and the drift between them);
+    written atomically to ``output`` when given. A runtime that crashes or hangs is that runtime's
+    ``runtime-error`` or ``load-error``; the others complete. Refused: an invalid report, a release not in the
+    cache (:class:`UsageError`)."""
+    package_parent = str(Path(__file__).resolve().parent.parent)  # this very package, whatever sys.path says
+    cell = [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv.pop(1)); from nnx._matrix_cell import main; "
+            "sys.exit(main(sys.argv[1:]))", package_parent]
+    text = _core.runtime_matrix(os.fspath(report), os.fspath(directory), [os.fspath(r) for r in runtimes],
+                                jobs or 0, cell, None if output is None else os.fspath(output))
+    return json.loads(text)
