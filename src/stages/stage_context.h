@@ -1,5 +1,5 @@
 // What the stages share while one record is produced (doc/record-format.md §4; doc/architecture.md,
-// "Adding a stage"). A run fills every field; execute has no profile and no exporter (it runs load and
+// "Seams, and where a change goes"). A run fills every field; execute has no profile and no exporter (it runs load and
 // parity on a saved record with a runtime it opened itself).
 //
 // Each stage is one function `bool run_<stage>_stage(StageContext&)` (stages.h) that writes its outcome into
