@@ -49,7 +49,7 @@ RETURN_TYPE = r"->\s*[\w:<>,\s*&]+"
 LAMBDA = re.compile(r"\[[^\[\]]*\]\s*(?:\([^()]*(?:\([^()]*\)[^()]*)*\))?\s*(?:mutable\s*|noexcept\s*|" + RETURN_TYPE +
                     r")*$")
 FUNCTION = re.compile(r"\)\s*(?:const\s*|noexcept(?:\([^()]*\))?\s*|override\s*|final\s*|&&?\s*|" + RETURN_TYPE + r")*$")
-INITIALIZER_LIST = re.compile(r"\)\s*(?:noexcept\s*)?:\s*[\w:]+\s*[({]")
+INITIALIZER_LIST = re.compile(r"\)\s*(?:noexcept\s*)?:\s*[\w:]+")  # `Folder(int fd) : fd_...`
 NOT_CODE = re.compile(r'//[^\n]*|/\*.*?\*/|R"([^(\s]*)\(.*?\)\1"|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|^[ \t]*#[^\n]*',
                       re.S | re.M)
 
@@ -61,7 +61,8 @@ def blank_comments_and_literals(text):
 
 def brace_kind(head):
     """What a `{` after `head` (the code since the last `;`, `{` or `}`) opens: "function" (a function,
-    method or lambda body), "scope" (namespace, class, enum) or "other" (a block, an initializer)."""
+    method or lambda body), "scope" (namespace, class, enum), "member" (a constructor's braced member
+    initializer, `: fd_{fd}`, after which the signature goes on) or "other" (a block, an initializer)."""
     head = " ".join(head.split())
     if SCOPE.match(head):
         return "scope"
@@ -69,7 +70,9 @@ def brace_kind(head):
         return "function"
     if CONTROL.match(head) or head.startswith(("=", "return")):
         return "other"
-    if FUNCTION.search(head) or INITIALIZER_LIST.search(head):
+    if INITIALIZER_LIST.search(head):
+        return "member" if re.search(r"[\w>]$", head) else "function"
+    if FUNCTION.search(head):
         return "function"
     return "other"
 
@@ -89,13 +92,16 @@ def function_spans(text):
             head_start = offset + 1
         elif char == "{":
             head = code[head_start:offset]
-            open_braces.append((brace_kind(head), head, offset))
-            head_start = offset + 1
+            kind = brace_kind(head)
+            open_braces.append((kind, head, offset))
+            if kind != "member":
+                head_start = offset + 1
         elif char == "}" and open_braces:
             kind, head, opened = open_braces.pop()
             if kind == "function":
                 spans.append((" ".join(head.split()), code.count("\n", 0, opened), code.count("\n", 0, offset)))
-            head_start = offset + 1
+            if kind != "member":  # after a member initializer the constructor's signature goes on
+                head_start = offset + 1
     return spans
 
 
@@ -148,18 +154,21 @@ def test_the_function_counter_sees_a_long_function():
 
 def test_the_function_counter_sees_wrapped_signatures_methods_and_lambdas():
     """Control: a 90-line function whose signature wraps over three lines, a method defined in a class body, a
-    lambda and a constructor with an initializer list are all found; blocks, initializers and comments are not."""
+    lambda and constructors with member initializers (parenthesised, braced) are all found; blocks,
+    initializers and comments are not."""
     wrapped = ["std::optional<std::string> Folder::wrapped_one(const std::string& relative,", "                      "
                "                          bool keep,", "                                                std::uint64_t limit) const {",
                "  if (keep) {", "    limit += 1;", "  }"] + ["  limit += 1;"] * 85 + ["}"]
     method = ["class Counter {", " public:", "  int next() noexcept {", "    return ++count_;", "  }",
-              "  Counter(int start)", "      : count_(start) {", "    check();", "  }", " private:", "  int count_{0};", "};"]
+              "  Counter(int start)", "      : count_(start) {", "    check();", "  }",
+              "  explicit Counter(const Counter& other) : count_{other.count_}, step_{1} {", "    check();", "  }",
+              " private:", "  int count_{0};", "  int step_{1};", "};"]
     lambda_ = ["void caller() {", "  const std::array<int, 2> table = {1, 2};", "  // not a function() {",
                "  auto add = [&](int x) -> int {", "    return x + table[0];", "  };", "}"]
     spans = function_spans("\n".join(wrapped + method + lambda_))
     found = {signature.split("(")[0]: last - first + 1 for signature, first, last in spans}
     assert found == {"std::optional<std::string> Folder::wrapped_one": 90, "public: int next": 3, "Counter": 3,
-                     "void caller": 7, "auto add = [&]": 3}
+                     "explicit Counter": 3, "void caller": 7, "auto add = [&]": 3}
     assert size_findings("wrapped.cc", "\n".join(wrapped), function_spans("\n".join(wrapped))) == \
         ["wrapped.cc:3: std::optional<std::string> Folder::wrapped_one has 90 lines"]
 
