@@ -1,5 +1,5 @@
-"""The worker's `check` op: the ONNX checker's verdict on a model file and what the file declares (worker/
-PROTOCOL.md, `check`): opsets, IR version, producer, the inputs' and outputs' signatures, and the external
+"""The worker's `check` op (worker/PROTOCOL.md, `check`): the ONNX checker's verdict on a model file and
+what the file declares: opsets, IR version, producer, the inputs' and outputs' signatures, and the external
 data files its tensors name (every TensorProto: initializers, attributes, subgraphs, functions).
 """
 
