@@ -14,176 +14,37 @@ Contract (full protocol in worker/PROTOCOL.md):
 The core owns the weights: the export request carries every parameter as base64 little-endian float32
 and the worker copies them in exactly. The module can also be imported (its functions are the steps of
 each op); only running it as a script serves requests.
+
+This script holds the export op and the request loop; the other ops and what they share live in modules
+beside it (all staged with it, as nnx/_worker/ in the package): nnx_worker_model.py (a request's network
+and tensors, ProtocolError), nnx_worker_dependencies.py (`dependencies`, the environment),
+nnx_worker_reference.py (`reference`), nnx_worker_check.py (`check`), nnx_torch_model.py (the network).
 """
 
 from __future__ import annotations
 
-import base64
 import contextlib
-import functools
-import importlib
-import importlib.metadata
-import importlib.util
 import json
 import os
-import platform
 import re
 import sys
 import tempfile
-import time
 import traceback
 import warnings
 
-import nnx_torch_model  # beside this script (sys.path[0]); imports no torch until a network is built
+# The worker's other modules, beside this script (sys.path[0]); none imports torch, onnx or numpy at start-up.
+import nnx_worker_check
+import nnx_worker_reference
+from nnx_worker_dependencies import op_dependencies
+# feedfwd_class: the network class, for an importer of this module (the in-process export tests).
+from nnx_worker_model import (ProtocolError, build_model, decode_tensor, describe, feedfwd_class,  # noqa: F401
+                              is_int, model_config)
 
 RESPONSE_FD = 3
 LOG_LINES = 5  # the export detail's log: the last 5 lines of captured stdout (record-format §4)
 WARNING_CHARS = 200  # a warning's first line is cut here (record-format §4)
 PLAIN_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
-PIP_NAMES = {"onnxruntime": "onnxruntime", "onnxscript": "onnxscript", "onnx": "onnx", "torch": "torch",
-             "numpy": "numpy"}
-ENVIRONMENT_MODULES = ("numpy", "torch", "onnx", "onnxscript")
-ACTIVATIONS = nnx_torch_model.ACTIVATIONS
 EXPORTERS = ("torchscript", "dynamo")
-
-
-class ProtocolError(Exception):
-    """A request the worker cannot serve: answered with {"ok": false, "error": str(exc)}."""
-
-
-# --------------------------------------------------------------------------------------------
-# dependencies
-
-
-def _describe(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-@functools.cache
-def _installed_version(name: str) -> str | None:
-    """The version in the installed distribution's metadata of module `name`, or None. Read once per worker
-    (a scan of every distribution on sys.path costs about a millisecond, and each request reports the
-    environment): a worker serves one run, and the run does not install packages under itself."""
-    try:
-        return importlib.metadata.version(PIP_NAMES.get(name, name))
-    except Exception:  # noqa: BLE001 - a version is diagnostic only
-        return None
-
-
-def _module_version(module) -> str | None:
-    version = getattr(module, "__version__", None)
-    if isinstance(version, str):
-        return version
-    return _installed_version(module.__name__)
-
-
-def _try_import(name: str):
-    """Returns (module, None) or (None, "<ExcType>: <message>"). Findable AND importable."""
-    try:
-        spec = importlib.util.find_spec(name)
-    except BaseException as exc:  # noqa: BLE001 - a broken parent package counts as missing
-        return None, _describe(exc)
-    if spec is None:
-        return None, f"ModuleNotFoundError: No module named '{name}'"
-    try:
-        return importlib.import_module(name), None
-    except BaseException as exc:  # noqa: BLE001 - a broken install (even SystemExit) counts as missing
-        return None, _describe(exc)
-
-
-def op_dependencies(req: dict) -> dict:
-    modules = req.get("modules")
-    if not isinstance(modules, list) or not all(isinstance(m, str) and m for m in modules):
-        raise ProtocolError("dependencies: 'modules' must be a list of module names")
-    versions, problems, import_seconds = {}, [], {}
-    for name in modules:
-        started = time.perf_counter()
-        module, problem = _try_import(name)
-        import_seconds[name] = time.perf_counter() - started
-        if problem is None:
-            versions[name] = _module_version(module)
-        else:
-            problems.append(f"{name}: {problem}; install with: pip install {PIP_NAMES.get(name, name)}")
-    return {"ok": True, "versions": versions, "problems": problems, "environment": _environment(versions),
-            "import_seconds": import_seconds}
-
-
-def _environment(known: dict) -> dict:
-    env = {"python": platform.python_version(), "platform": platform.platform()}
-    for name in ENVIRONMENT_MODULES:
-        if name in known:
-            env[name] = known[name]
-        elif name in sys.modules:
-            env[name] = _module_version(sys.modules[name])
-        else:
-            env[name] = _installed_version(name)  # metadata only: importing here could be slow or break
-    return env
-
-
-# --------------------------------------------------------------------------------------------
-# the model
-
-def feedfwd_class():
-    """FeedFwdNN of doc/record-format.md §2 (worker/nnx_torch_model.py), defined on first use."""
-    return nnx_torch_model.feedfwd_class()
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _model_config(cfg, op: str = "export") -> dict:
-    if not isinstance(cfg, dict):
-        raise ProtocolError(f"{op}: 'model' must be an object")
-    if cfg.get("net") != "feed_fwd":
-        raise ProtocolError(f"{op}: unknown net {cfg.get('net')!r} (only 'feed_fwd')")
-    dims = [cfg.get("input_dim"), *(cfg.get("hidden_dims") or []), cfg.get("output_dim")]
-    if not isinstance(cfg.get("hidden_dims"), list) or not all(_is_int(d) and d >= 1 for d in dims):
-        raise ProtocolError(f"{op}: input_dim, hidden_dims and output_dim must be positive integers")
-    if cfg.get("activation") not in ACTIVATIONS:
-        raise ProtocolError(f"{op}: unknown activation {cfg.get('activation')!r}")
-    dropout = cfg.get("dropout")
-    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout < 1:
-        raise ProtocolError(f"{op}: dropout must be a number in [0, 1)")
-    return cfg
-
-
-def _decode_tensor(entry, what: str, op: str = "export"):
-    import numpy as np
-    import torch
-
-    if not isinstance(entry, dict) or not isinstance(entry.get("shape"), list) \
-            or not all(_is_int(d) and d >= 0 for d in entry["shape"]) or not isinstance(entry.get("data"), str):
-        raise ProtocolError(f"{op}: {what} needs 'shape' (list of sizes) and 'data' (base64)")
-    try:
-        raw = base64.b64decode(entry["data"], validate=True)
-    except ValueError as exc:
-        raise ProtocolError(f"{op}: {what}: data is not base64: {exc}") from None
-    count = 1
-    for d in entry["shape"]:
-        count *= d
-    if len(raw) != 4 * count:
-        raise ProtocolError(f"{op}: {what}: {len(raw)} bytes for shape {entry['shape']} "
-                            f"(expected {4 * count} bytes of float32)")
-    array = np.frombuffer(raw, dtype="<f4").astype(np.float32).reshape(entry["shape"])
-    return torch.from_numpy(array.copy())
-
-
-def build_model(cfg: dict, parameters, op: str = "export"):
-    """The §2 network holding exactly the given parameters (names, order and shapes must match)."""
-    if not isinstance(parameters, list):
-        raise ProtocolError(f"{op}: 'parameters' must be a list")
-    decoded = []
-    for entry in parameters:
-        if not isinstance(entry, dict):
-            raise ProtocolError(f"{op}: every parameter must be an object")
-        name = entry.get("name")
-        decoded.append((name, entry.get("shape"), _decode_tensor(entry, f"parameter {name}", op)))
-    try:
-        return nnx_torch_model.build_network(cfg, decoded)
-    except ValueError as exc:
-        raise ProtocolError(f"{op}: {exc}") from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -306,7 +167,7 @@ def _export_options(req: dict) -> dict:
         raise ProtocolError(f"export: options {options.get('exporter')!r}/dynamo={options.get('dynamo')!r} "
                             f"contradict exporter {exporter!r}")
     for key in ("opset_version", "export_batch"):
-        if not _is_int(options.get(key)) or options[key] < 1:
+        if not is_int(options.get(key)) or options[key] < 1:
             raise ProtocolError(f"export: options.{key} must be a positive integer")
     if not isinstance(options.get("dynamic_batch"), bool):
         raise ProtocolError("export: options.dynamic_batch must be a boolean")
@@ -339,7 +200,7 @@ def parse_export_request(req: dict) -> dict:
     Raises ProtocolError naming the first problem (parameters and the example input are checked later,
     against the model)."""
     options = _export_options(req)
-    cfg = _model_config(req.get("model"))
+    cfg = model_config(req.get("model"))
     output_dir, model_file = req.get("output_dir"), req.get("model_file", "model.onnx")
     if not isinstance(output_dir, str) or not os.path.isabs(output_dir):
         raise ProtocolError("export: 'output_dir' must be an absolute path")
@@ -361,7 +222,7 @@ def run_exporter(model, example, path: str, options: dict) -> dict:
         try:
             to_onnx(model, example, path, options)
         except Exception as exc:  # noqa: BLE001 - the exporter raising is an outcome, not a worker error
-            exception = _describe(exc)
+            exception = describe(exc)
     after = snapshot(model)
     changed = sorted(part for part in ("parameters", "gradients", "modes") if before[part] != after[part])
     new_stat = _stat_key(path)
@@ -380,10 +241,10 @@ def op_export(req: dict) -> dict:
     try:
         import torch
     except BaseException as exc:  # noqa: BLE001
-        raise ProtocolError(f"export: torch is not importable: {_describe(exc)}") from None
+        raise ProtocolError(f"export: torch is not importable: {describe(exc)}") from None
 
     model = build_model(cfg, req.get("parameters"))
-    example = _decode_tensor(req.get("example_input"), "example_input")
+    example = decode_tensor(req.get("example_input"), "example_input")
     if list(example.shape) != [options["export_batch"], cfg["input_dim"]]:
         raise ProtocolError(f"export: example_input shape {list(example.shape)} is not "
                             f"[export_batch, input_dim] = [{options['export_batch']}, {cfg['input_dim']}]")
@@ -405,172 +266,11 @@ def op_export(req: dict) -> dict:
 
 
 # --------------------------------------------------------------------------------------------
-# reference
-
-
-def _encode_tensor(tensor) -> dict:
-    array = tensor.detach().cpu().contiguous().numpy().astype("<f4", copy=False)
-    return {"shape": list(array.shape), "data": base64.b64encode(array.tobytes()).decode("ascii")}
-
-
-def _identical(a, b) -> bool:
-    """a == b with the same types throughout: 1, 1.0 and True spell three different requests."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_identical(a[key], b[key]) for key in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(map(_identical, a, b))
-    return a == b
-
-
-# The last reference network, in eval mode, with the model and parameters of the request that built it.
-# A run's profiles of one model (its exporters and options) ask for the same network: it is built once.
-# Only a reference request builds or reads it, and forwarding under no_grad leaves it as it was. Only a
-# small network is kept (its parameters' text below KEEP_REFERENCE_BYTES): there building is most of a
-# request's cost, while keeping a large one would hold its weights and their text until the next request.
-_last_reference = None  # (model, parameters, network)
-KEEP_REFERENCE_BYTES = 1 << 20
-
-
-def _reference_network(cfg: dict, parameters):
-    global _last_reference
-    if _last_reference is not None and _identical(_last_reference[0], cfg) \
-            and _identical(_last_reference[1], parameters):
-        return _last_reference[2]
-    _last_reference = None  # a request that cannot be built leaves nothing behind
-    network = build_model(cfg, parameters, "reference")
-    network.eval()
-    if sum(len(entry["data"]) for entry in parameters) < KEEP_REFERENCE_BYTES:  # all there: it was built
-        _last_reference = (cfg, parameters, network)
-    return network
-
-
-def op_reference(req: dict) -> dict:
-    """The §2 network in eval mode under torch.no_grad(), on each given float32 input: raw float32
-    outputs (base64), bit for bit what PyTorch computed."""
-    cfg = _model_config(req.get("model"), "reference")
-    inputs = req.get("inputs")
-    if not isinstance(inputs, list) or not all(isinstance(i, dict) and isinstance(i.get("name"), str) for i in inputs):
-        raise ProtocolError("reference: 'inputs' must be a list of {name, shape, data}")
-    try:
-        import torch
-    except BaseException as exc:  # noqa: BLE001
-        raise ProtocolError(f"reference: torch is not importable: {_describe(exc)}") from None
-    model = _reference_network(cfg, req.get("parameters"))
-    outputs = []
-    with torch.no_grad():
-        for entry in inputs:
-            x = _decode_tensor(entry, f"input {entry['name']}", "reference")
-            if x.dim() != 2 or x.shape[1] != cfg["input_dim"]:
-                raise ProtocolError(f"reference: input {entry['name']} shape {list(x.shape)} is not [batch, "
-                                    f"{cfg['input_dim']}]")
-            outputs.append({"name": entry["name"], **_encode_tensor(model(x))})
-    return {"ok": True, "outputs": outputs, "environment": _environment({})}
-
-
-# --------------------------------------------------------------------------------------------
-# check
-
-
-def _signature(values) -> list:
-    import onnx
-
-    out = []
-    for v in values:
-        entry = {"name": v.name, "dtype": None, "shape": None}
-        if v.type.HasField("tensor_type"):
-            tt = v.type.tensor_type
-            entry["dtype"] = onnx.TensorProto.DataType.Name(tt.elem_type).lower()
-            if tt.HasField("shape"):
-                entry["shape"] = [d.dim_param if d.HasField("dim_param") else
-                                  d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim]
-        else:
-            entry["dtype"] = v.type.WhichOneof("value")
-        out.append(entry)
-    return out
-
-
-def _graph_tensors(graph):
-    """Every TensorProto of a graph: initializers, sparse initializers, node attributes, subgraphs."""
-    yield from graph.initializer
-    for sparse in graph.sparse_initializer:
-        yield sparse.values
-        yield sparse.indices
-    for node in graph.node:
-        yield from _node_tensors(node)
-
-
-def _node_tensors(node):
-    for attr in node.attribute:
-        if attr.HasField("t"):
-            yield attr.t
-        yield from attr.tensors
-        if attr.HasField("sparse_tensor"):
-            yield attr.sparse_tensor.values
-            yield attr.sparse_tensor.indices
-        for sparse in attr.sparse_tensors:
-            yield sparse.values
-            yield sparse.indices
-        if attr.HasField("g"):
-            yield from _graph_tensors(attr.g)
-        for sub in attr.graphs:
-            yield from _graph_tensors(sub)
-
-
-def external_locations(model) -> list:
-    import onnx
-
-    tensors = list(_graph_tensors(model.graph))
-    for function in model.functions:
-        for node in function.node:
-            tensors.extend(_node_tensors(node))
-    found = set()
-    for tensor in tensors:
-        if tensor.data_location == onnx.TensorProto.EXTERNAL:
-            for entry in tensor.external_data:
-                if entry.key == "location":
-                    found.add(entry.value)
-    return sorted(found)
-
-
-def op_check(req: dict) -> dict:
-    path = req.get("path")
-    if not isinstance(path, str) or not os.path.isabs(path):
-        raise ProtocolError("check: 'path' must be an absolute path")
-    try:
-        import onnx
-    except BaseException as exc:  # noqa: BLE001
-        raise ProtocolError(f"check: onnx is not importable: {_describe(exc)}") from None
-    error = None
-    try:
-        onnx.checker.check_model(path, full_check=True)
-    except Exception as exc:  # noqa: BLE001 - the checker's verdict is the outcome
-        error = _describe(exc)
-    response = {"ok": True, "error": error, "opset": None, "ir_version": None, "producer": None,
-                "inputs": None, "outputs": None, "external_data": None}
-    try:
-        model = onnx.load(path, load_external_data=False)
-    except Exception as exc:  # noqa: BLE001
-        response["error"] = error or f"cannot load the model: {_describe(exc)}"
-        return response
-    response.update({
-        "opset": {(o.domain or "ai.onnx"): o.version for o in model.opset_import},
-        "ir_version": model.ir_version,
-        "producer": f"{model.producer_name} {model.producer_version}".strip(),
-        "inputs": _signature(model.graph.input),
-        "outputs": _signature(model.graph.output),
-        "external_data": external_locations(model),
-    })
-    return response
-
-
-# --------------------------------------------------------------------------------------------
 # the loop
 
 
 OPS = {"ping": lambda req: {"ok": True}, "dependencies": op_dependencies, "export": op_export,
-       "reference": op_reference, "check": op_check}
+       "reference": nnx_worker_reference.op_reference, "check": nnx_worker_check.op_check}
 
 
 def handle(line: bytes) -> dict:
@@ -589,14 +289,14 @@ def handle(line: bytes) -> dict:
         return {"ok": False, "error": str(exc)}
     except Exception as exc:  # noqa: BLE001 - never die on a request; report it
         traceback.print_exc()
-        return {"ok": False, "error": f"internal error in {req.get('op')}: {_describe(exc)}"}
+        return {"ok": False, "error": f"internal error in {req.get('op')}: {describe(exc)}"}
 
 
 def write_response(fd: int, response: dict) -> None:
     try:
         text = json.dumps(response, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError) as exc:  # never send non-strict JSON
-        text = json.dumps({"ok": False, "error": f"internal error: unserialisable response: {_describe(exc)}"})
+        text = json.dumps({"ok": False, "error": f"internal error: unserialisable response: {describe(exc)}"})
     data = (text + "\n").encode("utf-8", errors="replace")  # a lone surrogate becomes "?", never bad UTF-8
     view = memoryview(data)
     while view:

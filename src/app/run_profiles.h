@@ -18,7 +18,7 @@
 //
 // `run_jobs`: RunOptions::jobs (below 1 is a UsageError), or 0 when unset: "auto". The run then starts
 // `auto_workers(profiles, cores)` workers: one, plus one per worker's start-up that the profiles' warm
-// export time would pay for, at most one per core (doc/architecture.md, "The worker pool"). A worker is a
+// export time would pay for, at most one per core (doc/architecture.md, "The worker's lifetime"). A worker is a
 // process that imports torch (and onnxscript for dynamo) and warms its exporter before its exports are fast,
 // so on few cores short exports run fastest, and leanest, on one worker.
 #pragma once

@@ -95,6 +95,106 @@ void walk(int dir_fd, const std::string& prefix, const std::filesystem::path& sh
   }
 }
 
+// The file `hash` reads, named only when an error message needs it.
+struct FilePath {
+  const std::filesystem::path& folder;
+  const std::string& relative;
+  std::string text() const { return (folder / relative).string(); }
+};
+
+// The folder holding a path's last component, reached one component at a time without following a link; or
+// why the walk stopped before it (a component missing, a link or not a folder).
+struct LeafFolder {
+  Fd owned;        // the intermediate folder being walked, once there is one
+  int dir = -1;    // `owned`, or the open folder's own descriptor (which stays open)
+  std::string leaf;
+  std::optional<FileDigest::Status> stop;
+};
+
+LeafFolder walk_to_leaf_folder(int root, const FilePath& where) {
+  const std::string& relative = where.relative;
+  LeafFolder out;
+  out.dir = root;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t slash = relative.find('/', start);
+    if (slash == std::string::npos) {
+      out.leaf = relative.substr(start);
+      return out;
+    }
+    const std::string part = relative.substr(start, slash - start);
+    struct stat st {};
+    if (::fstatat(out.dir, part.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno == ENOENT || errno == ENOTDIR) { out.stop = FileDigest::Status::missing; return out; }
+      throw ArtifactIoError(os_error(where.text(), errno));
+    }
+    if (S_ISLNK(st.st_mode)) { out.stop = FileDigest::Status::symlink; return out; }
+    if (!S_ISDIR(st.st_mode)) { out.stop = FileDigest::Status::missing; return out; }
+    Fd next(::openat(out.dir, part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (next.get() < 0) throw ArtifactIoError(os_error(where.text(), errno));
+    out.owned = std::move(next);
+    out.dir = out.owned.get();
+    start = slash + 1;
+  }
+}
+
+// The leaf opened for reading if it is a regular file (`st` then its status), else no descriptor and
+// `status` says what it is (missing, a link, not regular).
+Fd open_regular_leaf(const LeafFolder& parent, const FilePath& where, struct stat& st, FileDigest::Status& status) {
+  const char* leaf = parent.leaf.c_str();
+  if (::fstatat(parent.dir, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) { status = FileDigest::Status::missing; return Fd(); }
+    throw ArtifactIoError(os_error(where.text(), errno));
+  }
+  if (S_ISLNK(st.st_mode)) { status = FileDigest::Status::symlink; return Fd(); }
+  if (!S_ISREG(st.st_mode)) { status = FileDigest::Status::not_regular; return Fd(); }
+  // O_NONBLOCK: should the entry be swapped for a FIFO after the check, opening it does not block.
+  Fd file(::openat(parent.dir, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (file.get() < 0) {
+    if (errno == ELOOP) { status = FileDigest::Status::symlink; return Fd(); }
+    if (errno == ENOENT) { status = FileDigest::Status::missing; return Fd(); }
+    throw ArtifactIoError(os_error(where.text(), errno));
+  }
+  if (::fstat(file.get(), &st) != 0) throw ArtifactIoError(os_error(where.text(), errno));
+  if (!S_ISREG(st.st_mode)) { status = FileDigest::Status::not_regular; return Fd(); }
+  return file;
+}
+
+// Reads the open file `file` (`size` bytes when opened) to its end into `result`'s hash, bytes and (when
+// kept) contents; too_large when it grew past `max_bytes` while being read.
+void read_and_hash(int file, std::uint64_t size, bool keep_contents, std::optional<std::uint64_t> max_bytes,
+                   const FilePath& where, FileDigest& result) {
+  Sha256 hash;
+  // One read for a small file (the buffer holds it and one byte more, to see it end); never more than 1 MiB
+  // at a time. Left uninitialised: zeroing (and faulting in) a fresh 1 MiB per file cost more than hashing.
+  constexpr std::uint64_t kChunkBytes = std::uint64_t{1} << 20;
+  const auto chunk = static_cast<std::size_t>(std::min(kChunkBytes, size + 1));
+  const std::unique_ptr<std::byte[]> buffer(new std::byte[chunk]);
+  if (keep_contents) result.contents.reserve(size);
+  std::uint64_t total = 0;
+  while (true) {
+    const ssize_t n = ::read(file, buffer.get(), chunk);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw ArtifactIoError(os_error(where.text(), errno));
+    }
+    if (n == 0) break;
+    total += static_cast<std::uint64_t>(n);
+    if (max_bytes && total > *max_bytes) {  // grew while being read
+      result.status = FileDigest::Status::too_large;
+      result.bytes = total;
+      result.contents.clear();
+      return;
+    }
+    hash.update(buffer.get(), static_cast<std::size_t>(n));
+    if (keep_contents) result.contents.insert(result.contents.end(), buffer.get(), buffer.get() + n);
+    // A regular file gives fewer bytes than asked only at its end: no further read needed to see it.
+    if (static_cast<std::size_t>(n) < chunk) break;
+  }
+  result.bytes = total;
+  result.sha256 = hash.hex_digest();
+}
+
 }  // namespace
 
 OpenFolder::OpenFolder(const std::filesystem::path& folder) : folder_(folder), fd_(open_root(folder).release()) {}
@@ -129,84 +229,23 @@ FileDigest hash_file(const std::filesystem::path& folder, const std::string& rel
 
 FileDigest OpenFolder::hash(const std::string& relative, bool keep_contents,
                             std::optional<std::uint64_t> max_bytes) const {
-  const std::filesystem::path& folder = folder_;
+  const FilePath where{folder_, relative};
   FileDigest result;
-  Fd owned;        // the intermediate folder being walked, once there is one
-  int dir = fd_;   // the folder's own descriptor stays open
-  // Walk the intermediate folders one component at a time, never following a link.
-  std::size_t start = 0;
-  std::string leaf;
-  while (true) {
-    const std::size_t slash = relative.find('/', start);
-    if (slash == std::string::npos) {
-      leaf = relative.substr(start);
-      break;
-    }
-    const std::string part = relative.substr(start, slash - start);
-    struct stat st {};
-    if (::fstatat(dir, part.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      if (errno == ENOENT || errno == ENOTDIR) { result.status = FileDigest::Status::missing; return result; }
-      throw ArtifactIoError(os_error((folder / relative).string(), errno));
-    }
-    if (S_ISLNK(st.st_mode)) { result.status = FileDigest::Status::symlink; return result; }
-    if (!S_ISDIR(st.st_mode)) { result.status = FileDigest::Status::missing; return result; }
-    Fd next(::openat(dir, part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (next.get() < 0) throw ArtifactIoError(os_error((folder / relative).string(), errno));
-    owned = std::move(next);
-    dir = owned.get();
-    start = slash + 1;
+  LeafFolder parent = walk_to_leaf_folder(fd_, where);
+  if (parent.stop) {
+    result.status = *parent.stop;
+    return result;
   }
   struct stat st {};
-  if (::fstatat(dir, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    if (errno == ENOENT) { result.status = FileDigest::Status::missing; return result; }
-    throw ArtifactIoError(os_error((folder / relative).string(), errno));
-  }
-  if (S_ISLNK(st.st_mode)) { result.status = FileDigest::Status::symlink; return result; }
-  if (!S_ISREG(st.st_mode)) { result.status = FileDigest::Status::not_regular; return result; }
-  // O_NONBLOCK: should the entry be swapped for a FIFO after the check, opening it does not block.
-  Fd file(::openat(dir, leaf.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  if (file.get() < 0) {
-    if (errno == ELOOP) { result.status = FileDigest::Status::symlink; return result; }
-    if (errno == ENOENT) { result.status = FileDigest::Status::missing; return result; }
-    throw ArtifactIoError(os_error((folder / relative).string(), errno));
-  }
-  if (::fstat(file.get(), &st) != 0) throw ArtifactIoError(os_error((folder / relative).string(), errno));
-  if (!S_ISREG(st.st_mode)) { result.status = FileDigest::Status::not_regular; return result; }
+  Fd file = open_regular_leaf(parent, where, st, result.status);
+  if (file.get() < 0) return result;
   const auto size = static_cast<std::uint64_t>(st.st_size);
   if (max_bytes && size > *max_bytes) {
     result.status = FileDigest::Status::too_large;
     result.bytes = size;
     return result;
   }
-  Sha256 hash;
-  // One read for a small file (the buffer holds it and one byte more, to see it end); never more than 1 MiB
-  // at a time. Left uninitialised: zeroing (and faulting in) a fresh 1 MiB per file cost more than hashing.
-  constexpr std::uint64_t kChunkBytes = std::uint64_t{1} << 20;
-  const auto chunk = static_cast<std::size_t>(std::min(kChunkBytes, size + 1));
-  const std::unique_ptr<std::byte[]> buffer(new std::byte[chunk]);
-  if (keep_contents) result.contents.reserve(size);
-  std::uint64_t total = 0;
-  while (true) {
-    const ssize_t n = ::read(file.get(), buffer.get(), chunk);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw ArtifactIoError(os_error((folder / relative).string(), errno));
-    }
-    if (n == 0) break;
-    total += static_cast<std::uint64_t>(n);
-    if (max_bytes && total > *max_bytes) {  // grew while being read
-      result.status = FileDigest::Status::too_large;
-      result.bytes = total;
-      result.contents.clear();
-      return result;
-    }
-    hash.update(buffer.get(), static_cast<std::size_t>(n));
-    if (keep_contents) result.contents.insert(result.contents.end(), buffer.get(), buffer.get() + n);
-    // A regular file gives fewer bytes than asked only at its end: no further read needed to see it.
-    if (static_cast<std::size_t>(n) < chunk) break;
-  }
-  result.bytes = total;
-  result.sha256 = hash.hex_digest();
+  read_and_hash(file.get(), size, keep_contents, max_bytes, where, result);
   return result;
 }
 

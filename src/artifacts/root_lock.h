@@ -1,4 +1,4 @@
-// One run per artifacts root (doc/architecture.md, "The artifacts root").
+// One run per artifacts root (doc/architecture.md, "The data flow of run").
 //
 // `ArtifactRootLock` holds an exclusive flock(2) on the root folder's OWN descriptor for its lifetime: no
 // lock file is created, so nothing is left in the root that the run did not mean to publish. The root is

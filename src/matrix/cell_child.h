@@ -1,4 +1,4 @@
-// The child side of one matrix cell (doc/runtime-matrix.md, "Cells"): one process opens one ONNX Runtime
+// The child side of one matrix cell (doc/runtime-matrix.md, "Cells and shards"): one process opens one ONNX Runtime
 // library (two libraries in one process are not safe) and executes the report's records from `first` on,
 // exactly as `execute` does (app/execute_record.h, native reference). It tells its parent where it is, one
 // line per step on `progress_fd`, written before the step so that a crash or hang can be placed:

@@ -1,4 +1,4 @@
-// The parent side of the matrix's cells (doc/runtime-matrix.md, "Cells"): each cell (one runtime) runs in
+// The parent side of the matrix's cells (doc/runtime-matrix.md, "Cells and shards"): each cell (one runtime) runs in
 // child processes of `child_command` (the command line's hidden `matrix-cell`, matrix/cell_child.h), each in its
 // own process group and private folder under `work_dir`, up to `jobs` at once. A child that does not finish
 // within `timeout` is killed (SIGKILL to its group). A child that dies (a signal, a non-zero exit, or killed

@@ -1,5 +1,5 @@
 // The reference-model seam: what parity compares a runtime's outputs with (doc/record-format.md §2, §4
-// parity; doc/architecture.md, "Adding a reference model").
+// parity; doc/architecture.md, "Seams, and where a change goes").
 //
 // A ReferenceModel is built from a record's model config and holds the deterministic parameters the
 // exporter is given (in the order PyTorch names them) and their digest (`weights_sha256`, §2). `forward`

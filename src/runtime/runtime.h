@@ -1,5 +1,5 @@
 // The runtime seam: what the load and parity stages need from an inference runtime (doc/record-format.md
-// §4 load and parity; doc/architecture.md, "Adding a runtime").
+// §4 load and parity; doc/architecture.md, "Seams, and where a change goes").
 //
 // A Runtime creates Sessions from bytes in memory (the model and its external data, already verified
 // against the record), never from a path, so the bytes executed are the bytes hashed. A Session runs one

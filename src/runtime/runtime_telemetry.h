@@ -1,4 +1,5 @@
-// ONNX Runtime's own telemetry, kept off in every process of ours that loads the library (doc/privacy.md).
+// ONNX Runtime's own telemetry, kept off in every process of ours that loads the library
+// (doc/architecture.md, "Privacy").
 //
 // From about 1.2x on, Linux builds of ONNX Runtime carry a 1DS uploader (core/platform/posix/telemetry.cc)
 // that the library creates with its first environment: it persists a device id under the user's home and,

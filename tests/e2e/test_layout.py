@@ -1,11 +1,17 @@
 """The layout rules of doc/architecture.md hold for the tree as committed.
 
-- every .cc file under src/ is at most 400 lines, and every function defined in one at most 80 lines
-  (counted from the line that opens its body to the line that closes it);
+- every C++ file under src/, include/ and bench/ is at most 400 lines, and every function defined in one at
+  most 80 lines (counted from the line that opens its body to the line that closes it), whatever the wrapping
+  of its signature, methods defined in class bodies and lambdas included;
+- every file under python/, worker/, scripts/ and bench/ is at most 400 lines, and every Python function in
+  one at most 80 lines (its `def` to its last line, as `ast` counts them); tests/ need not;
+- every repository path named in the docs and the product's sources exists, and every cited heading
+  (`doc/architecture.md, "The layers"`) is a heading of the cited document;
 - every layer folder under src/ says what it holds (a README.md);
 - no file of the product (src/, worker/, python/) reads an NNX_TEST_* variable or imports a test module;
 - a layer includes only the layers before it (the table of doc/architecture.md).
 """
+import ast
 import re
 from pathlib import Path
 
@@ -35,50 +41,220 @@ ALLOWED = {
             "report"},
     "python": {"base", "artifacts", "profile", "model", "runtime", "record", "worker", "stages", "app", "matrix"},
 }
-SIGNATURE = re.compile(r"^[A-Za-z_][\w:<>,\s\*&~\[\]]*\([^;]*$")
+# Folders whose every file keeps the size rules besides the C++ of src/ and include/ (tests/ need not).
+SCRIPT_FOLDERS = ("python", "worker", "scripts", "bench")
+CONTROL = re.compile(r"^(?:else\s+)?(?:if|for|while|switch|catch)\b")
+SCOPE = re.compile(r"^(?:template\s*<.*>\s*)?(?:namespace|struct|class|enum|union|extern)\b", re.S)
+RETURN_TYPE = r"->\s*[\w:<>,\s*&]+"
+LAMBDA = re.compile(r"\[[^\[\]]*\]\s*(?:\([^()]*(?:\([^()]*\)[^()]*)*\))?\s*(?:mutable\s*|noexcept\s*|" + RETURN_TYPE +
+                    r")*$")
+FUNCTION = re.compile(r"\)\s*(?:const\s*|noexcept(?:\([^()]*\))?\s*|override\s*|final\s*|&&?\s*|" + RETURN_TYPE + r")*$")
+INITIALIZER_LIST = re.compile(r"\)\s*(?:noexcept\s*)?:\s*[\w:]+")  # `Folder(int fd) : fd_...`
+NOT_CODE = re.compile(r'//[^\n]*|/\*.*?\*/|R"([^(\s]*)\(.*?\)\1"|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|^[ \t]*#[^\n]*',
+                      re.S | re.M)
 
 
-def function_spans(lines):
-    """(name line, first line, last line) of every function body that opens at column 0 of a .cc file."""
-    spans = []
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if line.endswith("{") and not line.startswith((" ", "namespace", "struct", "class", "enum", "union",
-                                                        "extern", "}", "#", "//")):
-            head = i
-            while head > 0 and not SIGNATURE.match(lines[head]) and lines[head - 1].strip() and \
-                    not lines[head - 1].rstrip().endswith((";", "}", "{")):
-                head -= 1
-            if "(" in "".join(lines[head:i + 1]):
-                depth = 0
-                for j in range(i, len(lines)):
-                    depth += lines[j].count("{") - lines[j].count("}")
-                    if depth == 0:
-                        spans.append((lines[head].strip(), i, j))
-                        i = j
-                        break
-        i += 1
+def blank_comments_and_literals(text):
+    """`text` with its comments, string and character literals and preprocessor lines blanked, newlines kept."""
+    return NOT_CODE.sub(lambda found: re.sub(r"[^\n]", " ", found.group(0)), text)
+
+
+def brace_kind(head):
+    """What a `{` after `head` (the code since the last `;`, `{` or `}`) opens: "function" (a function,
+    method or lambda body), "scope" (namespace, class, enum), "member" (a constructor's braced member
+    initializer, `: fd_{fd}`, after which the signature goes on) or "other" (a block, an initializer)."""
+    head = " ".join(head.split())
+    if SCOPE.match(head):
+        return "scope"
+    if LAMBDA.search(head):
+        return "function"
+    if CONTROL.match(head) or head.startswith(("=", "return")):
+        return "other"
+    if INITIALIZER_LIST.search(head):
+        return "member" if re.search(r"[\w>]$", head) else "function"
+    if FUNCTION.search(head):
+        return "function"
+    return "other"
+
+
+def function_spans(text):
+    """(signature, first line, last line) of every function body of C++ source `text` (0-based lines of its
+    `{` and its `}`): functions and methods however their signature wraps, methods in class bodies, lambdas."""
+    code = blank_comments_and_literals(text)
+    spans, open_braces = [], []  # open_braces: (kind, head, offset of the `{`)
+    head_start, parentheses = 0, 0
+    for offset, char in enumerate(code):
+        if char == "(":
+            parentheses += 1
+        elif char == ")":
+            parentheses = max(0, parentheses - 1)
+        elif char == ";" and parentheses == 0:
+            head_start = offset + 1
+        elif char == "{":
+            head = code[head_start:offset]
+            kind = brace_kind(head)
+            open_braces.append((kind, head, offset))
+            if kind != "member":
+                head_start = offset + 1
+        elif char == "}" and open_braces:
+            kind, head, opened = open_braces.pop()
+            if kind == "function":
+                spans.append((" ".join(head.split()), code.count("\n", 0, opened), code.count("\n", 0, offset)))
+            if kind != "member":  # after a member initializer the constructor's signature goes on
+                head_start = offset + 1
     return spans
+
+
+def python_function_spans(text):
+    """(name, first line, last line) of every function and method of Python source `text`, as `ast` counts."""
+    return sorted(((node.name, node.lineno - 1, node.end_lineno - 1) for node in ast.walk(ast.parse(text))
+                   if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))), key=lambda span: span[1])
+
+
+def size_findings(path, text, spans):
+    lines = len(text.splitlines())
+    found = [f"{path}: {lines} lines"] if lines > MAX_FILE_LINES else []
+    for name, first, last in spans:
+        if last - first + 1 > MAX_FUNCTION_LINES:
+            found.append(f"{path}:{first + 1}: {name.split('(')[0][-80:]} has {last - first + 1} lines")
+    return found
 
 
 def test_no_source_file_or_function_is_too_long():
     too_long = []
-    for path in sorted(SRC.rglob("*.cc")):
-        lines = path.read_text().splitlines()
-        if len(lines) > MAX_FILE_LINES:
-            too_long.append(f"{path.relative_to(REPO)}: {len(lines)} lines")
-        for name, first, last in function_spans(lines):
-            if last - first + 1 > MAX_FUNCTION_LINES:
-                too_long.append(f"{path.relative_to(REPO)}:{first + 1}: {name} has {last - first + 1} lines")
+    for path in sorted([*SRC.rglob("*.cc"), *SRC.rglob("*.h"), *(REPO / "include").rglob("*.h")]):
+        text = path.read_text()
+        too_long += size_findings(path.relative_to(REPO), text, function_spans(text))
+    assert too_long == []
+
+
+def script_files():
+    for folder in SCRIPT_FOLDERS:
+        for path in sorted((REPO / folder).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix not in (".png", ".pyc"):
+                yield path
+
+
+def test_no_script_worker_package_or_bench_file_or_function_is_too_long():
+    too_long = []
+    for path in script_files():
+        text = path.read_text()
+        spans = python_function_spans(text) if path.suffix == ".py" else \
+            function_spans(text) if path.suffix in (".cc", ".h") else []
+        too_long += size_findings(path.relative_to(REPO), text, spans)
     assert too_long == []
 
 
 def test_the_function_counter_sees_a_long_function():
     """Control: the counter is not blind (a 90-line function is found, a short one is not)."""
     body = ["int long_one(int x) {"] + ["  x += 1;"] * 88 + ["}", "", "int short_one() {", "  return 1;", "}"]
-    spans = function_spans(body)
+    spans = function_spans("\n".join(body))
     assert [(last - first + 1) for _, first, last in spans] == [90, 3]
+
+
+def test_the_function_counter_sees_wrapped_signatures_methods_and_lambdas():
+    """Control: a 90-line function whose signature wraps over three lines, a method defined in a class body, a
+    lambda and constructors with member initializers (parenthesised, braced) are all found; blocks,
+    initializers and comments are not."""
+    wrapped = ["std::optional<std::string> Folder::wrapped_one(const std::string& relative,", "                      "
+               "                          bool keep,", "                                                std::uint64_t limit) const {",
+               "  if (keep) {", "    limit += 1;", "  }"] + ["  limit += 1;"] * 85 + ["}"]
+    method = ["class Counter {", " public:", "  int next() noexcept {", "    return ++count_;", "  }",
+              "  Counter(int start)", "      : count_(start) {", "    check();", "  }",
+              "  explicit Counter(const Counter& other) : count_{other.count_}, step_{1} {", "    check();", "  }",
+              " private:", "  int count_{0};", "  int step_{1};", "};"]
+    lambda_ = ["void caller() {", "  const std::array<int, 2> table = {1, 2};", "  // not a function() {",
+               "  auto add = [&](int x) -> int {", "    return x + table[0];", "  };", "}"]
+    spans = function_spans("\n".join(wrapped + method + lambda_))
+    found = {signature.split("(")[0]: last - first + 1 for signature, first, last in spans}
+    assert found == {"std::optional<std::string> Folder::wrapped_one": 90, "public: int next": 3, "Counter": 3,
+                     "explicit Counter": 3, "void caller": 7, "auto add = [&]": 3}
+    assert size_findings("wrapped.cc", "\n".join(wrapped), function_spans("\n".join(wrapped))) == \
+        ["wrapped.cc:3: std::optional<std::string> Folder::wrapped_one has 90 lines"]
+
+
+def test_the_python_counter_sees_a_long_function_and_a_long_file():
+    """Control: a 90-line Python method is found by its `ast` span, and a 401-line file by its length."""
+    source = "class A:\n    def long_one(self):\n" + "        x = 1\n" * 89 + "\ndef short_one():\n    return 1\n"
+    spans = python_function_spans(source)
+    assert [(name, last - first + 1) for name, first, last in spans] == [("long_one", 90), ("short_one", 2)]
+    assert size_findings("a.sh", "echo\n" * 401, []) == ["a.sh: 401 lines"]
+    assert size_findings("a.sh", "echo\n" * 400, []) == []
+
+
+# A repository path: a top folder, then a file with an extension or a folder with its closing `/`.
+REPOSITORY_PATH = re.compile(r"(?<![\w./-])((?:doc|src|include|python|worker|scripts|bench|tests|fuzz|cmake|\.ci)/"
+                             r"(?:[\w+-]+/)*(?:[\w+-]+\.\w+|))(?![\w/<*{$-])")
+# A cited heading: `doc/architecture.md, "The layers"`, `(doc/architecture.md "The layers")`, also across the
+# comment lines of a header.
+CITED_HEADING = re.compile(r"((?:doc/[\w-]+|README|worker/PROTOCOL|PROTOCOL)\.md),?\s*\(?\"([^\"\n]{2,80})\"")
+COMMENT_LINE_BREAK = re.compile(r"\n[ \t]*(?://+|#+|\*)?[ \t]*")
+
+
+def documents_and_sources():
+    """The files that name repository paths and cite headings: the docs, the layer READMEs and the product's
+    sources (their comments)."""
+    yield REPO / "README.md"
+    yield from sorted((REPO / "doc").glob("*.md"))
+    for folder in ("src", "include", "worker", "python"):
+        for path in sorted((REPO / folder).rglob("*")):
+            if path.suffix in (".h", ".cc", ".md", ".py") and "__pycache__" not in path.parts:
+                yield path
+
+
+def missing_paths(citing, text):
+    """The repository paths `text` (of file `citing`) names that exist neither from the repository's top, nor
+    from src/ (a layer's file named as `cli/run_command.cc`), nor from the citing file's folder."""
+    missing = []
+    for found in REPOSITORY_PATH.finditer(text):
+        named = found.group(1)
+        if not any(base.joinpath(named).exists() for base in (REPO, SRC, citing.parent)):
+            missing.append(f"{citing.relative_to(REPO)} names {named}")
+    return missing
+
+
+def headings(document):
+    """The headings of a markdown document, without their `#` marks and backquotes."""
+    return {line.lstrip("#").strip().replace("`", "") for line in document.read_text().splitlines()
+            if re.match(r"#{1,6} ", line)}
+
+
+def missing_headings(citing, text):
+    """The headings `text` (of file `citing`) cites that are not headings of the cited document."""
+    missing = []
+    for found in CITED_HEADING.finditer(COMMENT_LINE_BREAK.sub(" ", text)):
+        document = REPO / found.group(1)
+        if found.group(1) == "PROTOCOL.md":
+            document = REPO / "worker" / "PROTOCOL.md"
+        heading = " ".join(found.group(2).replace("`", "").split())
+        if not document.is_file() or heading not in headings(document):
+            missing.append(f'{citing.relative_to(REPO)} cites {found.group(1)}, "{heading}"')
+    return missing
+
+
+def test_every_path_the_docs_and_sources_name_exists():
+    missing = []
+    for path in documents_and_sources():
+        missing += missing_paths(path, path.read_text())
+    assert missing == []
+
+
+def test_every_cited_heading_exists():
+    missing = []
+    for path in documents_and_sources():
+        missing += missing_headings(path, path.read_text())
+    assert missing == []
+
+
+def test_control_a_made_up_path_and_heading_are_found():
+    """Control: the two checks are not blind (a missing path and a missing heading are found, over a comment
+    line break too; existing ones are not)."""
+    citing = SRC / "base" / "made_up.h"
+    text = ("// See doc/privacy.md and doc/architecture.md, \"The layers\"; src/base/ and src/base/error.h;\n"
+            "// doc/architecture.md, \"A section that\n// does not exist\" and (doc/architecture.md \"Signals\").\n")
+    assert missing_paths(citing, text) == ["src/base/made_up.h names doc/privacy.md"]
+    assert missing_headings(citing, text) == ['src/base/made_up.h cites doc/architecture.md, "A section that does not '
+                                              'exist"']
 
 
 def test_every_layer_says_what_it_holds():

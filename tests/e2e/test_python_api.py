@@ -26,10 +26,11 @@ TORCHSCRIPT, DYNAMO = "feedfwd-fp32-torchscript", "feedfwd-fp32-dynamo"
 def test_the_package_is_the_one_this_build_staged():
     assert Path(nnx.__file__).resolve().parent == (BUILD / "python" / "nnx").resolve()
     assert (Path(ec.__file__).parent / "_worker" / "nnx_worker.py").is_file()
-    # The package ships no test-only module: its worker folder holds the worker and its network module alone
-    # (and maybe their bytecode).
+    # The package ships no test-only module: its worker folder holds the worker, its modules and its network module
+    # alone (and maybe their bytecode).
     shipped = sorted(p.name for p in (Path(ec.__file__).parent / "_worker").iterdir() if p.name != "__pycache__")
-    assert shipped == ["nnx_torch_model.py", "nnx_worker.py"]
+    assert shipped == ["nnx_torch_model.py", "nnx_worker.py", "nnx_worker_check.py", "nnx_worker_dependencies.py",
+                       "nnx_worker_model.py", "nnx_worker_reference.py"]
     assert nnx.__version__ == "0.1.0"
 
 

@@ -363,20 +363,20 @@ def test_reference_forwards_each_requests_own_parameters(worker):
 
 
 def test_a_large_reference_network_is_not_kept_after_its_request():
-    nnx_worker = _import_worker_module()
+    reference = _import_worker_module().nnx_worker_reference  # the reference op and the network it keeps
     wide = dict(CONFIG, hidden_dims=[1 << 16])  # 458,754 float32 parameters: 2.4 MB of base64
     g = torch.Generator().manual_seed(3)
     parameters = {"layers.0.weight": torch.randn([1 << 16, 4], generator=g), "layers.0.bias": torch.zeros(1 << 16),
                   "layers.1.weight": torch.randn([2, 1 << 16], generator=g), "layers.1.bias": torch.zeros(2)}
     x = case_input(2)
-    small = nnx_worker.op_reference(reference_request(weights(), x))
+    small = reference.op_reference(reference_request(weights(), x))
     assert np.array_equal(reference_output(small), native(x))
-    assert nnx_worker._last_reference is not None, "a small network is kept for the next request"
+    assert reference._last_reference is not None, "a small network is kept for the next request"
     large = reference_request(parameters, x)
     large["model"] = wide
-    assert sum(len(p["data"]) for p in large["parameters"]) >= nnx_worker.KEEP_REFERENCE_BYTES
-    assert reference_output(nnx_worker.op_reference(large)).shape == (2, 2)
-    assert nnx_worker._last_reference is None, "the large network and its text are let go"
+    assert sum(len(p["data"]) for p in large["parameters"]) >= reference.KEEP_REFERENCE_BYTES
+    assert reference_output(reference.op_reference(large)).shape == (2, 2)
+    assert reference._last_reference is None, "the large network and its text are let go"
 
 
 # ------------------------------------------------------------------------------------------------

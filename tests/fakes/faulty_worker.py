@@ -28,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 REAL_WORKER = HERE.parents[1] / "worker" / "nnx_worker.py"
 
 sys.path.insert(0, str(HERE))
-sys.path.insert(1, str(REAL_WORKER.parent))  # the real worker imports its model module from beside it
+sys.path.insert(1, str(REAL_WORKER.parent))  # the real worker imports its modules from beside it
 import faults  # noqa: E402  (tests/fakes/faults.py: stdlib-only at import)
 
 GARBAGE_ANSWER = object()  # what the wrapped export op returns when the answer must be garbage
