@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/json_python.h"
 #include "base/json_strict.h"
+#include "base/record_vocabulary.h"
 #include "record/report.h"
 #include "record/validate_record.h"
 
@@ -16,8 +17,8 @@ namespace nnx::conformance {
 namespace {
 
 std::string label(const json& record, std::size_t index) {
-  if (record.is_object() && record.contains("profile") && record["profile"].is_string()) {
-    return record["profile"].get<std::string>();
+  if (record.is_object() && record.contains(rf::kProfile) && record[rf::kProfile].is_string()) {
+    return record[rf::kProfile].get<std::string>();
   }
   return "record " + std::to_string(index);
 }

@@ -14,6 +14,7 @@
 #include "base/failure.h"
 #include "base/json_strict.h"
 #include "cli/commands.h"
+#include "base/record_vocabulary.h"
 #include "record/report.h"
 #include "runtime/runtime_cache.h"
 #include "record/validate_record.h"
@@ -40,7 +41,7 @@ void add_record_commands(CLI::App& app, RecordArgs& args) {
   execute->add_option("--reference", args.reference,
                       "what parity compares with: native (the C++ forward, no Python; default) or torch (the "
                       "PyTorch network, in the exporter worker)")
-      ->check(CLI::IsMember({"native", "torch"}));
+      ->check(CLI::IsMember({rf::kReferenceNative, rf::kReferenceTorch}));
   add_render_options(*execute, args.render);
 }
 
@@ -53,8 +54,8 @@ std::vector<json> read_records(const std::string& file, json& document) {
 }
 
 std::string label(const json& record, std::size_t index) {
-  if (record.is_object() && record.contains("profile") && record["profile"].is_string()) {
-    return record["profile"].get<std::string>();
+  if (record.is_object() && record.contains(rf::kProfile) && record[rf::kProfile].is_string()) {
+    return record[rf::kProfile].get<std::string>();
   }
   return "record " + std::to_string(index);
 }
