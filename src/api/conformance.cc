@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "base/json_python.h"
 #include "base/json_strict.h"
+#include "base/record_vocabulary.h"
 #include "record/report.h"
 
 namespace nnx::conformance {

@@ -4,6 +4,7 @@
 #include "artifacts/artifacts.h"
 #include "base/error.h"
 #include "base/json_strict.h"
+#include "base/record_vocabulary.h"
 #include "record/validate_record.h"
 
 namespace nnx {
@@ -22,8 +23,8 @@ std::vector<json> records_in(const std::filesystem::path& file, json& document) 
 }
 
 std::string record_label(const json& record, std::size_t index) {
-  if (record.is_object() && record.contains("profile") && record["profile"].is_string()) {
-    return record["profile"].get<std::string>();
+  if (record.is_object() && record.contains(rf::kProfile) && record[rf::kProfile].is_string()) {
+    return record[rf::kProfile].get<std::string>();
   }
   return "record " + std::to_string(index);
 }

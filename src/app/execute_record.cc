@@ -8,11 +8,17 @@
 #include "model/reference_model.h"
 #include "record/record.h"
 #include "stages/stages.h"
+#include "worker/worker_protocol.h"
 #include "worker/exporter_client.h"
 #include "worker/worker_command.h"
 
 namespace nnx {
 namespace {
+
+namespace wire = worker_protocol;
+namespace versions_key = rf::versions_key;
+namespace report_key = rf::report_key;
+namespace detail_key = rf::detail_key;
 
 std::string platform_text() {
   struct utsname u {};
@@ -28,14 +34,16 @@ std::unique_ptr<ExporterClient> start_torch_reference(const ExecuteOptions& opti
   try {
     worker = std::make_unique<ExporterClient>(options.worker.value_or(default_worker_command()),
                                               options.worker_timeout.value_or(default_worker_timeout()));
-    reply = worker->dependencies({"torch", "numpy"});
+    reply = worker->dependencies({versions_key::kTorch, versions_key::kNumpy});
   } catch (const WorkerError& e) {
     throw RuntimeUnavailable(std::string("the torch reference needs the exporter worker: ") + e.what());
   }
   std::string problems;
-  for (const auto& p : reply.at("problems")) problems += (problems.empty() ? "" : "; ") + p.get<std::string>();
+  for (const auto& p : reply.at(wire::kProblems)) problems += (problems.empty() ? "" : "; ") + p.get<std::string>();
   if (!problems.empty()) throw RuntimeUnavailable("the torch reference is unavailable: " + problems);
-  for (const char* key : {"python", "torch", "numpy"}) versions[key] = reply.at("environment").value(key, json());
+  for (const char* key : {versions_key::kPython, versions_key::kTorch, versions_key::kNumpy}) {
+    versions[key] = reply.at(wire::kEnvironment).value(key, json());
+  }
   return worker;
 }
 
@@ -43,36 +51,43 @@ std::unique_ptr<ExporterClient> start_torch_reference(const ExecuteOptions& opti
 json execution_versions(const Record& record, const std::string& runtime_name, const json& runtime_version,
                         const std::string& library, ReferenceKind reference) {
   json versions = json::object();
-  const bool executed_before = record.versions.contains("exported_with");
-  versions["exported_with"] = executed_before ? record.versions["exported_with"] : record.versions;
-  versions["nnx"] = build_version();
+  const bool executed_before = record.versions.contains(versions_key::kExportedWith);
+  versions[versions_key::kExportedWith] =
+      executed_before ? record.versions[versions_key::kExportedWith] : record.versions;
+  versions[versions_key::kThisSoftware] = build_version();
   versions[runtime_name] = runtime_version;
-  versions[runtime_name + "_library"] = library;
-  versions["platform"] = platform_text();
-  versions["reference"] = std::string(reference_name(reference));
-  versions["executed_by"] = reference == ReferenceKind::native ? "nnx-conformance execute (C++ only)"
+  versions[runtime_name + versions_key::kLibrarySuffix] = library;
+  versions[versions_key::kPlatform] = platform_text();
+  versions[versions_key::kReference] = std::string(reference_name(reference));
+  versions[versions_key::kExecutedBy] = reference == ReferenceKind::native ? "nnx-conformance execute (C++ only)"
                                                                : "nnx-conformance execute (torch reference)";
   return versions;
 }
 
 }  // namespace
 
-bool is_report(const json& value) { return value.is_object() && value.contains("profiles"); }
+bool is_report(const json& value) { return value.is_object() && value.contains(report_key::kProfiles); }
 
 std::vector<json> records_of(const json& value) {
   if (!is_report(value)) return {value};
   std::vector<std::string> problems;
   for (const auto& [key, _] : value.items()) {
-    if (key != "format" && key != "status" && key != "profiles") problems.push_back("report: unknown key " + key);
+    if (key != report_key::kFormat && key != report_key::kStatus && key != report_key::kProfiles) {
+      problems.push_back("report: unknown key " + key);
+    }
   }
-  if (!value.contains("format") || value["format"] != kFormat) problems.push_back("report: format is not nnx.export-conformance/1");
-  if (!value["profiles"].is_array()) problems.push_back("report: profiles must be a list");
-  if (!value.contains("status") || !value["status"].is_string()) problems.push_back("report: status must be a string");
+  const json& profiles = value[report_key::kProfiles];
+  const json* status = value.contains(report_key::kStatus) ? &value[report_key::kStatus] : nullptr;
+  if (!value.contains(report_key::kFormat) || value[report_key::kFormat] != kFormat) {
+    problems.push_back("report: format is not " + std::string(kFormat));
+  }
+  if (!profiles.is_array()) problems.push_back("report: profiles must be a list");
+  if (status == nullptr || !status->is_string()) problems.push_back("report: status must be a string");
   if (problems.empty()) {
-    bool passed = !value["profiles"].empty();
-    for (const auto& r : value["profiles"]) passed = passed && r.is_object() && r.value("status", "") == "passed";
-    if (value["status"] != (passed ? "passed" : "failed")) {
-      problems.push_back("report: status \"" + value["status"].get<std::string>() + "\" contradicts its profiles");
+    bool passed = !profiles.empty();
+    for (const auto& r : profiles) passed = passed && r.is_object() && r.value(rf::kStatus, "") == rf::kPassed;
+    if (*status != (passed ? rf::kPassed : rf::kFailed)) {
+      problems.push_back("report: status \"" + status->get<std::string>() + "\" contradicts its profiles");
     }
   }
   if (!problems.empty()) {
@@ -80,7 +95,7 @@ std::vector<json> records_of(const json& value) {
     for (const auto& p : problems) message += "\n  " + p;
     throw ConformanceError(message);
   }
-  return value["profiles"].get<std::vector<json>>();
+  return profiles.get<std::vector<json>>();
 }
 
 json execute_record(const json& input, const std::filesystem::path& root, const ExecuteOptions& options) {
@@ -129,7 +144,7 @@ json failed_execution_record(const json& input, const FailedExecution& failed) {
   record.reset_input_cases();
   for (Stage s : {Stage::load, Stage::parity}) record.reset_stage(s);
   if (failed.failure == FailureClass::runtime_error) {
-    record.set_stage_passed(Stage::load, json{{"session", "created"}});
+    record.set_stage_passed(Stage::load, json{{detail_key::kSession, detail_key::kSessionCreated}});
     std::vector<std::string> names;
     for (auto& c : record.input_cases) {
       c.outcome = rf::kOutcomeError;
@@ -139,9 +154,9 @@ json failed_execution_record(const json& input, const FailedExecution& failed) {
       names.push_back(c.name);
     }
     record.set_stage_failed(Stage::parity, FailureClass::runtime_error,
-                            json{{"error", failed.error}, {"failed_cases", names}});
+                            json{{detail_key::kError, failed.error}, {detail_key::kFailedCases, names}});
   } else {
-    record.set_stage_failed(Stage::load, FailureClass::load_error, json{{"error", failed.error}});
+    record.set_stage_failed(Stage::load, FailureClass::load_error, json{{detail_key::kError, failed.error}});
   }
   record.finalize();
   return record.to_json();

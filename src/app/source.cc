@@ -4,13 +4,14 @@
 #include <filesystem>
 
 #include "base/build_info.h"
+#include "base/record_vocabulary.h"
 
 namespace nnx {
 
 SourceInfo detect_source(const std::optional<std::string>& given_revision) {
   SourceInfo s;
   if (given_revision) {
-    s.origin = "given";
+    s.origin = rf::kOriginGiven;
     s.revision = given_revision->empty() ? json(nullptr) : json(*given_revision);
     return s;
   }
@@ -29,7 +30,7 @@ SourceInfo detect_source(const std::optional<std::string>& given_revision) {
   if (!dir.empty() && std::filesystem::exists(std::filesystem::path(dir) / ".git") &&
       capture("git -C " + quoted + " rev-parse HEAD 2>/dev/null", head) && head.size() >= 40 &&
       capture("git -C " + quoted + " status --porcelain --untracked-files=no 2>/dev/null", status)) {
-    s.origin = "git";
+    s.origin = rf::kOriginGit;
     s.revision = head.substr(0, head.find_first_of("\r\n"));
     s.dirty = !status.empty();
   }

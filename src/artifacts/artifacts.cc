@@ -6,13 +6,20 @@
 #include "artifacts/artifact_folder.h"
 #include "artifacts/artifact_path.h"
 #include "base/failure.h"
+#include "base/record_vocabulary.h"
 #include "artifacts/layout.h"
 #include "base/sha256.h"
 
 namespace nnx {
+namespace {
+
+namespace artifacts_key = rf::artifacts_key;  // the record's artifacts object
+namespace file_key = rf::file_key;            // artifacts.files[i]
+
+}  // namespace
 
 json ArtifactEntry::to_json() const {
-  return json{{"path", path}, {"role", role}, {"bytes", bytes}, {"sha256", sha256}};
+  return json{{file_key::kPath, path}, {file_key::kRole, role}, {file_key::kBytes, bytes}, {file_key::kSha256, sha256}};
 }
 
 std::vector<ArtifactEntry> build_manifest(const std::filesystem::path& folder,
@@ -52,7 +59,9 @@ std::vector<ArtifactEntry> build_manifest(const std::filesystem::path& folder,
       continue;
     }
     written.insert(e.path);
-    const std::string role = e.path == kModelFile ? "model" : external.count(e.path) ? "external-data" : "sidecar";
+    const std::string role = e.path == kModelFile           ? rf::kRoleModel
+                             : external.count(e.path) != 0 ? rf::kRoleExternalData
+                                                           : rf::kRoleSidecar;
     manifest.push_back({e.path, role, d.bytes, d.sha256});
   }
   if (!written.count(kModelFile)) problems.push_back(std::string(kModelFile) + ": not written");
@@ -96,26 +105,28 @@ void add_listed(const ArtifactEntry& f, std::set<std::string>& paths, std::vecto
 
 // The record's profile folder name and listed files, or ConformanceError naming what is malformed.
 std::vector<Listed> listed_files(const json& record, std::string& directory) {
-  if (!record.is_object() || !record.contains("artifacts") || !record["artifacts"].is_object()) {
+  if (!record.is_object() || !record.contains(rf::kArtifacts) || !record[rf::kArtifacts].is_object()) {
     throw ConformanceError("malformed record: no artifacts object");
   }
-  const json& artifacts = record["artifacts"];
-  if (!artifacts.contains("directory") || !artifacts["directory"].is_string()) {
+  const json& artifacts = record[rf::kArtifacts];
+  if (!artifacts.contains(artifacts_key::kDirectory) || !artifacts[artifacts_key::kDirectory].is_string()) {
     throw ConformanceError("malformed record: artifacts.directory must be a string");
   }
-  directory = artifacts["directory"].get<std::string>();
+  directory = artifacts[artifacts_key::kDirectory].get<std::string>();
   require_plain_directory(directory);
-  if (!artifacts.contains("files") || !artifacts["files"].is_array()) {
+  if (!artifacts.contains(artifacts_key::kFiles) || !artifacts[artifacts_key::kFiles].is_array()) {
     throw ConformanceError("malformed record: artifacts.files must be a list");
   }
   std::vector<Listed> listed;
   std::set<std::string> paths;
-  for (const auto& f : artifacts["files"]) {
-    if (!f.is_object() || !f.contains("path") || !f["path"].is_string() || !f.contains("bytes") ||
-        !f["bytes"].is_number_unsigned() || !f.contains("sha256") || !f["sha256"].is_string()) {
+  for (const auto& f : artifacts[artifacts_key::kFiles]) {
+    if (!f.is_object() || !f.contains(file_key::kPath) || !f[file_key::kPath].is_string() ||
+        !f.contains(file_key::kBytes) || !f[file_key::kBytes].is_number_unsigned() ||
+        !f.contains(file_key::kSha256) || !f[file_key::kSha256].is_string()) {
       throw ConformanceError("malformed record: every artifacts.files entry needs a path, bytes and a sha256");
     }
-    add_listed({f["path"].get<std::string>(), "", f["bytes"].get<std::uint64_t>(), f["sha256"].get<std::string>()},
+    add_listed({f[file_key::kPath].get<std::string>(), "", f[file_key::kBytes].get<std::uint64_t>(),
+                f[file_key::kSha256].get<std::string>()},
                paths, listed);
   }
   return listed;

@@ -26,7 +26,7 @@ using json = nlohmann::json;
 
 struct ArtifactEntry {
   std::string path;
-  std::string role;  // "model" | "external-data" | "sidecar"
+  std::string role;  // rf::kRoleModel | rf::kRoleExternalData | rf::kRoleSidecar
   std::uint64_t bytes = 0;
   std::string sha256;
   json to_json() const;

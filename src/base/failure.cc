@@ -22,8 +22,6 @@ constexpr std::array<FailureRow, 9> kFailureTable = {{
     {FailureClass::runtime_error, "runtime-error", Stage::parity, 18},
 }};
 
-constexpr std::array<std::string_view, 5> kStageNames = {"dependencies", "export", "check", "load", "parity"};
-constexpr std::array<std::string_view, 3> kLevelNames = {"executed", "structural", "none"};
 
 const FailureRow& row(FailureClass failure) {
   for (const auto& r : kFailureTable) {
@@ -34,16 +32,6 @@ const FailureRow& row(FailureClass failure) {
 
 }  // namespace
 
-std::string_view stage_name(Stage stage) { return kStageNames[stage_index(stage)]; }
-std::size_t stage_index(Stage stage) { return static_cast<std::size_t>(stage); }
-
-std::optional<Stage> parse_stage(std::string_view name) {
-  for (std::size_t i = 0; i < kStageNames.size(); ++i) {
-    if (kStageNames[i] == name) return kStages[i];
-  }
-  return std::nullopt;
-}
-
 std::string_view failure_name(FailureClass failure) { return row(failure).name; }
 Stage failure_stage(FailureClass failure) { return row(failure).stage; }
 int exit_code(FailureClass failure) { return row(failure).exit_code; }
@@ -51,15 +39,6 @@ int exit_code(FailureClass failure) { return row(failure).exit_code; }
 std::optional<FailureClass> parse_failure(std::string_view name) {
   for (const auto& r : kFailureTable) {
     if (r.name == name) return r.failure;
-  }
-  return std::nullopt;
-}
-
-std::string_view level_name(Level level) { return kLevelNames[static_cast<std::size_t>(level)]; }
-
-std::optional<Level> parse_level(std::string_view name) {
-  for (std::size_t i = 0; i < kLevelNames.size(); ++i) {
-    if (kLevelNames[i] == name) return static_cast<Level>(i);
   }
   return std::nullopt;
 }

@@ -1,4 +1,5 @@
-// Stages, failure classes, levels and exit codes of nnx.export-conformance/1 (doc/record-format.md §1).
+// Failure classes and exit codes of nnx.export-conformance/1 (doc/record-format.md §1); the stage list and
+// the level names they refer to are the record vocabulary's (base/record_vocabulary.h).
 //
 // This is the one place that maps a failure class to its stage and to the command line's exit code.
 // A stage that did not pass is a StageFailure inside the stages layer (recorded, never shown to a user);
@@ -14,16 +15,11 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "base/record_vocabulary.h"
 
 namespace nnx {
 
 using json = nlohmann::json;
-
-inline constexpr std::string_view kFormat = "nnx.export-conformance/1";
-
-enum class Stage { dependencies, export_model, check, load, parity };
-inline constexpr std::array<Stage, 5> kStages = {Stage::dependencies, Stage::export_model, Stage::check,
-                                                 Stage::load, Stage::parity};
 
 enum class FailureClass {
   missing_dependency, export_error, state_changed, checker_error, hash_mismatch,
@@ -34,23 +30,14 @@ inline constexpr std::array<FailureClass, 9> kFailureClasses = {
     FailureClass::checker_error,      FailureClass::hash_mismatch, FailureClass::load_error,
     FailureClass::mismatch,           FailureClass::input_contract, FailureClass::runtime_error};
 
-enum class Level { executed, structural, none };
-
 inline constexpr int kExitPassed = 0;
 inline constexpr int kExitError = 1;
 inline constexpr int kExitUsage = 2;
-
-std::string_view stage_name(Stage stage);
-std::optional<Stage> parse_stage(std::string_view name);
-std::size_t stage_index(Stage stage);
 
 std::string_view failure_name(FailureClass failure);
 std::optional<FailureClass> parse_failure(std::string_view name);
 Stage failure_stage(FailureClass failure);
 int exit_code(FailureClass failure);
-
-std::string_view level_name(Level level);
-std::optional<Level> parse_level(std::string_view name);
 
 // A stage that did not pass: its class and the record's stage detail.
 class StageFailure : public std::runtime_error {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/record_vocabulary.h"
 #include "runtime/runtime.h"
 
 namespace CLI {
@@ -50,7 +51,7 @@ struct RecordArgs {
   std::string output;
   std::string onnxruntime;
   std::string onnxruntime_version;    // execute: a release of the runtime cache (runtime/runtime_cache.h)
-  std::string reference = "native";  // execute: native (C++ only) or torch (the worker's PyTorch forward)
+  std::string reference = rf::kReferenceNative;  // execute: native (C++ only) or torch (the worker's PyTorch forward)
   RenderArgs render;                  // execute
 };
 

@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "base/failure.h"
 #include "cli/commands.h"
+#include "base/record_vocabulary.h"
 #include "record/report.h"
 #include "runtime/runtime_cache.h"
 
@@ -37,7 +38,7 @@ void add_record_commands(CLI::App& app, RecordArgs& args) {
   execute->add_option("--reference", args.reference,
                       "what parity compares with: native (the C++ forward, no Python; default) or torch (the "
                       "PyTorch network, in the exporter worker)")
-      ->check(CLI::IsMember({"native", "torch"}));
+      ->check(CLI::IsMember({rf::kReferenceNative, rf::kReferenceTorch}));
   add_render_options(*execute, args.render);
 }
 

@@ -12,11 +12,14 @@
 #include "base/error.h"
 #include "base/json_python.h"
 #include "base/json_strict.h"
+#include "base/record_vocabulary.h"
 #include "matrix/drift.h"
 #include "matrix/matrix_document.h"
 
 namespace nnx::matrix {
 namespace {
+
+namespace say = cell_protocol;
 
 // One line to the parent, unbuffered, so it is there even if the next step kills the process.
 class Progress {
@@ -46,7 +49,7 @@ class CapturingSession : public Session {
   const std::vector<std::string>& providers() const override { return inner_->providers(); }
   std::vector<TensorOutput> run(const std::string& input_name, std::span<const float> values,
                                 const std::vector<std::int64_t>& shape) override {
-    progress_.say("run " + std::to_string(captured_.size()));
+    progress_.say(std::string(say::kSayRun) + " " + std::to_string(captured_.size()));
     captured_.emplace_back();
     auto outputs = inner_->run(input_name, values, shape);
     captured_.back() = outputs;
@@ -68,7 +71,7 @@ class CapturingRuntime : public Runtime {
   std::string location() const override { return inner_->location(); }
   std::unique_ptr<Session> create_session(std::span<const std::byte> model, const std::vector<ExternalFile>& external,
                                           const SessionSettings& settings) override {
-    progress_.say("session");
+    progress_.say(say::kSaySession);
     return std::make_unique<CapturingSession>(inner_->create_session(model, external, settings), captured_,
                                               progress_);
   }
@@ -82,11 +85,11 @@ class CapturingRuntime : public Runtime {
 // The float32 outputs of a record's cases: the k-th run is the k-th case (parity runs every case once, in order).
 json case_outputs(const json& record, const Captured& captured) {
   json out = json::array();
-  const json& cases = record.at("input_cases");
+  const json& cases = record.at(rf::kInputCases);
   for (std::size_t k = 0; k < captured.size() && k < cases.size(); ++k) {
     if (!captured[k] || captured[k]->size() != 1 || captured[k]->front().dtype != "float") continue;
     const TensorOutput& t = captured[k]->front();
-    CaseOutput c{cases[k].at("name").get<std::string>(), t.shape, t.values};
+    CaseOutput c{cases[k].at(rf::case_key::kName).get<std::string>(), t.shape, t.values};
     RuntimeOutputs one{"", {{"p", {c}}}};
     out.push_back(outputs_to_json(one)["p"][0]);
   }
@@ -101,15 +104,15 @@ int run_cell_child(const CellChildRequest& request) {
   const std::vector<json> records = records_of(document);
   std::optional<std::string> version;
   for (std::size_t i = request.first; i < records.size(); ++i) {
-    progress.say("record " + std::to_string(i));
+    progress.say(std::string(say::kSayRecord) + " " + std::to_string(i));
     Captured captured;
     ExecuteOptions options;
     options.onnxruntime_library = request.library;
     options.open_runtime = [&](const std::string& name, const std::optional<std::filesystem::path>& library) {
-      progress.say("open");
+      progress.say(say::kSayOpen);
       std::shared_ptr<Runtime> runtime = open_runtime(name, library);
       version = runtime->version();
-      progress.say("opened " + *version);
+      progress.say(std::string(say::kSayOpened) + " " + *version);
       return std::make_shared<CapturingRuntime>(std::move(runtime), captured, progress);
     };
     json record;
@@ -120,9 +123,9 @@ int run_cell_child(const CellChildRequest& request) {
       record = failed_execution_record(
           records[i], FailedExecution{version, request.library.string(), FailureClass::load_error, e.what(), ""});
     }
-    const json cell{{"record", record}, {"outputs", case_outputs(record, captured)}};
-    write_file_atomically(request.cell_dir / ("record-" + std::to_string(i) + ".json"), dumps_pretty(cell) + "\n");
-    progress.say("done " + std::to_string(i));
+    const json cell{{say::kRecordKey, record}, {say::kOutputsKey, case_outputs(record, captured)}};
+    write_file_atomically(request.cell_dir / say::record_file_name(i), dumps_pretty(cell) + "\n");
+    progress.say(std::string(say::kSayDone) + " " + std::to_string(i));
   }
   return 0;
 }

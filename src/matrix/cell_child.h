@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <string>
 
 namespace nnx::matrix {
 
@@ -24,5 +25,19 @@ struct CellChildRequest {
 };
 
 int run_cell_child(const CellChildRequest& request);
+
+// The one place the cell's protocol with its parent (matrix/cell_runner.cc) is spelled: the first word of
+// each progress line, and the keys and name of each record's file.
+namespace cell_protocol {
+inline constexpr const char* kSayRecord = "record";    // record I
+inline constexpr const char* kSayOpen = "open";
+inline constexpr const char* kSayOpened = "opened";    // opened VERSION
+inline constexpr const char* kSaySession = "session";
+inline constexpr const char* kSayRun = "run";          // run K
+inline constexpr const char* kSayDone = "done";        // done I
+inline constexpr const char* kRecordKey = "record";    // record-I.json: {"record": ..., "outputs": [...]}
+inline constexpr const char* kOutputsKey = "outputs";
+inline std::string record_file_name(std::size_t index) { return "record-" + std::to_string(index) + ".json"; }
+}  // namespace cell_protocol
 
 }  // namespace nnx::matrix

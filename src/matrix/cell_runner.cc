@@ -19,12 +19,15 @@
 #include "base/interrupt.h"
 #include "base/json_python.h"
 #include "base/json_strict.h"
+#include "base/record_vocabulary.h"
 #include "base/sha256.h"
+#include "matrix/cell_child.h"
 
 
 namespace nnx::matrix {
 namespace {
 
+namespace say = cell_protocol;
 using Clock = std::chrono::steady_clock;
 
 // Where one cell stands: which record comes next, what came back so far.
@@ -79,17 +82,17 @@ void apply_line(Child& child, const std::string& line) {
   const auto space = line.find(' ');
   const std::string word = line.substr(0, space);
   const std::string rest = space == std::string::npos ? "" : line.substr(space + 1);
-  if (word == "record") {
+  if (word == say::kSayRecord) {
     child.record = std::stoul(rest);
     child.phase = "start";
     child.run_index.reset();
-  } else if (word == "opened") {
-    child.phase = "opened";
+  } else if (word == say::kSayOpened) {
+    child.phase = say::kSayOpened;
     child.cell->version = rest;
-  } else if (word == "run") {
-    child.phase = "run";
+  } else if (word == say::kSayRun) {
+    child.phase = say::kSayRun;
     child.run_index = std::stoul(rest);
-  } else if (word == "open" || word == "session") {
+  } else if (word == say::kSayOpen || word == say::kSaySession) {
     child.phase = word;
   }
 }
@@ -186,24 +189,24 @@ void collect(Child& child, int status, const std::vector<json>& records, const R
              const CellRunOptions& options) {
   CellState& cell = *child.cell;
   for (std::size_t i = cell.next_record; i < records.size(); ++i) {
-    const auto file = cell.dir / ("record-" + std::to_string(i) + ".json");
+    const auto file = cell.dir / say::record_file_name(i);
     std::error_code ec;
     if (!std::filesystem::exists(file, ec)) break;
     const json written = read_strict_json_file(file);
-    cell.records[i] = written.at("record");
-    cell.outputs[i] = written.at("outputs");
+    cell.records[i] = written.at(say::kRecordKey);
+    cell.outputs[i] = written.at(say::kOutputsKey);
     cell.next_record = i + 1;
   }
   if (cell.next_record >= records.size()) return;
   // The child ended before writing record `next_record`: that record is its failure.
   const std::size_t failed = cell.next_record;
-  const bool was_running = child.record == failed && child.phase == "run";
+  const bool was_running = child.record == failed && child.phase == say::kSayRun;
   const bool placed = child.record == failed;
   // The k-th run of a record is its k-th input case (parity runs each once, in order).
-  const json& cases = records[failed].at("input_cases");
+  const json& cases = records[failed].at(rf::kInputCases);
   std::string running_case;
   if (was_running) {
-    running_case = *child.run_index < cases.size() ? cases[*child.run_index].at("name").get<std::string>()
+    running_case = *child.run_index < cases.size() ? cases[*child.run_index].at(rf::case_key::kName).get<std::string>()
                                                    : std::to_string(*child.run_index);
   }
   std::string error = "the process running ONNX Runtime " + cell.version.value_or(runtime.given) + " " +
@@ -213,8 +216,8 @@ void collect(Child& child, int status, const std::vector<json>& records, const R
   } else if (was_running) {
     error += " while running input case " + running_case;
   } else {
-    error += child.phase == "session"  ? " while creating the session"
-             : child.phase == "open"   ? " while opening the runtime"
+    error += child.phase == say::kSaySession ? " while creating the session"
+             : child.phase == say::kSayOpen  ? " while opening the runtime"
                                        : " while loading";
   }
   const std::string tail = stderr_tail(child.stderr_file);
@@ -236,7 +239,7 @@ MatrixCell finished_cell(const CellState& cell, const RuntimeChoice& runtime, co
   out.outputs.version = out.version;
   for (std::size_t i = 0; i < records.size(); ++i) {
     out.records.push_back(*cell.records[i]);
-    const std::string profile = out.records.back().at("profile").get<std::string>();
+    const std::string profile = out.records.back().at(rf::kProfile).get<std::string>();
     json wrapped{{profile, cell.outputs[i]}};
     auto read = outputs_from_json(wrapped, out.version, "the outputs of record " + std::to_string(i));
     auto& list = out.outputs.profiles[profile];

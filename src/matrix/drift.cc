@@ -7,10 +7,13 @@
 #include <set>
 
 #include "base/json_python.h"
+#include "base/record_vocabulary.h"
 #include "matrix/cell_plan.h"
 
 namespace nnx::matrix {
 namespace {
+
+namespace drift_key = rf::drift_key;
 
 // float32 bits mapped onto a line where neighbouring floats are neighbouring integers (-0 and +0 meet at 0).
 std::int64_t ordered(float value) {
@@ -78,8 +81,8 @@ json compute_drift(const std::vector<RuntimeOutputs>& runtimes, const ProfileTol
     for (const auto& runtime : runtimes) {
       if (const CaseOutput* c = find_case(runtime, profile, name)) computed.emplace_back(&runtime, c);
     }
-    json entry{{"profile", profile}, {"case", name}, {"runtimes", json::array()}};
-    for (const auto& [runtime, _] : computed) entry["runtimes"].push_back(runtime->version);
+    json entry{{drift_key::kProfile, profile}, {drift_key::kCase, name}, {drift_key::kRuntimes, json::array()}};
+    for (const auto& [runtime, _] : computed) entry[drift_key::kRuntimes].push_back(runtime->version);
     // The largest pairwise difference.
     std::optional<Difference> largest;
     json pair;
@@ -94,32 +97,35 @@ json compute_drift(const std::vector<RuntimeOutputs>& runtimes, const ProfileTol
         }
       }
     }
-    entry["max_abs_difference"] = largest ? json(largest->max_abs) : json();
-    entry["max_ulps"] = largest ? json(largest->max_ulps) : json();
-    entry["pair"] = pair;
+    entry[drift_key::kMaxAbsDifference] = largest ? json(largest->max_abs) : json();
+    entry[drift_key::kMaxUlps] = largest ? json(largest->max_ulps) : json();
+    entry[drift_key::kPair] = pair;
     // Every runtime against the newest that computed the case.
     const auto newest = std::max_element(computed.begin(), computed.end(), [](const auto& a, const auto& b) {
       return compare_versions(a.first->version, b.first->version) < 0;
     });
-    entry["newest"] = newest == computed.end() ? json() : json(newest->first->version);
+    entry[drift_key::kNewest] = newest == computed.end() ? json() : json(newest->first->version);
     json versus = json::array();
     for (const auto& [runtime, output] : computed) {
       if (runtime == newest->first) continue;
       const Difference d = difference(*newest->second, *output, tolerance);
-      versus.push_back({{"version", runtime->version},
-                        {"max_abs_difference", number_or_null(d, d.max_abs)},
-                        {"max_ulps", d.comparable ? json(d.max_ulps) : json()},
-                        {"within_tolerance", d.comparable && d.within_tolerance}});
+      versus.push_back({{drift_key::kVersion, runtime->version},
+                        {drift_key::kMaxAbsDifference, number_or_null(d, d.max_abs)},
+                        {drift_key::kMaxUlps, d.comparable ? json(d.max_ulps) : json()},
+                        {drift_key::kWithinTolerance, d.comparable && d.within_tolerance}});
       if (!(d.comparable && d.within_tolerance)) {
-        beyond.push_back({{"version", runtime->version}, {"newest", newest->first->version}, {"profile", profile},
-                          {"case", name}, {"max_abs_difference", number_or_null(d, d.max_abs)},
-                          {"max_ulps", d.comparable ? json(d.max_ulps) : json()}});
+        beyond.push_back({{drift_key::kVersion, runtime->version},
+                          {drift_key::kNewest, newest->first->version},
+                          {drift_key::kProfile, profile},
+                          {drift_key::kCase, name},
+                          {drift_key::kMaxAbsDifference, number_or_null(d, d.max_abs)},
+                          {drift_key::kMaxUlps, d.comparable ? json(d.max_ulps) : json()}});
       }
     }
-    entry["versus_newest"] = std::move(versus);
+    entry[drift_key::kVersusNewest] = std::move(versus);
     cases.push_back(std::move(entry));
   }
-  return json{{"cases", std::move(cases)}, {"beyond_tolerance", std::move(beyond)}};
+  return json{{drift_key::kCases, std::move(cases)}, {drift_key::kBeyondTolerance, std::move(beyond)}};
 }
 
 std::vector<std::string> drift_summary_lines(const json& drift, const std::vector<std::string>& profiles) {
@@ -127,38 +133,41 @@ std::vector<std::string> drift_summary_lines(const json& drift, const std::vecto
   // Per profile: the case with the largest absolute difference.
   std::map<std::string, const json*> worst;
   const auto value = [](const json& e) {
-    return e.at("max_abs_difference").is_null() ? -1.0 : e.at("max_abs_difference").get<double>();
+    const json& difference = e.at(drift_key::kMaxAbsDifference);
+    return difference.is_null() ? -1.0 : difference.get<double>();
   };
-  for (const auto& c : drift.at("cases")) {
-    const std::string profile = c.at("profile").get<std::string>();
+  for (const auto& c : drift.at(drift_key::kCases)) {
+    const std::string profile = c.at(drift_key::kProfile).get<std::string>();
     if (!worst.count(profile) || value(c) > value(*worst[profile])) worst[profile] = &c;
   }
   for (const auto& profile : profiles) {
-    if (!worst.count(profile) || worst[profile]->at("pair").is_null()) {
+    if (!worst.count(profile) || worst[profile]->at(drift_key::kPair).is_null()) {
       lines.push_back("drift " + profile + ": fewer than two runtimes computed comparable outputs");
       continue;
     }
     const json& c = *worst[profile];
-    if (c.at("max_abs_difference").get<double>() == 0.0 && c.at("max_ulps").get<std::uint64_t>() == 0) {
-      lines.push_back("drift " + profile + ": none: " + std::to_string(c.at("runtimes").size()) +
+    if (c.at(drift_key::kMaxAbsDifference).get<double>() == 0.0 &&
+        c.at(drift_key::kMaxUlps).get<std::uint64_t>() == 0) {
+      lines.push_back("drift " + profile + ": none: " + std::to_string(c.at(drift_key::kRuntimes).size()) +
                       " runtimes computed bit-identical float32 outputs for every case");
       continue;
     }
     lines.push_back("drift " + profile + ": largest |difference| " +
-                    python_float_repr(c.at("max_abs_difference").get<double>()) + " (" +
-                    ulps_text(c.at("max_ulps").get<std::uint64_t>()) + ") between " +
-                    c.at("pair")[0].get<std::string>() + " and " + c.at("pair")[1].get<std::string>() + " (case " +
-                    c.at("case").get<std::string>() + ")");
+                    python_float_repr(c.at(drift_key::kMaxAbsDifference).get<double>()) + " (" +
+                    ulps_text(c.at(drift_key::kMaxUlps).get<std::uint64_t>()) + ") between " +
+                    c.at(drift_key::kPair)[0].get<std::string>() + " and " +
+                    c.at(drift_key::kPair)[1].get<std::string>() + " (case " +
+                    c.at(drift_key::kCase).get<std::string>() + ")");
   }
-  if (drift.at("beyond_tolerance").empty()) {
+  if (drift.at(drift_key::kBeyondTolerance).empty()) {
     lines.push_back("drift: every runtime is within each profile's tolerance of the newest");
   }
-  for (const auto& b : drift.at("beyond_tolerance")) {
-    const json& abs = b.at("max_abs_difference");
-    lines.push_back("drift: " + b.at("version").get<std::string>() + " differs from " +
-                    b.at("newest").get<std::string>() + " beyond the tolerance of " +
-                    b.at("profile").get<std::string>() +
-                    " (case " + b.at("case").get<std::string>() + ", |difference| " +
+  for (const auto& b : drift.at(drift_key::kBeyondTolerance)) {
+    const json& abs = b.at(drift_key::kMaxAbsDifference);
+    lines.push_back("drift: " + b.at(drift_key::kVersion).get<std::string>() + " differs from " +
+                    b.at(drift_key::kNewest).get<std::string>() + " beyond the tolerance of " +
+                    b.at(drift_key::kProfile).get<std::string>() +
+                    " (case " + b.at(drift_key::kCase).get<std::string>() + ", |difference| " +
                     (abs.is_null() ? std::string("not comparable") : python_float_repr(abs.get<double>())) + ")");
   }
   return lines;

@@ -13,6 +13,9 @@
 namespace nnx::matrix {
 namespace {
 
+namespace doc_key = rf::matrix_key;           // the document's own keys
+namespace cell_key = rf::matrix_runtime_key;  // runtimes[i] and its outputs
+
 void refuse(const std::string& where, const std::string& problem) {
   throw ConformanceError("runtime matrix: " + where + ": " + problem);
 }
@@ -44,7 +47,8 @@ json outputs_to_json(const RuntimeOutputs& outputs) {
     for (const auto& c : cases) {
       json values = json::array();
       for (float v : c.values) values.push_back(static_cast<double>(v));
-      list.push_back({{"case", c.case_name}, {"shape", c.shape}, {"values", std::move(values)}});
+      list.push_back(
+          {{cell_key::kCase, c.case_name}, {cell_key::kShape, c.shape}, {cell_key::kValues, std::move(values)}});
     }
     out[profile] = std::move(list);
   }
@@ -59,11 +63,11 @@ RuntimeOutputs outputs_from_json(const json& outputs, const std::string& version
     out.profiles[profile];  // a profile whose cases computed nothing stays, as an empty list
     for (std::size_t i = 0; i < cases.size(); ++i) {
       const std::string at = where + "." + profile + "[" + std::to_string(i) + "]";
-      only_keys(cases[i], at, {"case", "shape", "values"});
+      only_keys(cases[i], at, {cell_key::kCase, cell_key::kShape, cell_key::kValues});
       CaseOutput c;
-      c.case_name = text(cases[i], "case", at);
-      const json& shape = cases[i]["shape"];
-      const json& values = cases[i]["values"];
+      c.case_name = text(cases[i], cell_key::kCase, at);
+      const json& shape = cases[i][cell_key::kShape];
+      const json& values = cases[i][cell_key::kValues];
       if (!shape.is_array() || !values.is_array()) refuse(at, "shape and values must be lists");
       std::int64_t count = 1;
       for (const auto& d : shape) {
@@ -101,65 +105,74 @@ json matrix_to_json(const MatrixDocument& matrix) {
   ProfileTolerances tolerances;
   bool passed = !cells.empty();
   for (const MatrixCell* cell : cells) {
-    runtimes.push_back({{"version", cell->version},
-                        {"library_sha256", cell->library_sha256},
-                        {"status", cell_passed(*cell) ? "passed" : "failed"},
-                        {"records", cell->records},
-                        {"outputs", outputs_to_json(cell->outputs)}});
+    runtimes.push_back({{cell_key::kVersion, cell->version},
+                        {cell_key::kLibrarySha256, cell->library_sha256},
+                        {cell_key::kStatus, cell_passed(*cell) ? rf::kPassed : rf::kFailed},
+                        {cell_key::kRecords, cell->records},
+                        {cell_key::kOutputs, outputs_to_json(cell->outputs)}});
     passed = passed && cell_passed(*cell);
     outputs.push_back(cell->outputs);
     outputs.back().version = cell->version;
     for (const auto& record : cell->records) {
-      const json& t = record.at("tolerances");
-      const std::string profile = record.at("profile").get<std::string>();
+      const json& t = record.at(rf::kTolerances);
+      const std::string profile = record.at(rf::kProfile).get<std::string>();
       if (std::none_of(tolerances.begin(), tolerances.end(), [&](const auto& p) { return p.first == profile; })) {
-        tolerances.emplace_back(profile, Tolerance{t.at("rtol").get<double>(), t.at("atol").get<double>()});
+        tolerances.emplace_back(profile, Tolerance{t.at(rf::tolerance_key::kRtol).get<double>(),
+                                                   t.at(rf::tolerance_key::kAtol).get<double>()});
       }
     }
   }
-  json out{{"format", kMatrixFormat},
-           {"report", {{"path", matrix.report_path}, {"sha256", matrix.report_sha256}}},
-           {"status", passed ? "passed" : "failed"},
-           {"runtimes", std::move(runtimes)},
-           {"drift", compute_drift(outputs, tolerances)}};
-  if (matrix.shard) out["shard"] = shard_text(*matrix.shard);
+  json out{{doc_key::kFormat, kMatrixFormat},
+           {doc_key::kReport,
+            {{doc_key::kReportPath, matrix.report_path}, {doc_key::kReportSha256, matrix.report_sha256}}},
+           {doc_key::kStatus, passed ? rf::kPassed : rf::kFailed},
+           {doc_key::kRuntimes, std::move(runtimes)},
+           {doc_key::kDrift, compute_drift(outputs, tolerances)}};
+  if (matrix.shard) out[doc_key::kShard] = shard_text(*matrix.shard);
   return out;
 }
 
 MatrixDocument matrix_from_json(const json& document) {
   if (!document.is_object()) refuse("the document", "is not an object");
-  if (document.contains("shard")) {
-    only_keys(document, "the document", {"format", "report", "status", "runtimes", "drift", "shard"});
+  if (document.contains(doc_key::kShard)) {
+    only_keys(document, "the document",
+              {doc_key::kFormat, doc_key::kReport, doc_key::kStatus, doc_key::kRuntimes, doc_key::kDrift,
+               doc_key::kShard});
   } else {
-    only_keys(document, "the document", {"format", "report", "status", "runtimes", "drift"});
+    only_keys(document, "the document",
+              {doc_key::kFormat, doc_key::kReport, doc_key::kStatus, doc_key::kRuntimes, doc_key::kDrift});
   }
-  if (document["format"] != kMatrixFormat) refuse("format", std::string("is not ") + kMatrixFormat);
+  if (document[doc_key::kFormat] != kMatrixFormat) refuse(doc_key::kFormat, std::string("is not ") + kMatrixFormat);
   MatrixDocument out;
-  only_keys(document["report"], "report", {"path", "sha256"});
-  out.report_path = text(document["report"], "path", "report");
-  out.report_sha256 = text(document["report"], "sha256", "report");
+  const json& report = document[doc_key::kReport];
+  only_keys(report, doc_key::kReport, {doc_key::kReportPath, doc_key::kReportSha256});
+  out.report_path = text(report, doc_key::kReportPath, doc_key::kReport);
+  out.report_sha256 = text(report, doc_key::kReportSha256, doc_key::kReport);
   if (!is_sha256_hex(out.report_sha256)) refuse("report.sha256", "is not a sha256");
-  if (document.contains("shard")) {
-    if (!document["shard"].is_string()) refuse("shard", "is not a string");
-    out.shard = parse_shard(document["shard"].get<std::string>());
+  if (document.contains(doc_key::kShard)) {
+    if (!document[doc_key::kShard].is_string()) refuse(doc_key::kShard, "is not a string");
+    out.shard = parse_shard(document[doc_key::kShard].get<std::string>());
   }
-  const json& runtimes = document["runtimes"];
-  if (!runtimes.is_array()) refuse("runtimes", "is not a list");
+  const json& runtimes = document[doc_key::kRuntimes];
+  if (!runtimes.is_array()) refuse(doc_key::kRuntimes, "is not a list");
   for (std::size_t i = 0; i < runtimes.size(); ++i) {
     const std::string where = "runtimes[" + std::to_string(i) + "]";
-    only_keys(runtimes[i], where, {"version", "library_sha256", "status", "records", "outputs"});
+    const json& runtime = runtimes[i];
+    only_keys(runtime, where,
+              {cell_key::kVersion, cell_key::kLibrarySha256, cell_key::kStatus, cell_key::kRecords,
+               cell_key::kOutputs});
     MatrixCell cell;
-    cell.version = text(runtimes[i], "version", where);
-    cell.library_sha256 = text(runtimes[i], "library_sha256", where);
-    if (!runtimes[i]["records"].is_array()) refuse(where + ".records", "is not a list");
-    for (std::size_t r = 0; r < runtimes[i]["records"].size(); ++r) {
-      const json& record = runtimes[i]["records"][r];
+    cell.version = text(runtime, cell_key::kVersion, where);
+    cell.library_sha256 = text(runtime, cell_key::kLibrarySha256, where);
+    if (!runtime[cell_key::kRecords].is_array()) refuse(where + ".records", "is not a list");
+    for (std::size_t r = 0; r < runtime[cell_key::kRecords].size(); ++r) {
+      const json& record = runtime[cell_key::kRecords][r];
       const auto problems = record_problems(record);
       if (!problems.empty()) refuse(where + ".records[" + std::to_string(r) + "]", problems.front());
       cell.records.push_back(record);
     }
-    cell.outputs = outputs_from_json(runtimes[i]["outputs"], cell.version, where + ".outputs");
-    if (text(runtimes[i], "status", where) != (cell_passed(cell) ? "passed" : "failed")) {
+    cell.outputs = outputs_from_json(runtime[cell_key::kOutputs], cell.version, where + ".outputs");
+    if (text(runtime, cell_key::kStatus, where) != (cell_passed(cell) ? rf::kPassed : rf::kFailed)) {
       refuse(where + ".status", "contradicts its records");
     }
     out.cells.push_back(std::move(cell));
@@ -170,16 +183,16 @@ MatrixDocument matrix_from_json(const json& document) {
 std::vector<std::string> matrix_summary_lines(const json& matrix) {
   std::vector<std::string> lines;
   std::vector<std::string> profiles;
-  for (const auto& runtime : matrix.at("runtimes")) {
-    const std::string version = runtime.at("version").get<std::string>();
-    const auto records = runtime.at("records").get<std::vector<json>>();
+  for (const auto& runtime : matrix.at(doc_key::kRuntimes)) {
+    const std::string version = runtime.at(cell_key::kVersion).get<std::string>();
+    const auto records = runtime.at(cell_key::kRecords).get<std::vector<json>>();
     for (const auto& line : summary_lines(records)) lines.push_back("onnxruntime " + version + "  " + line);
     for (const auto& record : records) {
-      const std::string profile = record.value("profile", "");
+      const std::string profile = record.value(rf::kProfile, "");
       if (std::find(profiles.begin(), profiles.end(), profile) == profiles.end()) profiles.push_back(profile);
     }
   }
-  for (const auto& line : drift_summary_lines(matrix.at("drift"), profiles)) lines.push_back(line);
+  for (const auto& line : drift_summary_lines(matrix.at(doc_key::kDrift), profiles)) lines.push_back(line);
   return lines;
 }
 

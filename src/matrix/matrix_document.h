@@ -13,12 +13,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/record_vocabulary.h"
 #include "matrix/cell_plan.h"
 #include "matrix/drift.h"
 
 namespace nnx::matrix {
-
-inline constexpr const char* kMatrixFormat = "nnx.runtime-matrix/1";
 
 struct MatrixCell {
   std::string version;         // the runtime's version (the cell's identity)

@@ -6,9 +6,12 @@
 
 #include "base/json_fields.h"
 #include "base/limits.h"
+#include "base/record_vocabulary.h"
 
 namespace nnx {
 namespace {
+
+namespace key = rf::config_key;  // the model config's keys
 
 constexpr std::array<const char*, 8> kActivations = {"elu",     "selu",    "tanh",     "relu",
                                                      "softmax", "sigmoid", "softplus", "leaky_relu"};
@@ -46,17 +49,17 @@ std::int64_t ModelConfig::widest_layer() const {
 }
 
 json ModelConfig::to_json() const {
-  return json{{"net", net},
-              {"input_dim", input_dim},
-              {"hidden_dims", hidden_dims},
-              {"output_dim", output_dim},
-              {"activation", activation},
-              {"dropout", dropout},
-              {"weights",
-               {{"generator", weights.generator},
-                {"seed", weights.seed},
-                {"distribution", weights.distribution},
-                {"std", weights.std}}}};
+  return json{{key::kNet, net},
+              {key::kInputDim, input_dim},
+              {key::kHiddenDims, hidden_dims},
+              {key::kOutputDim, output_dim},
+              {key::kActivation, activation},
+              {key::kDropout, dropout},
+              {key::kWeights,
+               {{key::kGenerator, weights.generator},
+                {key::kSeed, weights.seed},
+                {key::kDistribution, weights.distribution},
+                {key::kStd, weights.std}}}};
 }
 
 std::vector<std::string> ModelConfig::problems() const {
@@ -102,19 +105,19 @@ std::vector<std::string> ModelConfig::problems() const {
 ModelConfig model_config_from_json(const json& value, std::vector<std::string>& problems) {
   ModelConfig c;
   FieldReader r(value, "config", problems);
-  r.allow_extra("weights_sha256");
-  r.string("net", c.net);
-  r.integer("input_dim", c.input_dim);
-  r.integer_list("hidden_dims", c.hidden_dims);
-  r.integer("output_dim", c.output_dim);
-  r.string("activation", c.activation);
-  r.number("dropout", c.dropout);
-  if (const json* w = r.object("weights")) {
+  r.allow_extra(key::kWeightsSha256);
+  r.string(key::kNet, c.net);
+  r.integer(key::kInputDim, c.input_dim);
+  r.integer_list(key::kHiddenDims, c.hidden_dims);
+  r.integer(key::kOutputDim, c.output_dim);
+  r.string(key::kActivation, c.activation);
+  r.number(key::kDropout, c.dropout);
+  if (const json* w = r.object(key::kWeights)) {
     FieldReader wr(*w, "config.weights", problems);
-    wr.string("generator", c.weights.generator);
-    wr.seed("seed", c.weights.seed);
-    wr.string("distribution", c.weights.distribution);
-    wr.number("std", c.weights.std);
+    wr.string(key::kGenerator, c.weights.generator);
+    wr.seed(key::kSeed, c.weights.seed);
+    wr.string(key::kDistribution, c.weights.distribution);
+    wr.number(key::kStd, c.weights.std);
     wr.finish();
   }
   r.finish();

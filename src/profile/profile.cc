@@ -8,17 +8,26 @@
 #include "base/json_fields.h"
 #include "base/json_python.h"
 #include "base/limits.h"
+#include "base/record_vocabulary.h"
 
 namespace nnx {
+namespace {
+
+namespace key = rf::profile_key;          // a profile object's own keys
+namespace option = rf::exporter_key;      // the record's exporter options
+namespace case_key = rf::case_key;        // an input case
+namespace settings_key = rf::settings_key;  // the canonical settings object
+
+}  // namespace
 
 json Profile::exporter_options() const {
-  return json{{"exporter", exporter},
-              {"dynamo", dynamo()},
-              {"opset_version", opset_version},
-              {"dynamic_batch", dynamic_batch},
-              {"export_batch", export_batch},
-              {"input_names", json::array({"features"})},
-              {"output_names", json::array({"logits"})}};
+  return json{{option::kOptionExporter, exporter},
+              {option::kOptionDynamo, dynamo()},
+              {option::kOptionOpsetVersion, opset_version},
+              {option::kOptionDynamicBatch, dynamic_batch},
+              {option::kOptionExportBatch, export_batch},
+              {option::kOptionInputNames, json::array({"features"})},
+              {option::kOptionOutputNames, json::array({"logits"})}};
 }
 
 std::vector<std::string> Profile::requirements() const {
@@ -31,25 +40,26 @@ std::vector<InputCase> Profile::input_cases() const {
   std::vector<InputCase> cases;
   for (std::int64_t b : batches) {
     cases.push_back({"batch-" + std::to_string(b), {b, model.input_dim}, static_cast<std::uint64_t>(1000 + b),
-                     "match"});
+                     rf::kExpectMatch});
   }
   const std::int64_t wrong = model.input_dim + 1;
-  cases.push_back({"width-" + std::to_string(wrong), {3, wrong}, 2000, "rejected"});
+  cases.push_back({"width-" + std::to_string(wrong), {3, wrong}, 2000, rf::kExpectRejected});
   return cases;
 }
 
 json Profile::settings() const {
   json cases = json::array();
   for (const auto& c : input_cases()) {
-    cases.push_back({{"name", c.name}, {"shape", c.shape}, {"seed", c.seed}, {"expect", c.expect}});
+    cases.push_back({{case_key::kName, c.name}, {case_key::kShape, c.shape}, {case_key::kSeed, c.seed},
+                     {case_key::kExpect, c.expect}});
   }
-  return json{{"tolerances", {{"rtol", rtol}, {"atol", atol}}},
-              {"input cases", cases},
-              {"dtype", dtype},
-              {"runtime", json::array({runtime, provider})},
-              {"exporter options", exporter_options()},
-              {"model config", model.to_json()},
-              {"artifact directory", name}};
+  return json{{settings_key::kTolerances, {{rf::tolerance_key::kRtol, rtol}, {rf::tolerance_key::kAtol, atol}}},
+              {settings_key::kInputCases, cases},
+              {settings_key::kDtype, dtype},
+              {settings_key::kRuntime, json::array({runtime, provider})},
+              {settings_key::kExporterOptions, exporter_options()},
+              {settings_key::kModelConfig, model.to_json()},
+              {settings_key::kArtifactDirectory, name}};
 }
 
 std::string Profile::canonical_settings_text() const { return dumps_canonical(settings()); }
@@ -59,7 +69,7 @@ std::vector<std::string> Profile::problems() const {
   if (!is_plain_name(name)) {
     p.push_back("profile name \"" + name + "\" is not a plain name ([A-Za-z0-9._-]+, not . or ..)");
   }
-  if (exporter != "torchscript" && exporter != "dynamo") {
+  if (exporter != rf::kExporterTorchscript && exporter != rf::kExporterDynamo) {
     p.push_back("exporter must be \"torchscript\" or \"dynamo\", not \"" + exporter + "\"");
   }
   auto bounded = [&](const std::string& what, std::int64_t v) {
@@ -68,8 +78,8 @@ std::vector<std::string> Profile::problems() const {
                   std::to_string(v));
     }
   };
-  bounded("opset_version", opset_version);
-  bounded("export_batch", export_batch);
+  bounded(key::kOpsetVersion, opset_version);
+  bounded(key::kExportBatch, export_batch);
   if (batches.empty()) p.push_back("batches must hold at least one batch size");
   if (static_cast<std::int64_t>(batches.size()) > limits::kMaxBatches) {
     p.push_back("batches holds " + std::to_string(batches.size()) + " sizes; at most " +
@@ -104,10 +114,10 @@ const std::vector<Profile>& tested_profiles() {
   static const std::vector<Profile> profiles = [] {
     Profile torchscript;
     torchscript.name = kTorchscriptProfile;
-    torchscript.exporter = "torchscript";
+    torchscript.exporter = rf::kExporterTorchscript;
     Profile dynamo;
     dynamo.name = kDynamoProfile;
-    dynamo.exporter = "dynamo";
+    dynamo.exporter = rf::kExporterDynamo;
     return std::vector<Profile>{torchscript, dynamo};
   }();
   return profiles;
@@ -130,10 +140,10 @@ Profile tested_profile_named(const std::string& name) {
 bool is_tested_name(const std::string& name) { return tested_profile(name).has_value(); }
 
 json Profile::to_json() const {
-  return json{{"name", name},         {"exporter", exporter},   {"opset_version", opset_version},
-              {"export_batch", export_batch}, {"dynamic_batch", dynamic_batch}, {"batches", batches},
-              {"rtol", rtol},         {"atol", atol},           {"runtime", runtime},
-              {"provider", provider}, {"dtype", dtype},         {"model", model.to_json()}};
+  return json{{key::kName, name},         {key::kExporter, exporter},   {key::kOpsetVersion, opset_version},
+              {key::kExportBatch, export_batch}, {key::kDynamicBatch, dynamic_batch}, {key::kBatches, batches},
+              {key::kRtol, rtol},         {key::kAtol, atol},           {key::kRuntime, runtime},
+              {key::kProvider, provider}, {key::kDtype, dtype},         {key::kModel, model.to_json()}};
 }
 
 Profile profile_from_json(const json& value, std::vector<std::string>& problems) {
@@ -146,24 +156,24 @@ Profile profile_from_json(const json& value, std::vector<std::string>& problems)
   json present = json::object();
   FieldReader r(value, "profile", problems);
   auto has = [&](const char* key) { return value.contains(key); };
-  if (has("name")) r.string("name", p.name); else problems.push_back("profile.name: missing");
-  if (has("exporter")) r.string("exporter", p.exporter);
-  if (has("opset_version")) r.integer("opset_version", p.opset_version);
-  if (has("export_batch")) r.integer("export_batch", p.export_batch);
-  if (has("dynamic_batch")) r.boolean("dynamic_batch", p.dynamic_batch);
-  if (has("batches")) r.integer_list("batches", p.batches);
-  if (has("rtol")) r.number("rtol", p.rtol);
-  if (has("atol")) r.number("atol", p.atol);
-  if (has("runtime")) r.string("runtime", p.runtime);
-  if (has("provider")) r.string("provider", p.provider);
-  if (has("dtype")) r.string("dtype", p.dtype);
-  if (has("model")) {
-    if (const json* m = r.object("model")) {
+  if (has(key::kName)) r.string(key::kName, p.name); else problems.push_back("profile.name: missing");
+  if (has(key::kExporter)) r.string(key::kExporter, p.exporter);
+  if (has(key::kOpsetVersion)) r.integer(key::kOpsetVersion, p.opset_version);
+  if (has(key::kExportBatch)) r.integer(key::kExportBatch, p.export_batch);
+  if (has(key::kDynamicBatch)) r.boolean(key::kDynamicBatch, p.dynamic_batch);
+  if (has(key::kBatches)) r.integer_list(key::kBatches, p.batches);
+  if (has(key::kRtol)) r.number(key::kRtol, p.rtol);
+  if (has(key::kAtol)) r.number(key::kAtol, p.atol);
+  if (has(key::kRuntime)) r.string(key::kRuntime, p.runtime);
+  if (has(key::kProvider)) r.string(key::kProvider, p.provider);
+  if (has(key::kDtype)) r.string(key::kDtype, p.dtype);
+  if (has(key::kModel)) {
+    if (const json* m = r.object(key::kModel)) {
       // Partial model objects take defaults for the missing keys.
       json full = p.model.to_json();
       for (const auto& [k, v] : m->items()) {
-        if (k == "weights" && v.is_object()) {
-          for (const auto& [wk, wv] : v.items()) full["weights"][wk] = wv;
+        if (k == rf::config_key::kWeights && v.is_object()) {
+          for (const auto& [wk, wv] : v.items()) full[rf::config_key::kWeights][wk] = wv;
         } else {
           full[k] = v;
         }

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "artifacts/layout.h"
+#include "base/record_vocabulary.h"
 #include "model/model_config.h"
 
 namespace nnx {
@@ -25,12 +26,12 @@ struct InputCase {
   std::string name;
   std::vector<std::int64_t> shape;  // [batch, width]
   std::uint64_t seed = 0;
-  std::string expect;               // "match" or "rejected"
+  std::string expect;               // rf::kExpectMatch or rf::kExpectRejected
 };
 
 struct Profile {
   std::string name;
-  std::string exporter = "torchscript";  // "torchscript" | "dynamo"
+  std::string exporter = rf::kExporterTorchscript;  // rf::kExporterTorchscript | rf::kExporterDynamo
   std::int64_t opset_version = 17;
   std::int64_t export_batch = 2;
   bool dynamic_batch = true;
@@ -42,7 +43,7 @@ struct Profile {
   std::string dtype = "float32";
   ModelConfig model;
 
-  bool dynamo() const { return exporter == "dynamo"; }
+  bool dynamo() const { return exporter == rf::kExporterDynamo; }
   // The record's exporter options: exactly 7 keys.
   json exporter_options() const;
   // Every field by its name, as profile_from_json reads it back (the Python package's Profile).

@@ -6,6 +6,7 @@
 #include "base/file_bytes.h"
 #include "base/json_strict.h"
 #include "base/json_fields.h"
+#include "base/record_vocabulary.h"
 
 namespace nnx {
 namespace {
@@ -33,7 +34,9 @@ std::vector<Profile> profiles_from_json(const nlohmann::json& list) {
     const std::string where = "profiles[" + std::to_string(i) + "]";
     const nlohmann::json& entry = list[i];
     std::vector<std::string> entry_problems;
-    if (entry.is_object() && !entry.contains("exporter")) entry_problems.push_back("profile.exporter: missing");
+    if (entry.is_object() && !entry.contains(rf::profile_key::kExporter)) {
+      entry_problems.push_back("profile.exporter: missing");
+    }
     Profile profile = profile_from_json(entry, entry_problems);
     if (entry_problems.empty()) entry_problems = profile.problems();
     if (entry_problems.empty()) {

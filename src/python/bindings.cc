@@ -20,6 +20,7 @@
 #include "base/failure.h"
 #include "base/json_python.h"
 #include "base/json_strict.h"
+#include "base/record_vocabulary.h"
 #include "matrix/cell_child.h"
 #include "matrix/run_matrix.h"
 #include "model/model_config.h"
@@ -58,8 +59,8 @@ Profile profile_of(const json& value) {
   if (problems.empty()) problems = p.problems();
   if (problems.empty()) return p;
   std::string message = "invalid profile";
-  if (value.is_object() && value.contains("name") && value["name"].is_string()) {
-    message += " \"" + value["name"].get<std::string>() + "\"";
+  if (value.is_object() && value.contains(rf::profile_key::kName) && value[rf::profile_key::kName].is_string()) {
+    message += " \"" + value[rf::profile_key::kName].get<std::string>() + "\"";
   }
   message += ":";
   for (const auto& item : problems) message += "\n  - " + item;
@@ -78,8 +79,9 @@ Profile profile_or_name(const json& value) {
 std::vector<json> records_from(const json& value) {
   if (value.is_array()) return value.get<std::vector<json>>();
   if (is_report(value) && value.size() == 1) {
-    if (!value["profiles"].is_array()) throw ConformanceError("report: profiles must be a list");
-    return value["profiles"].get<std::vector<json>>();
+    const json& profiles = value[rf::report_key::kProfiles];
+    if (!profiles.is_array()) throw ConformanceError("report: profiles must be a list");
+    return profiles.get<std::vector<json>>();
   }
   return records_of(value);
 }
@@ -294,7 +296,7 @@ std::vector<std::string> verify_artifacts(py::handle record, const std::filesyst
   JsonTape& tape = reused_tape();
   tape_from_python(record, "the record", tape);  // the whole record read: strict JSON everywhere
   const py::gil_scoped_release released;
-  return artifact_problems(tape.member_to_json("artifacts"), root);  // all it reads (app/check_document.h)
+  return artifact_problems(tape.member_to_json(rf::kArtifacts), root);  // all it reads (app/check_document.h)
 }
 
 std::vector<std::vector<std::string>> verify_artifacts_many(py::handle records, const std::filesystem::path& root) {
@@ -305,7 +307,7 @@ std::vector<std::vector<std::string>> verify_artifacts_many(py::handle records, 
   const py::gil_scoped_release released;
   std::vector<std::vector<std::string>> problems;
   problems.reserve(tapes.size());
-  for (const auto& tape : tapes) problems.push_back(artifact_problems(tape.member_to_json("artifacts"), root));
+  for (const auto& tape : tapes) problems.push_back(artifact_problems(tape.member_to_json(rf::kArtifacts), root));
   return problems;
 }
 
@@ -367,7 +369,8 @@ py::tuple model_weights(const std::string& config_text) {
   }
   const auto model = make_reference_model(config);
   const std::string digest = model->weights_sha256();
-  if (value.contains("weights_sha256") && value["weights_sha256"] != digest) {
+  const char* digest_key = rf::config_key::kWeightsSha256;
+  if (value.contains(digest_key) && value[digest_key] != digest) {
     throw ConformanceError("the model config's weights_sha256 differs from its weights' digest " + digest);
   }
   py::list parameters;
@@ -376,7 +379,7 @@ py::tuple model_weights(const std::string& config_text) {
     parameters.append(py::make_tuple(p.name, py::cast(p.shape), py::bytes(data, p.values.size() * sizeof(float))));
   }
   json full = config.to_json();
-  full["weights_sha256"] = digest;
+  full[digest_key] = digest;
   return py::make_tuple(parameters, digest, dump(full));
 }
 

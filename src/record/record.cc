@@ -88,7 +88,7 @@ void Record::reset_input_cases() {
 }
 
 RecordOutcome Record::derived_outcome() const {
-  std::array<StageOutcome, 5> outcomes;
+  std::array<StageOutcome, kStageCount> outcomes;
   for (Stage s : kStages) outcomes[stage_index(s)] = {stage(s).status, stage(s).failure};
   return derive_outcome(outcomes);
 }
@@ -121,7 +121,7 @@ void set_stage_failed(json& record, Stage stage, FailureClass failure, json deta
 }
 
 void finalize_record(json& record) {
-  std::array<StageOutcome, 5> outcomes;
+  std::array<StageOutcome, kStageCount> outcomes;
   const json& stages = record[rf::kStages];
   for (Stage s : kStages) outcomes[stage_index(s)] = stage_outcome_of(stages, s);
   write_outcome(record, derive_outcome(outcomes));

@@ -130,7 +130,7 @@ struct Record {
   std::vector<RecordCase> input_cases;
   Tolerances tolerances;
   json model_state;                   // null, or {parameters, gradients, modes} (§4 export)
-  std::array<StageEntry, 5> stages;  // by stage_index
+  std::array<StageEntry, kStageCount> stages;  // by stage_index
 
   // §5: the 17 keys. `from_json` throws ConformanceError (validate_record's message) for an invalid record.
   json to_json() const;

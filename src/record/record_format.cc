@@ -37,7 +37,7 @@ std::optional<RecordStatus> parse_record_status(std::string_view name) {
   return std::nullopt;
 }
 
-RecordOutcome derive_outcome(const std::array<StageOutcome, 5>& stages) {
+RecordOutcome derive_outcome(const std::array<StageOutcome, kStageCount>& stages) {
   RecordOutcome out;
   bool all_passed = true;
   for (Stage s : kStages) {

@@ -68,7 +68,7 @@ struct StageView {
   std::optional<StageStatus> status;   // a known status, else nullopt
   std::optional<FailureClass> failure;  // the stated class, when it is a class of this stage
 };
-using Stages = std::array<StageView, 5>;
+using Stages = std::array<StageView, kStageCount>;
 const StageView& stage(const Stages& view, Stage s);
 
 // validate_stages.cc

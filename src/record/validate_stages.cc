@@ -108,7 +108,7 @@ void check_summary(const JsonView& record, const Stages& view, Problems& out) {
     out.push_back(std::string(rf::kLevel) + ": unknown level " + text_of(level));
   }
 
-  std::array<StageOutcome, 5> stages;
+  std::array<StageOutcome, kStageCount> stages;
   for (Stage s : kStages) {
     const StageView& sv = stage(view, s);
     if (!sv.status) return;  // the stages are already refused; nothing to compare with

@@ -19,16 +19,16 @@ void require_array(const json& value, const std::string& where) {
 
 DocumentKind document_kind(const json& document) {
   if (!document.is_object()) throw ConformanceError("the document is not a JSON object");
-  const auto format = document.find("format");
+  const auto format = document.find(rf::matrix_key::kFormat);
   if (format != document.end() && format->is_string() && *format == kMatrixFormat) return DocumentKind::matrix;
-  if (document.contains("profiles")) return DocumentKind::report;
-  if (document.contains("profile") && document.contains("stages")) return DocumentKind::record;
+  if (document.contains(rf::report_key::kProfiles)) return DocumentKind::report;
+  if (document.contains(rf::kProfile) && document.contains(rf::kStages)) return DocumentKind::record;
   throw ConformanceError("the document is neither a report, a record nor a runtime matrix (no \"profiles\", "
                          "\"profile\"/\"stages\" or format " + std::string(kMatrixFormat) + ")");
 }
 
 std::vector<MatrixRuntime> matrix_runtimes(const json& matrix) {
-  const auto runtimes = matrix.find("runtimes");
+  const auto runtimes = matrix.find(rf::matrix_key::kRuntimes);
   if (runtimes == matrix.end()) throw ConformanceError("the matrix has no \"runtimes\"");
   require_array(*runtimes, "the matrix's \"runtimes\"");
   std::vector<MatrixRuntime> out;
@@ -37,10 +37,10 @@ std::vector<MatrixRuntime> matrix_runtimes(const json& matrix) {
     const std::string where = "runtimes[" + std::to_string(i) + "]";
     if (!runtime.is_object()) throw ConformanceError(where + " is not an object");
     MatrixRuntime entry;
-    entry.version = text_of(runtime, "version");
-    entry.library_sha256 = text_of(runtime, "library_sha256");
-    entry.status = text_of(runtime, "status");
-    const auto records = runtime.find("records");
+    entry.version = text_of(runtime, rf::matrix_runtime_key::kVersion);
+    entry.library_sha256 = text_of(runtime, rf::matrix_runtime_key::kLibrarySha256);
+    entry.status = text_of(runtime, rf::matrix_runtime_key::kStatus);
+    const auto records = runtime.find(rf::matrix_runtime_key::kRecords);
     if (records == runtime.end()) throw ConformanceError(where + " has no \"records\"");
     require_array(*records, where + ".records");
     for (const auto& record : *records) {
@@ -54,29 +54,30 @@ std::vector<MatrixRuntime> matrix_runtimes(const json& matrix) {
 
 std::vector<DriftRow> matrix_drift(const json& matrix) {
   std::vector<DriftRow> rows;
-  const auto drift = matrix.find("drift");
+  const auto drift = matrix.find(rf::matrix_key::kDrift);
   if (drift == matrix.end() || !drift->is_object()) return rows;
-  const json cases = drift->value("cases", json::array());
-  const json beyond = drift->value("beyond_tolerance", json::array());
+  const json cases = drift->value(drift_key::kCases, json::array());
+  const json beyond = drift->value(drift_key::kBeyondTolerance, json::array());
   require_array(cases, "the matrix's drift.cases");
   require_array(beyond, "the matrix's drift.beyond_tolerance");
   for (const auto& entry : cases) {
     if (!entry.is_object()) throw ConformanceError("the matrix's drift.cases holds a value that is not an object");
     DriftRow row;
-    row.profile = text_of(entry, "profile");
-    row.case_name = text_of(entry, "case");
-    const json runtimes = entry.value("runtimes", json::array());
+    row.profile = text_of(entry, drift_key::kProfile);
+    row.case_name = text_of(entry, drift_key::kCase);
+    const json runtimes = entry.value(drift_key::kRuntimes, json::array());
     row.runtimes = runtimes.is_array() ? runtimes.size() : 0;
-    row.max_abs_difference = entry.value("max_abs_difference", json());
-    row.max_ulps = entry.value("max_ulps", json());
-    const json pair = entry.value("pair", json());
+    row.max_abs_difference = entry.value(drift_key::kMaxAbsDifference, json());
+    row.max_ulps = entry.value(drift_key::kMaxUlps, json());
+    const json pair = entry.value(drift_key::kPair, json());
     if (pair.is_array() && pair.size() == 2 && pair[0].is_string() && pair[1].is_string()) {
       row.pair = pair[0].get<std::string>() + " ↔ " + pair[1].get<std::string>();
     }
     if (row.max_ulps.is_number_integer() && row.max_ulps.get<long long>() == 0) row.pair = "all bit-identical";
     for (const auto& far : beyond) {
-      if (far.is_object() && text_of(far, "profile") == row.profile && text_of(far, "case") == row.case_name) {
-        row.beyond.push_back(text_of(far, "version"));
+      if (far.is_object() && text_of(far, drift_key::kProfile) == row.profile &&
+          text_of(far, drift_key::kCase) == row.case_name) {
+        row.beyond.push_back(text_of(far, drift_key::kVersion));
       }
     }
     rows.push_back(std::move(row));
@@ -88,7 +89,7 @@ std::vector<json> document_records(const json& document) {
   switch (document_kind(document)) {
     case DocumentKind::record: return {document};
     case DocumentKind::report: {
-      const json& profiles = document["profiles"];
+      const json& profiles = document[rf::report_key::kProfiles];
       require_array(profiles, "the report's \"profiles\"");
       std::vector<json> out;
       for (const auto& record : profiles) {
@@ -118,26 +119,26 @@ std::string text_of(const json& record, const char* key) {
 
 const json& stage_of(const json& record, const char* stage) {
   if (!record.is_object()) return null_json();
-  const auto stages = record.find("stages");
+  const auto stages = record.find(rf::kStages);
   if (stages == record.end() || !stages->is_object()) return null_json();
   const auto it = stages->find(stage);
   return it == stages->end() ? null_json() : *it;
 }
 
 std::string stage_status(const json& record, const char* stage) {
-  const std::string status = text_of(stage_of(record, stage), "status");
-  return status.empty() ? "not_run" : status;
+  const std::string status = text_of(stage_of(record, stage), stage_key::kStatus);
+  return status.empty() ? rf::kNotRun : status;
 }
 
 const json& triangulation_of(const json& record, const std::string& case_name) {
-  const json& parity = stage_of(record, "parity");
+  const json& parity = stage_of(record, kStageNames[stage_index(Stage::parity)]);
   if (!parity.is_object()) return null_json();
-  const auto detail = parity.find("detail");
+  const auto detail = parity.find(stage_key::kDetail);
   if (detail == parity.end() || !detail->is_object()) return null_json();
-  const auto entries = detail->find("triangulation");
+  const auto entries = detail->find(rf::detail_key::kTriangulation);
   if (entries == detail->end() || !entries->is_array()) return null_json();
   for (const auto& entry : *entries) {
-    if (entry.is_object() && entry.value("case", json()) == case_name) return entry;
+    if (entry.is_object() && entry.value(triangulation_key::kCase, json()) == case_name) return entry;
   }
   return null_json();
 }
@@ -145,7 +146,7 @@ const json& triangulation_of(const json& record, const std::string& case_name) {
 const json& case_margin(const json& record, const std::string& case_name) {
   const json& entry = triangulation_of(record, case_name);
   if (!entry.is_object()) return null_json();
-  const auto margin = entry.find("margin");
+  const auto margin = entry.find(triangulation_key::kMargin);
   return margin == entry.end() ? null_json() : *margin;
 }
 

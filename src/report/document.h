@@ -11,12 +11,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/record_vocabulary.h"
+
 namespace nnx::report {
 
 using json = nlohmann::json;
 
-inline constexpr const char* kMatrixFormat = "nnx.runtime-matrix/1";
-inline constexpr const char* kStageOrder[] = {"dependencies", "export", "check", "load", "parity"};
+// The parts of the record vocabulary (base/record_vocabulary.h) the pages read, by the part they key.
+namespace case_key = rf::case_key;
+namespace stage_key = rf::stage_key;
+namespace artifacts_key = rf::artifacts_key;
+namespace file_key = rf::file_key;
+namespace tolerance_key = rf::tolerance_key;
+namespace drift_key = rf::drift_key;
+namespace triangulation_key = rf::triangulation_key;
 
 enum class DocumentKind { report, record, matrix };
 

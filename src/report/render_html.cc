@@ -59,7 +59,7 @@ std::string margin_bar(const json& triangulation) {
   svg << "<svg class=\"margin-bar\" width=\"" << kBarWidth + 10 << "\" height=\"22\" viewBox=\"0 0 " << kBarWidth + 10
       << " 22\" role=\"img\" aria-label=\"margin\"><rect x=\"0\" y=\"6\" width=\"" << kBarWidth
       << "\" height=\"10\" fill=\"#eee\"/>";
-  const json margin = triangulation.value("margin", json());
+  const json margin = triangulation.value(triangulation_key::kMargin, json());
   if (margin.is_number()) {
     const double value = margin.get<double>();
     svg << "<rect x=\"0\" y=\"6\" width=\"" << bar_x(value) << "\" height=\"10\" fill=\""
@@ -67,12 +67,12 @@ std::string margin_bar(const json& triangulation) {
   } else {
     svg << "<rect x=\"0\" y=\"6\" width=\"" << kBarWidth << "\" height=\"10\" fill=\"#c62828\"/>";
   }
-  for (const char* side : {"runtime_vs_oracle", "reference_vs_oracle"}) {
+  for (const char* side : {triangulation_key::kRuntimeVsOracle, triangulation_key::kReferenceVsOracle}) {
     const json& departure = triangulation.value(side, json::object());
-    const json mark = departure.is_object() ? departure.value("margin", json()) : json();
+    const json mark = departure.is_object() ? departure.value(triangulation_key::kMargin, json()) : json();
     if (!mark.is_number()) continue;
     const double x = bar_x(mark.get<double>());
-    if (std::string(side) == "runtime_vs_oracle") {
+    if (std::string(side) == triangulation_key::kRuntimeVsOracle) {
       svg << "<circle cx=\"" << x << "\" cy=\"11\" r=\"3.5\" fill=\"#1565c0\"><title>runtime vs oracle: "
           << escape_html(value_text(mark)) << "</title></circle>";
     } else {
@@ -96,24 +96,25 @@ std::string key_value_table(const json& object) {
 
 std::string stage_section(const json& record) {
   std::string out = "<ol class=\"pipeline\" aria-label=\"stages\">";
-  for (const char* stage : kStageOrder) {
+  for (const char* stage : kStageNames) {
     const std::string status = stage_status(record, stage);
     out += "<li class=\"stage status-" + escape_html(status) + "\" data-stage=\"" + stage + "\" data-status=\"" +
            escape_html(status) + "\">" + stage + ": " + escape_html(status) + "</li>";
   }
   out += "</ol>";
-  for (const char* stage : kStageOrder) {
+  for (const char* stage : kStageNames) {
     const json& entry = stage_of(record, stage);
-    if (stage_status(record, stage) != "failed") continue;
+    if (stage_status(record, stage) != rf::kFailed) continue;
     // The triangulation's margins are the cases' bars; its full numbers fold away under the detail.
-    json detail = entry.value("detail", json());
+    json detail = entry.value(stage_key::kDetail, json());
     json triangulation;
-    if (detail.is_object() && detail.contains("triangulation")) {
-      triangulation = detail["triangulation"];
-      detail.erase("triangulation");
+    if (detail.is_object() && detail.contains(rf::detail_key::kTriangulation)) {
+      triangulation = detail[rf::detail_key::kTriangulation];
+      detail.erase(rf::detail_key::kTriangulation);
     }
     out += "<div class=\"failure\" data-stage=\"" + std::string(stage) + "\"><h4>" + stage + " failed: " +
-           escape_html(text_of(entry, "failure")) + "</h4><pre>" + escape_html(detail_text(detail)) + "</pre>" +
+           escape_html(text_of(entry, stage_key::kFailure)) + "</h4><pre>" + escape_html(detail_text(detail)) +
+           "</pre>" +
            (triangulation.is_null() ? "" : "<details><summary>triangulation (every case's margins)</summary><pre>" +
                                                escape_html(detail_text(triangulation)) + "</pre></details>") +
            "</div>";
@@ -122,31 +123,34 @@ std::string stage_section(const json& record) {
 }
 
 std::string cases_section(const json& record) {
-  const json cases = record.value("input_cases", json::array());
+  const json cases = record.value(rf::kInputCases, json::array());
   if (!cases.is_array() || cases.empty()) return "<p>no input cases</p>";
-  const json tolerances = record.value("tolerances", json::object());
-  std::string out = "<p>margin = error ÷ allowed error (atol " + escape_html(value_text(tolerances.value("atol", json()))) +
-                    ", rtol " + escape_html(value_text(tolerances.value("rtol", json()))) +
+  const json tolerances = record.value(rf::kTolerances, json::object());
+  std::string out = "<p>margin = error ÷ allowed error (atol " +
+                    escape_html(value_text(tolerances.value(tolerance_key::kAtol, json()))) +
+                    ", rtol " + escape_html(value_text(tolerances.value(tolerance_key::kRtol, json()))) +
                     "), log scale 10<sup>-4</sup> … 10<sup>2</sup>; the black line is the tolerance (1); "
                     "<span style=\"color:#1565c0\">●</span> runtime vs float64 oracle, "
                     "<span style=\"color:#ef6c00\">◆</span> reference vs oracle.</p>"
                     "<table class=\"cases\"><thead><tr><th>case</th><th>shape</th><th>expect</th><th>outcome</th>"
                     "<th>max abs error</th><th>max rel error</th><th>margin</th><th></th></tr></thead><tbody>";
   for (const auto& c : cases) {
-    const std::string name = text_of(c, "name");
-    const bool passed = c.value("passed", false) == true;
+    const std::string name = text_of(c, case_key::kName);
+    const bool passed = c.value(case_key::kPassed, false) == true;
     const json& triangulation = triangulation_of(record, name);
     out += std::string("<tr class=\"case ") + (passed ? "case-passed" : "case-failed") + "\" data-case=\"" +
            escape_html(name) + "\"><td>" + escape_html(name) + "</td><td><code>" +
-           escape_html(value_text(c.value("shape", json()))) + "</code></td><td>" + escape_html(text_of(c, "expect")) +
-           "</td><td>" + escape_html(text_of(c, "outcome")) + (passed ? "" : " " + status_badge("failed")) +
-           "</td><td class=\"abs\"><code>" + escape_html(value_text(c.value("max_abs_error", json()))) +
-           "</code></td><td class=\"rel\"><code>" + escape_html(value_text(c.value("max_rel_error", json()))) +
+           escape_html(value_text(c.value(case_key::kShape, json()))) + "</code></td><td>" +
+           escape_html(text_of(c, case_key::kExpect)) +
+           "</td><td>" + escape_html(text_of(c, case_key::kOutcome)) + (passed ? "" : " " + status_badge(rf::kFailed)) +
+           "</td><td class=\"abs\"><code>" + escape_html(value_text(c.value(case_key::kMaxAbsError, json()))) +
+           "</code></td><td class=\"rel\"><code>" + escape_html(value_text(c.value(case_key::kMaxRelError, json()))) +
            "</code></td><td class=\"margin\"><code>" +
-           (triangulation.is_object() ? escape_html(value_text(triangulation.value("margin", json()))) : "") +
+           (triangulation.is_object() ? escape_html(value_text(triangulation.value(triangulation_key::kMargin, json())))
+                                      : "") +
            "</code></td><td>" + (triangulation.is_object() ? margin_bar(triangulation) : "") + "</td></tr>";
-    const std::string failure = text_of(c, "failure");
-    const std::string detail = text_of(c, "detail");
+    const std::string failure = text_of(c, case_key::kFailure);
+    const std::string detail = text_of(c, case_key::kDetail);
     if (!failure.empty() || !detail.empty()) {
       out += std::string("<tr class=\"case-detail") + (passed ? "" : " case-failed") + "\"><td colspan=\"8\">" +
              (failure.empty() ? "" : "<strong>" + escape_html(failure) + "</strong>") +
@@ -157,36 +161,37 @@ std::string cases_section(const json& record) {
 }
 
 std::string artifacts_section(const json& record) {
-  const json artifacts = record.value("artifacts", json::object());
-  const json files = artifacts.is_object() ? artifacts.value("files", json::array()) : json::array();
+  const json artifacts = record.value(rf::kArtifacts, json::object());
+  const json files = artifacts.is_object() ? artifacts.value(artifacts_key::kFiles, json::array()) : json::array();
   if (!files.is_array() || files.empty()) return "<p>no artifacts recorded</p>";
-  std::string out = "<p>folder <code>" + escape_html(text_of(artifacts, "directory")) +
+  std::string out = "<p>folder <code>" + escape_html(text_of(artifacts, artifacts_key::kDirectory)) +
                     "</code></p><table class=\"artifacts\"><thead><tr><th>path</th><th>role</th><th>bytes</th>"
                     "<th>sha256</th></tr></thead><tbody>";
   for (const auto& file : files) {
-    out += "<tr><td><code>" + escape_html(text_of(file, "path")) + "</code></td><td>" +
-           escape_html(text_of(file, "role")) + "</td><td>" + escape_html(text_of(file, "bytes")) +
-           "</td><td class=\"hash\">" + escape_html(text_of(file, "sha256")) + "</td></tr>";
+    out += "<tr><td><code>" + escape_html(text_of(file, file_key::kPath)) + "</code></td><td>" +
+           escape_html(text_of(file, file_key::kRole)) + "</td><td>" + escape_html(text_of(file, file_key::kBytes)) +
+           "</td><td class=\"hash\">" + escape_html(text_of(file, file_key::kSha256)) + "</td></tr>";
   }
   return out + "</tbody></table>";
 }
 
 std::string record_section(const json& record, const std::string& heading_prefix) {
-  const std::string profile = text_of(record, "profile");
-  const std::string status = text_of(record, "status");
-  const std::string failure = text_of(record, "failure");
+  const std::string profile = text_of(record, rf::kProfile);
+  const std::string status = text_of(record, rf::kStatus);
+  const std::string failure = text_of(record, rf::kFailure);
   std::string out = "<section class=\"profile\" data-profile=\"" + escape_html(profile) + "\" data-status=\"" +
                     escape_html(status) + "\"><h2>" + escape_html(heading_prefix + profile) + " " +
                     status_badge(status) + (failure.empty() ? "" : " <code>" + escape_html(failure) + "</code>") +
-                    "</h2><p>level <code>" + escape_html(text_of(record, "level")) + "</code> · exporter <code>" +
-                    escape_html(text_of(record.value("exporter", json::object()), "name")) + "</code> · dtype <code>" +
-                    escape_html(text_of(record, "dtype")) + "</code></p>";
+                    "</h2><p>level <code>" + escape_html(text_of(record, rf::kLevel)) + "</code> · exporter <code>" +
+                    escape_html(text_of(record.value(rf::kExporter, json::object()), rf::exporter_key::kName)) +
+                    "</code> · dtype <code>" +
+                    escape_html(text_of(record, rf::kDtype)) + "</code></p>";
   out += "<h3>Stages</h3>" + stage_section(record);
   out += "<h3>Input cases</h3>" + cases_section(record);
   out += "<h3>Artifacts</h3>" + artifacts_section(record);
-  out += "<h3>Runtime</h3>" + key_value_table(record.value("runtime", json::object()));
-  out += "<h3>Versions</h3>" + key_value_table(record.value("versions", json::object()));
-  out += "<h3>Source</h3>" + key_value_table(record.value("source", json::object()));
+  out += "<h3>Runtime</h3>" + key_value_table(record.value(rf::kRuntime, json::object()));
+  out += "<h3>Versions</h3>" + key_value_table(record.value(rf::kVersions, json::object()));
+  out += "<h3>Source</h3>" + key_value_table(record.value(rf::kSource, json::object()));
   return out + "</section>";
 }
 
@@ -218,7 +223,8 @@ std::string drift_section(const json& matrix) {
     out += "<tr><td>" + escape_html(row.profile) + "</td><td>" + escape_html(row.case_name) + "</td><td>" +
            std::to_string(row.runtimes) + "</td><td>" + escape_html(value_text(row.max_abs_difference)) + "</td><td>" +
            escape_html(value_text(row.max_ulps)) + "</td><td>" + escape_html(row.pair) + "</td><td>" +
-           (beyond.empty() ? std::string("none") : status_badge("failed") + " " + escape_html(beyond)) + "</td></tr>";
+           (beyond.empty() ? std::string("none") : status_badge(rf::kFailed) + " " + escape_html(beyond)) +
+           "</td></tr>";
   }
   return out + "</tbody></table>";
 }
@@ -229,10 +235,10 @@ std::string matrix_section(const json& matrix) {
   std::vector<std::pair<std::string, std::string>> columns;
   for (const auto& runtime : runtimes) {
     for (const auto& record : runtime.records) {
-      const json cases = record.value("input_cases", json::array());
+      const json cases = record.value(rf::kInputCases, json::array());
       if (!cases.is_array()) continue;
       for (const auto& c : cases) {
-        std::pair<std::string, std::string> column{text_of(record, "profile"), text_of(c, "name")};
+        std::pair<std::string, std::string> column{text_of(record, rf::kProfile), text_of(c, case_key::kName)};
         if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
       }
     }
@@ -251,12 +257,12 @@ std::string matrix_section(const json& matrix) {
     for (const auto& [profile, name] : columns) {
       const json* found = nullptr;
       for (const auto& record : runtime.records) {
-        if (text_of(record, "profile") == profile) found = &record;
+        if (text_of(record, rf::kProfile) == profile) found = &record;
       }
       json case_entry;
       if (found) {
-        for (const auto& c : found->value("input_cases", json::array())) {
-          if (text_of(c, "name") == name) case_entry = c;
+        for (const auto& c : found->value(rf::kInputCases, json::array())) {
+          if (text_of(c, case_key::kName) == name) case_entry = c;
         }
       }
       if (case_entry.is_null()) {
@@ -264,10 +270,13 @@ std::string matrix_section(const json& matrix) {
         continue;
       }
       const json& margin = case_margin(*found, name);
-      const bool failed = case_entry.value("passed", false) != true;
-      const std::string text = margin.is_number() ? value_text(margin) : (failed ? "failed" : text_of(case_entry, "outcome"));
+      const bool failed = case_entry.value(case_key::kPassed, false) != true;
+      const std::string text = margin.is_number() ? value_text(margin)
+                               : failed             ? std::string(rf::kFailed)
+                                                    : text_of(case_entry, case_key::kOutcome);
       out += "<td class=\"cell\" style=\"background:" + heat_colour(margin, failed) + ";color:#fff\" title=\"" +
-             escape_html(profile + " / " + name + ": " + text_of(case_entry, "outcome")) + "\">" + escape_html(text) +
+             escape_html(profile + " / " + name + ": " + text_of(case_entry, case_key::kOutcome)) + "\">" +
+             escape_html(text) +
              "</td>";
     }
     out += "</tr>";
@@ -281,9 +290,9 @@ std::string render_html(const json& document) {
   const DocumentKind kind = document_kind(document);
   const std::vector<json> records = document_records(document);
   std::string title = "nnx-conformance: ";
-  std::string status = text_of(document, "status");
+  std::string status = text_of(document, rf::kStatus);
   if (kind == DocumentKind::matrix) title += "runtime matrix";
-  else if (kind == DocumentKind::record) title += text_of(document, "profile");
+  else if (kind == DocumentKind::record) title += text_of(document, rf::kProfile);
   else title += "report";
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -291,7 +300,8 @@ std::string render_html(const json& document) {
       "img-src data:\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
       "<link rel=\"icon\" href=\"data:,\"><title>" + escape_html(title) + "</title><style>" + kStyle +
       "</style></head><body><h1>" + escape_html(title) + " " + status_badge(status) + "</h1>";
-  out += "<p>" + std::to_string(records.size()) + " record(s), format <code>" + escape_html(text_of(document, "format")) +
+  out += "<p>" + std::to_string(records.size()) + " record(s), format <code>" +
+      escape_html(text_of(document, rf::kFormat)) +
          "</code></p>";
   if (kind == DocumentKind::matrix) {
     out += matrix_section(document);

@@ -26,40 +26,42 @@ std::string failure(const std::string& type, const std::string& message, const s
 std::string suite(const json& record, const std::string& suite_name, Counts& total) {
   Counts counts;
   std::string cases;
-  for (const char* stage : kStageOrder) {
+  for (const char* stage : kStageNames) {
     const std::string status = stage_status(record, stage);
     const json& entry = stage_of(record, stage);
     std::string body;
     ++counts.tests;
-    if (status == "failed") {
+    if (status == rf::kFailed) {
       ++counts.failures;
-      const json detail = entry.value("detail", json());
+      const json detail = entry.value(stage_key::kDetail, json());
       const std::string text = detail.is_string() ? detail.get<std::string>() : dumps_pretty(detail);
-      body = failure(text_of(entry, "failure"), stage + std::string(" failed: ") + text_of(entry, "failure"), text);
-    } else if (status != "passed") {
+      const std::string cls = text_of(entry, stage_key::kFailure);
+      body = failure(cls, stage + std::string(" failed: ") + cls, text);
+    } else if (status != rf::kPassed) {
       ++counts.skipped;
       body = "      <skipped message=\"" + escape_xml(status) + "\"/>\n";
     }
     cases += testcase(suite_name + ".stages", stage, body);
   }
-  const json input_cases = record.value("input_cases", json::array());
+  const json input_cases = record.value(rf::kInputCases, json::array());
   if (input_cases.is_array()) {
     for (const auto& c : input_cases) {
       ++counts.tests;
       std::string body;
-      if (c.value("passed", false) != true) {
+      if (c.value(case_key::kPassed, false) != true) {
         ++counts.failures;
-        const std::string cls = text_of(c, "failure");
+        const std::string cls = text_of(c, case_key::kFailure);
         body = failure(cls.empty() ? "not-passed" : cls,
-                       text_of(c, "name") + ": " + (cls.empty() ? text_of(c, "outcome") : cls),
-                       "expect " + text_of(c, "expect") + ", outcome " + text_of(c, "outcome") + ", max_abs_error " +
-                           value_text(c.value("max_abs_error", json())) + ", max_rel_error " +
-                           value_text(c.value("max_rel_error", json())) + "\n" + text_of(c, "detail"));
-      } else if (!triangulation_of(record, text_of(c, "name")).is_null()) {
-        body = "      <system-out>margin " + escape_xml(value_text(case_margin(record, text_of(c, "name")))) +
-               ", max_abs_error " + escape_xml(value_text(c.value("max_abs_error", json()))) + "</system-out>\n";
+                       text_of(c, case_key::kName) + ": " + (cls.empty() ? text_of(c, case_key::kOutcome) : cls),
+                       "expect " + text_of(c, case_key::kExpect) + ", outcome " + text_of(c, case_key::kOutcome) +
+                           ", max_abs_error " + value_text(c.value(case_key::kMaxAbsError, json())) +
+                           ", max_rel_error " + value_text(c.value(case_key::kMaxRelError, json())) + "\n" +
+                           text_of(c, case_key::kDetail));
+      } else if (!triangulation_of(record, text_of(c, case_key::kName)).is_null()) {
+        body = "      <system-out>margin " + escape_xml(value_text(case_margin(record, text_of(c, case_key::kName)))) +
+               ", max_abs_error " + escape_xml(value_text(c.value(case_key::kMaxAbsError, json()))) + "</system-out>\n";
       }
-      cases += testcase(suite_name + ".cases", text_of(c, "name"), body);
+      cases += testcase(suite_name + ".cases", text_of(c, case_key::kName), body);
     }
   }
   total.tests += counts.tests;
@@ -79,11 +81,11 @@ std::string render_junit(const json& document) {
   if (kind == DocumentKind::matrix) {
     for (const auto& runtime : matrix_runtimes(document)) {
       for (const auto& record : runtime.records) {
-        suites += suite(record, "onnxruntime-" + runtime.version + "." + text_of(record, "profile"), total);
+        suites += suite(record, "onnxruntime-" + runtime.version + "." + text_of(record, rf::kProfile), total);
       }
     }
   } else {
-    for (const auto& record : document_records(document)) suites += suite(record, text_of(record, "profile"), total);
+    for (const auto& record : document_records(document)) suites += suite(record, text_of(record, rf::kProfile), total);
   }
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"nnx-conformance\" tests=\"" +
          std::to_string(total.tests) + "\" failures=\"" + std::to_string(total.failures) + "\" errors=\"0\" skipped=\"" +

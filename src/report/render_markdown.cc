@@ -8,19 +8,19 @@ namespace nnx::report {
 namespace {
 
 std::string status_mark(const std::string& status) {
-  if (status == "passed") return "✅ passed";
-  if (status == "failed") return "❌ failed";
+  if (status == rf::kPassed) return "✅ passed";
+  if (status == rf::kFailed) return "❌ failed";
   return "⚪ " + status;
 }
 
 // The worst margin among the record's triangulated cases, as the record prints it ("" when none).
 std::string worst_margin(const json& record) {
-  const json cases = record.value("input_cases", json::array());
+  const json cases = record.value(rf::kInputCases, json::array());
   json worst;
   bool infinite = false;
   if (!cases.is_array()) return "";
   for (const auto& c : cases) {
-    const std::string name = text_of(c, "name");
+    const std::string name = text_of(c, case_key::kName);
     if (!triangulation_of(record, name).is_object()) continue;
     const json& margin = case_margin(record, name);
     if (!margin.is_number()) infinite = true;
@@ -31,18 +31,18 @@ std::string worst_margin(const json& record) {
 }
 
 std::string profile_rows(const json& record, const std::string& prefix) {
-  const json cases = record.value("input_cases", json::array());
+  const json cases = record.value(rf::kInputCases, json::array());
   std::size_t passed = 0, total = 0;
   if (cases.is_array()) {
     for (const auto& c : cases) {
       ++total;
-      if (c.value("passed", false) == true) ++passed;
+      if (c.value(case_key::kPassed, false) == true) ++passed;
     }
   }
-  std::string row = "| " + prefix + "`" + markdown_cell(text_of(record, "profile")) + "` | " +
-                    status_mark(text_of(record, "status")) + " | " + markdown_cell(text_of(record, "failure")) + " | " +
-                    markdown_cell(text_of(record, "level")) + " |";
-  for (const char* stage : kStageOrder) row += " " + status_mark(stage_status(record, stage)) + " |";
+  std::string row = "| " + prefix + "`" + markdown_cell(text_of(record, rf::kProfile)) + "` | " +
+                    status_mark(text_of(record, rf::kStatus)) + " | " + markdown_cell(text_of(record, rf::kFailure)) +
+                    " | " + markdown_cell(text_of(record, rf::kLevel)) + " |";
+  for (const char* stage : kStageNames) row += " " + status_mark(stage_status(record, stage)) + " |";
   return row + " " + std::to_string(passed) + "/" + std::to_string(total) + " | " + worst_margin(record) + " |\n";
 }
 
@@ -53,25 +53,31 @@ std::string first_line(const std::string& text) {
 
 std::string failure_rows(const json& record, const std::string& prefix) {
   std::string out;
-  const std::string profile = prefix + text_of(record, "profile");
-  for (const char* stage : kStageOrder) {
-    if (stage_status(record, stage) != "failed") continue;
+  const std::string profile = prefix + text_of(record, rf::kProfile);
+  for (const char* stage : kStageNames) {
+    if (stage_status(record, stage) != rf::kFailed) continue;
     const json& entry = stage_of(record, stage);
-    json detail = entry.value("detail", json());
-    if (detail.is_object()) detail.erase("triangulation");  // its margins are the table's "worst margin"
-    out += "| `" + markdown_cell(profile) + "` | stage " + stage + " | " + markdown_cell(text_of(entry, "failure")) +
+    json detail = entry.value(stage_key::kDetail, json());
+    // The triangulation's margins are the table's "worst margin".
+    if (detail.is_object()) detail.erase(rf::detail_key::kTriangulation);
+    out += "| `" + markdown_cell(profile) + "` | stage " + stage + " | " +
+           markdown_cell(text_of(entry, stage_key::kFailure)) +
            " | " + markdown_cell(detail.is_string() ? first_line(detail.get<std::string>()) : dumps_canonical(detail)) +
            " |\n";
   }
-  const json cases = record.value("input_cases", json::array());
+  const json cases = record.value(rf::kInputCases, json::array());
   if (!cases.is_array()) return out;
   for (const auto& c : cases) {
-    if (c.value("passed", false) == true) continue;
-    if (c.value("outcome", json()).is_null() && c.value("failure", json()).is_null()) continue;  // never run
-    out += "| `" + markdown_cell(profile) + "` | case " + markdown_cell(text_of(c, "name")) + " | " +
-           markdown_cell(text_of(c, "failure")) + " | max abs error " + value_text(c.value("max_abs_error", json())) +
-           ", max rel error " + value_text(c.value("max_rel_error", json())) +
-           (text_of(c, "detail").empty() ? "" : "; " + markdown_cell(first_line(text_of(c, "detail")))) + " |\n";
+    if (c.value(case_key::kPassed, false) == true) continue;
+    const bool never_run =
+        c.value(case_key::kOutcome, json()).is_null() && c.value(case_key::kFailure, json()).is_null();
+    if (never_run) continue;
+    const std::string detail = text_of(c, case_key::kDetail);
+    out += "| `" + markdown_cell(profile) + "` | case " + markdown_cell(text_of(c, case_key::kName)) + " | " +
+           markdown_cell(text_of(c, case_key::kFailure)) + " | max abs error " +
+           value_text(c.value(case_key::kMaxAbsError, json())) +
+           ", max rel error " + value_text(c.value(case_key::kMaxRelError, json())) +
+           (detail.empty() ? "" : "; " + markdown_cell(first_line(detail))) + " |\n";
   }
   return out;
 }
@@ -99,7 +105,7 @@ std::string render_markdown(const json& document) {
   std::vector<std::pair<std::string, json>> labelled;  // (prefix, record)
   std::string out = "### nnx-conformance: ";
   if (kind == DocumentKind::matrix) {
-    out += "runtime matrix " + status_mark(text_of(document, "status")) + "\n\n";
+    out += "runtime matrix " + status_mark(text_of(document, rf::kStatus)) + "\n\n";
     out += "| runtime | library sha256 | status |\n|---|---|---|\n";
     for (const auto& runtime : matrix_runtimes(document)) {
       out += "| " + markdown_cell(runtime.version) + " | `" + markdown_cell(runtime.library_sha256.substr(0, 12)) +
@@ -108,11 +114,12 @@ std::string render_markdown(const json& document) {
     }
     out += "\n";
   } else {
-    out += (kind == DocumentKind::report ? "report " : "record ") + status_mark(text_of(document, "status")) + "\n\n";
+    out += (kind == DocumentKind::report ? "report " : "record ") + status_mark(text_of(document, rf::kStatus)) +
+           "\n\n";
     for (const auto& record : document_records(document)) labelled.emplace_back("", record);
   }
   out += "| profile | status | failure | level |";
-  for (const char* stage : kStageOrder) out += std::string(" ") + stage + " |";
+  for (const char* stage : kStageNames) out += std::string(" ") + stage + " |";
   out += " cases passed | worst margin |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& [prefix, record] : labelled) out += profile_rows(record, prefix);
   std::string failures;

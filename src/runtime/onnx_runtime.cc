@@ -226,7 +226,7 @@ OnnxSession::OnnxSession(std::shared_ptr<OnnxRuntime> runtime, std::span<const s
     Ort::SessionOptions options;
     options.SetIntraOpNumThreads(settings.intra_op_num_threads);
     options.SetInterOpNumThreads(settings.inter_op_num_threads);
-    if (settings.graph_optimization_level != "ORT_ENABLE_ALL") {
+    if (settings.graph_optimization_level != rf::session_key::kRequiredOptimizationLevel) {
       throw failure(ORT_INVALID_ARGUMENT, "graph optimisation level " + settings.graph_optimization_level +
                                               " is not supported (ORT_ENABLE_ALL only)");
     }

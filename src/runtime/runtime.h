@@ -22,6 +22,7 @@
 
 
 #include "base/error.h"
+#include "base/record_vocabulary.h"
 
 namespace nnx {
 
@@ -30,7 +31,7 @@ struct SessionSettings {
   std::string provider = "CPUExecutionProvider";
   int intra_op_num_threads = 1;
   int inter_op_num_threads = 1;
-  std::string graph_optimization_level = "ORT_ENABLE_ALL";
+  std::string graph_optimization_level = rf::session_key::kRequiredOptimizationLevel;
 };
 
 // Bytes an external-data location resolves to (already verified against the record).

@@ -8,39 +8,44 @@
 #include "artifacts/layout.h"
 #include "record/record.h"
 #include "stages/stages.h"
+#include "worker/worker_protocol.h"
 
 namespace nnx {
 
 bool run_check_stage(StageContext& context) {
   using nlohmann::json;
+  namespace wire = worker_protocol;
+  namespace detail_key = rf::detail_key;
   const auto folder = profile_folder(context.root, context.profile->name);
   json reply;
   try {
     reply = context.exporter->check_model(folder / kModelFile);
   } catch (const WorkerError& e) {
-    json detail{{"error", std::string("exporter worker: ") + e.what()}, {"log", context.exporter->log_tail(20)}};
+    json detail{{detail_key::kError, std::string("exporter worker: ") + e.what()},
+                {detail_key::kLog, context.exporter->log_tail(20)}};
     context.exporter->stop();
     context.record.set_stage_failed(Stage::check, FailureClass::checker_error, std::move(detail));
     return false;
   }
-  if (!reply["error"].is_null()) {
-    context.record.set_stage_failed(Stage::check, FailureClass::checker_error, json{{"error", reply["error"]}});
+  if (!reply[wire::kError].is_null()) {
+    context.record.set_stage_failed(Stage::check, FailureClass::checker_error,
+                                    json{{detail_key::kError, reply[wire::kError]}});
     return false;
   }
   try {
-    const auto external = reply.value("external_data", std::vector<std::string>{});
+    const auto external = reply.value(wire::kExternalData, std::vector<std::string>{});
     context.record.artifacts.files = build_manifest(folder, external);
   } catch (const StageFailure& f) {
     context.record.set_stage_failed(Stage::check, f.failure(), f.detail());
     return false;
   }
-  context.record.opset.model = reply.at("opset");
+  context.record.opset.model = reply.at(wire::kOpset);
   context.record.set_stage_passed(Stage::check,
-                   json{{"opset", reply["opset"]},
-                        {"ir_version", reply["ir_version"]},
-                        {"producer", reply["producer"]},
-                        {"inputs", reply["inputs"]},
-                        {"outputs", reply["outputs"]}});
+                   json{{detail_key::kOpset, reply[wire::kOpset]},
+                        {detail_key::kIrVersion, reply[wire::kIrVersion]},
+                        {detail_key::kProducer, reply[wire::kProducer]},
+                        {detail_key::kInputs, reply[wire::kInputs]},
+                        {detail_key::kOutputs, reply[wire::kOutputs]}});
   return true;
 }
 

@@ -10,11 +10,14 @@
 #include "base/interrupt.h"
 #include "record/record.h"
 #include "stages/stages.h"
+#include "worker/worker_protocol.h"
 
 namespace nnx {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+namespace wire = worker_protocol;
+namespace versions_key = rf::versions_key;
 
 // Opens the runtime into the context; a problem naming it when it cannot be opened.
 std::vector<std::string> open_runtime_into(StageContext& context, nlohmann::json& versions) {
@@ -30,7 +33,7 @@ std::vector<std::string> open_runtime_into(StageContext& context, nlohmann::json
   versions[context.runtime->name()] = context.runtime->version();
   context.record.runtime.version = context.runtime->version();
   record_versions[context.runtime->name()] = context.runtime->version();
-  record_versions[context.runtime->name() + "_library"] = context.runtime->location();
+  record_versions[context.runtime->name() + versions_key::kLibrarySuffix] = context.runtime->location();
   return {};
 }
 
@@ -71,12 +74,12 @@ std::vector<std::string> read_python_modules(StageContext& context, const std::v
   std::vector<std::string> problems;
   try {
     const nlohmann::json& reply = answer.reply;
-    for (const auto& [k, v] : reply.at("environment").items()) record_versions[k] = v;
+    for (const auto& [k, v] : reply.at(wire::kEnvironment).items()) record_versions[k] = v;
     for (const auto& m : modules) {
-      if (reply.at("versions").contains(m)) versions[m] = reply["versions"][m];
+      if (reply.at(wire::kVersions).contains(m)) versions[m] = reply[wire::kVersions][m];
     }
-    for (const auto& p : reply.at("problems")) problems.push_back(p.get<std::string>());
-    if (const auto seconds = reply.find("import_seconds"); seconds != reply.end() && seconds->is_object()) {
+    for (const auto& p : reply.at(wire::kProblems)) problems.push_back(p.get<std::string>());
+    if (const auto seconds = reply.find(wire::kImportSeconds); seconds != reply.end() && seconds->is_object()) {
       for (const auto& m : modules) {
         if (seconds->contains(m) && (*seconds)[m].is_number()) {
           context.times.import_seconds.emplace_back(m, (*seconds)[m].get<double>());
@@ -119,8 +122,11 @@ bool run_dependencies_stage(StageContext& context) {
   }
   for (auto& p : read_python_modules(context, modules, answer, versions)) problems.push_back(std::move(p));
   nlohmann::json& record_versions = context.record.versions;
-  if (const auto lock = build_dependency_lock_sha256(); !lock.empty()) record_versions["dependency_lock_sha256"] = lock;
-  for (const char* key : {"python", "platform", "torch", "numpy", "onnx", "onnxscript", "dependency_lock_sha256"}) {
+  if (const auto lock = build_dependency_lock_sha256(); !lock.empty()) {
+    record_versions[versions_key::kDependencyLockSha256] = lock;
+  }
+  for (const char* key : {versions_key::kPython, versions_key::kPlatform, versions_key::kTorch, versions_key::kNumpy,
+                          versions_key::kOnnx, versions_key::kOnnxscript, versions_key::kDependencyLockSha256}) {
     if (!record_versions.contains(key)) record_versions[key] = nullptr;
   }
   if (!problems.empty()) {

@@ -12,23 +12,27 @@
 #include "stages/reference_outputs.h"
 #include "stages/stages.h"
 #include "worker/tensor_wire.h"
+#include "worker/worker_protocol.h"
 
 namespace nnx {
 namespace {
 
 using nlohmann::json;
+namespace wire = worker_protocol;
+namespace detail_key = rf::detail_key;
 
 // The worker's export request (worker/PROTOCOL.md, "export").
 json export_request(const StageContext& context) {
   const Profile& profile = *context.profile;
   const std::vector<std::int64_t> example_shape = {profile.export_batch, profile.model.input_dim};
   json request = worker_network_fields(context.model);  // the model the profile's config built
-  request.update(json{{"op", "export"},
-                      {"exporter", profile.exporter},
-                      {"options", profile.exporter_options()},
-                      {"example_input", float32_tensor_json(example_shape, draw_input(example_shape, 7))},
-                      {"output_dir", std::filesystem::absolute(profile_folder(context.root, profile.name)).string()},
-                      {"model_file", kModelFile}});
+  const std::string output_dir = std::filesystem::absolute(profile_folder(context.root, profile.name)).string();
+  request.update(json{{wire::kOp, wire::kOpExport},
+                      {wire::kExporter, profile.exporter},
+                      {wire::kOptions, profile.exporter_options()},
+                      {wire::kExampleInput, float32_tensor_json(example_shape, draw_input(example_shape, 7))},
+                      {wire::kOutputDir, output_dir},
+                      {wire::kModelFile, kModelFile}});
   return request;
 }
 
@@ -45,32 +49,36 @@ bool run_export_stage(StageContext& context) {
   std::filesystem::create_directories(folder, ec);
   if (ec) {
     return fail(context, FailureClass::export_error,
-                json{{"error", "cannot create " + folder.string() + ": " + ec.message()}, {"log", ""}});
+                json{{detail_key::kError, "cannot create " + folder.string() + ": " + ec.message()},
+                     {detail_key::kLog, ""}});
   }
   json reply;
   try {
     reply = context.exporter->export_model(export_request(context));
   } catch (const WorkerError& e) {
-    json detail{{"error", std::string("exporter worker: ") + e.what()}, {"log", context.exporter->log_tail(20)}};
+    json detail{{detail_key::kError, std::string("exporter worker: ") + e.what()},
+                {detail_key::kLog, context.exporter->log_tail(20)}};
     context.exporter->stop();
     return fail(context, FailureClass::export_error, std::move(detail));
   }
-  const json warnings = reply.value("warnings", json::array());
-  const bool raised = reply.contains("exception") && !reply["exception"].is_null();
-  const json export_failure{{"error", raised ? reply["exception"] : json()}, {"log", reply.value("log", "")}};
-  context.record.model_state = reply.at("model_state");  // the exporter was called (§4)
-  const json changed = reply.value("changed", json::array());
+  const json warnings = reply.value(wire::kWarnings, json::array());
+  const bool raised = reply.contains(wire::kException) && !reply[wire::kException].is_null();
+  const json export_failure{{detail_key::kError, raised ? reply[wire::kException] : json()},
+                            {detail_key::kLog, reply.value(wire::kLog, "")}};
+  context.record.model_state = reply.at(wire::kModelState);  // the exporter was called (§4)
+  const json changed = reply.value(wire::kChanged, json::array());
   if (!changed.empty()) {  // reported first, even when the exporter also raised
-    json detail{{"changed", changed}, {"warnings", warnings}};
-    if (raised) detail["export"] = export_failure;
+    json detail{{detail_key::kChanged, changed}, {detail_key::kWarnings, warnings}};
+    if (raised) detail[detail_key::kExport] = export_failure;
     return fail(context, FailureClass::state_changed, std::move(detail));
   }
   if (raised) return fail(context, FailureClass::export_error, export_failure);
-  if (!reply.value("wrote_model", false)) {
+  if (!reply.value(wire::kWroteModel, false)) {
     return fail(context, FailureClass::export_error,
-                json{{"error", "the exporter wrote no model.onnx"}, {"log", reply.value("log", "")}});
+                json{{detail_key::kError, "the exporter wrote no model.onnx"},
+                     {detail_key::kLog, reply.value(wire::kLog, "")}});
   }
-  context.record.set_stage_passed(Stage::export_model, json{{"warnings", warnings}});
+  context.record.set_stage_passed(Stage::export_model, json{{detail_key::kWarnings, warnings}});
   return true;
 }
 

@@ -23,6 +23,7 @@ namespace nnx {
 namespace {
 
 using nlohmann::json;
+namespace detail_key = rf::detail_key;
 
 bool fail(StageContext& context, FailureClass failure, json detail) {
   context.record.set_stage_failed(Stage::load, failure, std::move(detail));
@@ -80,16 +81,17 @@ bool load(StageContext& context) {
                                 /*keep_contents=*/true);
   } catch (const std::exception& e) {
     return fail(context, FailureClass::hash_mismatch,
-                json{{"error", std::string("artifacts cannot be verified: ") + e.what()}});
+                json{{detail_key::kError, std::string("artifacts cannot be verified: ") + e.what()}});
   }
   if (!verified.ok()) {
-    return fail(context, FailureClass::hash_mismatch, json{{"problems", verified.problems}, {"loaded", false}});
+    return fail(context, FailureClass::hash_mismatch,
+                json{{detail_key::kProblems, verified.problems}, {detail_key::kLoaded, false}});
   }
   std::vector<ExternalFile> external;
   try {
     external = external_files(context, verified);
   } catch (const ConformanceError& e) {
-    return fail(context, FailureClass::load_error, json{{"error", e.what()}});
+    return fail(context, FailureClass::load_error, json{{detail_key::kError, e.what()}});
   }
   const SessionSettings settings = session_settings(record);
   try {
@@ -97,15 +99,18 @@ bool load(StageContext& context) {
         context.runtime->create_session(verified.contents.at(record.artifacts.model), external, settings);
   } catch (const RuntimeFailure& e) {
     return fail(context, FailureClass::load_error,
-                json{{"error", e.what()}, {"code", e.code_name()}, {"provider", settings.provider}});
+                json{{detail_key::kError, e.what()},
+                     {detail_key::kCode, e.code_name()},
+                     {detail_key::kProvider, settings.provider}});
   }
   const auto& providers = context.session->providers();
   if (providers.empty() || providers.front() != settings.provider) {
-    json detail{{"error", "the session's first provider is not " + settings.provider}, {"providers", providers}};
+    json detail{{detail_key::kError, "the session's first provider is not " + settings.provider},
+                {detail_key::kProviders, providers}};
     context.session.reset();
     return fail(context, FailureClass::load_error, std::move(detail));
   }
-  context.record.set_stage_passed(Stage::load, json{{"providers", providers}});
+  context.record.set_stage_passed(Stage::load, json{{detail_key::kProviders, providers}});
   return true;
 }
 

@@ -19,6 +19,7 @@ namespace nnx {
 namespace {
 
 using nlohmann::json;
+namespace detail_key = rf::detail_key;
 
 // What one case is measured against.
 struct CaseReference {
@@ -127,7 +128,8 @@ void compare_case(RecordCase& c, const std::vector<TensorOutput>& outputs, const
 // Runs one case and records its outcome.
 void run_case(RecordCase& c, StageContext& context, const std::vector<float>& input, const CaseReference& reference,
               ParityEvidence& evidence) {
-  const std::string input_name = context.record.exporter.options["input_names"][0].get<std::string>();
+  const json& input_names = context.record.exporter.options[rf::exporter_key::kOptionInputNames];
+  const std::string input_name = input_names[0].get<std::string>();
   std::vector<TensorOutput> outputs;
   try {
     outputs = context.session->run(input_name, input, c.shape);
@@ -187,20 +189,21 @@ bool record_parity_outcome(StageContext& context, ParityEvidence& evidence) {
   json triangulation = json::array();
   for (const auto& t : evidence.triangulation) triangulation.push_back(t.to_json());
   const WeightsVerdict& weights = context.weights;
-  json detail{{"reference", reference_name(context.reference)}, {"triangulation", triangulation},
-              {"weights_in_model", weights.match ? json(*weights.match) : json()}};
-  if (!weights.problem.empty()) detail["weights_problem"] = weights.problem;
+  json detail{{detail_key::kReference, reference_name(context.reference)},
+              {detail_key::kTriangulation, triangulation},
+              {detail_key::kWeightsInModel, weights.match ? json(*weights.match) : json()}};
+  if (!weights.problem.empty()) detail[detail_key::kWeightsProblem] = weights.problem;
   if (failed.empty()) {
-    detail["cases"] = record.input_cases.size();
-    detail["compared"] = evidence.triangulation.size();
+    detail[detail_key::kCases] = record.input_cases.size();
+    detail[detail_key::kCompared] = evidence.triangulation.size();
     record.set_stage_passed(Stage::parity, std::move(detail));
     return true;
   }
   const FailureClass cls = has[0] ? FailureClass::runtime_error
                            : has[1] ? FailureClass::mismatch
                                     : FailureClass::input_contract;
-  detail["failed_cases"] = failed;
-  detail["blame"] = blame_of({weights.match == false, evidence.runtime_departs, evidence.reference_departs});
+  detail[detail_key::kFailedCases] = failed;
+  detail[detail_key::kBlame] = blame_of({weights.match == false, evidence.runtime_departs, evidence.reference_departs});
   record.set_stage_failed(Stage::parity, cls, std::move(detail));
   return false;
 }

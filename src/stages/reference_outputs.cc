@@ -1,36 +1,40 @@
 #include "stages/reference_outputs.h"
 
+#include "base/record_vocabulary.h"
 #include "worker/worker_error.h"
+#include "worker/worker_protocol.h"
 
 namespace nnx {
 namespace {
 
 using nlohmann::json;
+namespace wire = worker_protocol;
 
 // The worker's reference request (worker/PROTOCOL.md, "reference").
 json reference_request(const ReferenceModel& model, const std::vector<ReferenceInput>& inputs) {
   json encoded = json::array();
   for (const auto& input : inputs) {
     json t = float32_tensor_json(input.tensor.shape, input.tensor.values);
-    t["name"] = input.name;
+    t[wire::kName] = input.name;
     encoded.push_back(std::move(t));
   }
   json request = worker_network_fields(model);
-  request["op"] = "reference";
-  request["inputs"] = std::move(encoded);
+  request[wire::kOp] = wire::kOpReference;
+  request[wire::kInputs] = std::move(encoded);
   return request;
 }
 
 std::vector<std::vector<float>> torch_outputs(const ReferenceModel& model, ExporterClient& worker,
                                               const std::vector<ReferenceInput>& inputs) {
   const json reply = worker.reference(reference_request(model, inputs));
-  if (!reply.contains("outputs") || !reply["outputs"].is_array() || reply["outputs"].size() != inputs.size()) {
+  const auto answered = reply.find(wire::kOutputs);
+  if (answered == reply.end() || !answered->is_array() || answered->size() != inputs.size()) {
     throw WorkerError(WorkerError::Kind::malformed, "the reference answer holds no output per input");
   }
   std::vector<std::vector<float>> outputs;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const json& out = reply["outputs"][i];
-    if (!out.is_object() || out.value("name", "") != inputs[i].name) {
+    const json& out = (*answered)[i];
+    if (!out.is_object() || out.value(wire::kName, "") != inputs[i].name) {
       throw WorkerError(WorkerError::Kind::malformed,
                         "reference output " + std::to_string(i) + " is not " + inputs[i].name);
     }
@@ -50,19 +54,21 @@ json worker_network_fields(const ReferenceModel& model) {
   json parameters = json::array();
   for (const auto& p : model.parameters()) {
     json t = float32_tensor_json(p.shape, p.values);
-    t["name"] = p.name;
+    t[wire::kName] = p.name;
     parameters.push_back(std::move(t));
   }
   json config = model.config().to_json();
-  config.erase("weights");
-  return json{{"model", std::move(config)}, {"parameters", std::move(parameters)}};
+  config.erase(rf::config_key::kWeights);
+  return json{{wire::kModel, std::move(config)}, {wire::kParameters, std::move(parameters)}};
 }
 
-std::string_view reference_name(ReferenceKind kind) { return kind == ReferenceKind::torch ? "torch" : "native"; }
+std::string_view reference_name(ReferenceKind kind) {
+  return kind == ReferenceKind::torch ? rf::kReferenceTorch : rf::kReferenceNative;
+}
 
 std::optional<ReferenceKind> parse_reference(std::string_view name) {
-  if (name == "torch") return ReferenceKind::torch;
-  if (name == "native") return ReferenceKind::native;
+  if (name == rf::kReferenceTorch) return ReferenceKind::torch;
+  if (name == rf::kReferenceNative) return ReferenceKind::native;
   return std::nullopt;
 }
 

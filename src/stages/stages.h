@@ -22,8 +22,8 @@ struct StageUnit {
   bool (*run)(StageContext&);
 };
 
-// What `run` does for a profile.
-inline constexpr std::array<StageUnit, 5> kRunPipeline = {{
+// What `run` does for a profile: one unit per stage, in the order of kStages.
+inline constexpr std::array<StageUnit, kStageCount> kRunPipeline = {{
     {Stage::dependencies, run_dependencies_stage},
     {Stage::export_model, run_export_stage},
     {Stage::check, run_check_stage},
@@ -33,8 +33,23 @@ inline constexpr std::array<StageUnit, 5> kRunPipeline = {{
 // The run pipeline's worker part (the stages that ask the exporter worker) and its runtime part, which
 // needs no worker once prepare_parity has asked it for parity's reference: a run hands the worker to the
 // next profile between the two (app/run_profile.h).
-inline constexpr std::span<const StageUnit> kRunWorkerStages = std::span(kRunPipeline).first<3>();
-inline constexpr std::span<const StageUnit> kRunRuntimeStages = std::span(kRunPipeline).subspan<3>();
+// The worker part is every stage up to and including check, the runtime part every stage from load on.
+inline constexpr Stage kLastWorkerStage = Stage::check;
+inline constexpr Stage kFirstRuntimeStage = Stage::load;
+inline constexpr std::span<const StageUnit> kRunWorkerStages =
+    std::span(kRunPipeline).first<stage_index(kLastWorkerStage) + 1>();
+inline constexpr std::span<const StageUnit> kRunRuntimeStages =
+    std::span(kRunPipeline).subspan<stage_index(kFirstRuntimeStage)>();
+
+// A stage added to kStages without its unit here, or listed out of order, fails the build; so does a gap
+// or an overlap between the two parts.
+static_assert([] {
+  for (std::size_t i = 0; i < kStageCount; ++i) {
+    if (kRunPipeline[i].stage != kStages[i] || kRunPipeline[i].run == nullptr) return false;
+  }
+  return true;
+}());
+static_assert(stage_index(kLastWorkerStage) + 1 == stage_index(kFirstRuntimeStage));
 
 // Parity's worker part, ahead of the load stage (stages/parity.cc): draws the input cases and computes the
 // reference's outputs into context.prepared_parity (the torch reference asks context.exporter, which is

@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/record_vocabulary.h"
+
 namespace nnx {
+
+namespace triangulation_key = rf::triangulation_key;
 
 nlohmann::json Departure::to_json() const {
   const nlohmann::json margin_value = margin ? nlohmann::json(*margin) : nlohmann::json();
-  return nlohmann::json{{"max_abs_error", max_abs_error}, {"margin", margin_value}};
+  return nlohmann::json{{triangulation_key::kMaxAbsError, max_abs_error}, {triangulation_key::kMargin, margin_value}};
 }
 
 Departure departure(std::span<const double> values, std::span<const double> against, double rtol, double atol) {
@@ -41,19 +45,19 @@ std::int64_t triangulation_rows(std::int64_t batch, std::int64_t weight_count) {
 }
 
 nlohmann::json CaseTriangulation::to_json() const {
-  return nlohmann::json{{"case", name},
-                        {"rows", rows},
-                        {"margin", runtime_vs_reference.to_json()["margin"]},
-                        {"runtime_vs_oracle", runtime_vs_oracle.to_json()},
-                        {"reference_vs_oracle", reference_vs_oracle.to_json()},
-                        {"native_vs_reference", native_vs_reference.to_json()}};
+  return nlohmann::json{{triangulation_key::kCase, name},
+                        {triangulation_key::kRows, rows},
+                        {triangulation_key::kMargin, runtime_vs_reference.to_json()[triangulation_key::kMargin]},
+                        {triangulation_key::kRuntimeVsOracle, runtime_vs_oracle.to_json()},
+                        {triangulation_key::kReferenceVsOracle, reference_vs_oracle.to_json()},
+                        {triangulation_key::kNativeVsReference, native_vs_reference.to_json()}};
 }
 
 const char* blame_of(const BlameEvidence& evidence) {
-  if (evidence.weights_differ) return "weights";
-  if (evidence.runtime_departs && !evidence.reference_departs) return "runtime-or-graph";
-  if (evidence.reference_departs && !evidence.runtime_departs) return "reference";
-  return "both";
+  if (evidence.weights_differ) return triangulation_key::kBlameWeights;
+  if (evidence.runtime_departs && !evidence.reference_departs) return triangulation_key::kBlameRuntimeOrGraph;
+  if (evidence.reference_departs && !evidence.runtime_departs) return triangulation_key::kBlameReference;
+  return triangulation_key::kBlameBoth;
 }
 
 }  // namespace nnx

@@ -57,6 +57,6 @@ struct BlameEvidence {
   bool reference_departs = false;  // beyond tolerance from the oracle, non-finite, or not computed
 };
 
-const char* blame_of(const BlameEvidence& evidence);  // "weights" | "runtime-or-graph" | "reference" | "both"
+const char* blame_of(const BlameEvidence& evidence);  // one of rf::triangulation_key's kBlame* values
 
 }  // namespace nnx

@@ -1,8 +1,11 @@
 #include "worker/exporter_client.h"
 
+#include "worker/worker_protocol.h"
+
 namespace nnx {
 namespace {
 
+namespace wire = worker_protocol;
 using Clock = std::chrono::steady_clock;
 
 struct AddTime {
@@ -24,22 +27,21 @@ nlohmann::json ExporterClient::ask(const nlohmann::json& request) {
   if (!worker_) throw WorkerError(WorkerError::Kind::died, "the exporter worker was stopped");
   AddTime timed{seconds_};
   nlohmann::json reply = worker_->request(request, timeout_);
-  if (!reply.value("ok", false)) {
-    throw WorkerError(WorkerError::Kind::malformed,
-                      reply.contains("error") && reply["error"].is_string() ? reply["error"].get<std::string>()
-                                                                            : reply.dump());
+  if (!reply.value(wire::kOk, false)) {
+    const bool says_why = reply.contains(wire::kError) && reply[wire::kError].is_string();
+    throw WorkerError(WorkerError::Kind::malformed, says_why ? reply[wire::kError].get<std::string>() : reply.dump());
   }
   return reply;
 }
 
 nlohmann::json ExporterClient::dependencies(const std::vector<std::string>& modules) {
   if (answered_.is_object() && answered_modules_ == modules && running()) return answered_;  // see the header
-  nlohmann::json reply = ask(nlohmann::json{{"op", "dependencies"}, {"modules", modules}});
-  const auto problems = reply.find("problems");
+  nlohmann::json reply = ask(nlohmann::json{{wire::kOp, wire::kOpDependencies}, {wire::kModules, modules}});
+  const auto problems = reply.find(wire::kProblems);
   if (problems == reply.end() || !problems->is_array() || !problems->empty()) return reply;  // asked again
   answered_modules_ = modules;
   answered_ = reply;
-  if (auto seconds = answered_.find("import_seconds"); seconds != answered_.end() && seconds->is_object()) {
+  if (auto seconds = answered_.find(wire::kImportSeconds); seconds != answered_.end() && seconds->is_object()) {
     for (auto& [module, value] : seconds->items()) value = 0.0;  // imported by the request just made
   }
   return reply;
@@ -50,7 +52,7 @@ nlohmann::json ExporterClient::export_model(const nlohmann::json& request) { ret
 nlohmann::json ExporterClient::reference(const nlohmann::json& request) { return ask(request); }
 
 nlohmann::json ExporterClient::check_model(const std::filesystem::path& path) {
-  return ask(nlohmann::json{{"op", "check"}, {"path", std::filesystem::absolute(path).string()}});
+  return ask(nlohmann::json{{wire::kOp, wire::kOpCheck}, {wire::kPath, std::filesystem::absolute(path).string()}});
 }
 
 std::string ExporterClient::log_tail(std::size_t lines) const { return worker_ ? worker_->log_tail(lines) : ""; }

@@ -7,9 +7,12 @@
 #include <string>
 
 #include "worker/worker_error.h"
+#include "worker/worker_protocol.h"
 
 namespace nnx {
 namespace {
+
+namespace wire = worker_protocol;
 
 static_assert(std::endian::native == std::endian::little, "the protocol carries little-endian float32");
 
@@ -25,17 +28,17 @@ nlohmann::json float32_tensor_json(const std::vector<std::int64_t>& shape, std::
   const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(data.data()),
                                 reinterpret_cast<const unsigned char*>(values.data()), static_cast<int>(size));
   data.resize(static_cast<std::size_t>(n));
-  return nlohmann::json{{"shape", shape}, {"data", data}};
+  return nlohmann::json{{wire::kShape, shape}, {wire::kData, data}};
 }
 
 Float32Tensor float32_tensor_from_json(const nlohmann::json& tensor, const char* what) {
-  if (!tensor.is_object() || !tensor.contains("shape") || !tensor["shape"].is_array() || !tensor.contains("data") ||
-      !tensor["data"].is_string()) {
+  if (!tensor.is_object() || !tensor.contains(wire::kShape) || !tensor[wire::kShape].is_array() ||
+      !tensor.contains(wire::kData) || !tensor[wire::kData].is_string()) {
     refuse(what, "needs \"shape\" (a list of sizes) and \"data\" (base64)");
   }
   Float32Tensor out;
   std::size_t count = 1;
-  for (const auto& d : tensor["shape"]) {
+  for (const auto& d : tensor[wire::kShape]) {
     if (!d.is_number_integer() || d.get<std::int64_t>() < 0 || d.get<std::int64_t>() > (std::int64_t{1} << 31)) {
       refuse(what, "a size is not an integer in range");
     }
@@ -43,7 +46,7 @@ Float32Tensor float32_tensor_from_json(const nlohmann::json& tensor, const char*
     count *= static_cast<std::size_t>(out.shape.back());
     if (count > (std::size_t{1} << 31)) refuse(what, "the shape holds too many values");
   }
-  const std::string& text = tensor["data"].get_ref<const std::string&>();
+  const std::string& text = tensor[wire::kData].get_ref<const std::string&>();
   if (text.size() % 4 != 0) refuse(what, "data is not base64");
   std::string raw(text.size() / 4 * 3, '\0');
   const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(raw.data()),

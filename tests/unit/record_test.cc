@@ -289,7 +289,7 @@ bool names(const std::vector<std::string>& problems, const std::string& prefix) 
 
 TEST(OneRule, WriterAndValidatorAgreeOnEveryCombinationOfStages) {
   const json base = engine_record(*tested_profile(kTorchscriptProfile), Stage::parity);
-  std::array<std::vector<StageEntry>, 5> states;
+  std::array<std::vector<StageEntry>, kStageCount> states;
   std::size_t combinations = 1;
   for (Stage s : kStages) combinations *= (states[stage_index(s)] = stage_states(s)).size();
   ASSERT_EQ(combinations, 3u * 4u * 3u * 4u * 5u);
@@ -338,7 +338,7 @@ TEST(OneRule, WriterAndValidatorAgreeOnEveryCombinationOfStages) {
 }
 
 TEST(OneRule, DeriveOutcomeIsTheRuleOfTheSpec) {
-  std::array<StageOutcome, 5> stages;
+  std::array<StageOutcome, kStageCount> stages;
   for (auto& s : stages) s.status = StageStatus::passed;
   RecordOutcome o = derive_outcome(stages);
   EXPECT_EQ(o.status, RecordStatus::passed);

@@ -1,0 +1,66 @@
+// The names of the exporter worker's protocol (worker/PROTOCOL.md, "Ops"): its ops, their requests' keys,
+// their answers' keys and a tensor's keys, the one place the C++ side spells them (the exporter client, the
+// tensor wire and the stages that build a request or read an answer). A protocol key is not a record key,
+// even where the two are spelled alike: what the stages copy from an answer into a record is keyed by the
+// record vocabulary (base/record_vocabulary.h). The worker itself (worker/nnx_worker.py) spells its side.
+#pragma once
+
+namespace nnx::worker_protocol {
+
+// ---- ops and the keys every request and answer has --------------------------------------------------------
+
+inline constexpr const char* kOp = "op";
+inline constexpr const char* kOpDependencies = "dependencies";
+inline constexpr const char* kOpExport = "export";
+inline constexpr const char* kOpReference = "reference";
+inline constexpr const char* kOpCheck = "check";
+inline constexpr const char* kOk = "ok";
+inline constexpr const char* kError = "error";  // an ok:false answer's message; check's checker error
+
+// ---- dependencies ---------------------------------------------------------------------------------------
+
+inline constexpr const char* kModules = "modules";              // request
+inline constexpr const char* kEnvironment = "environment";      // answer
+inline constexpr const char* kVersions = "versions";            // answer
+inline constexpr const char* kProblems = "problems";            // answer
+inline constexpr const char* kImportSeconds = "import_seconds";  // answer
+
+// ---- export and reference: the network (both requests) ------------------------------------------------------
+
+inline constexpr const char* kModel = "model";            // the model config, without its weights
+inline constexpr const char* kParameters = "parameters";  // named tensors
+
+// ---- export ---------------------------------------------------------------------------------------------------
+
+inline constexpr const char* kExporter = "exporter";           // request
+inline constexpr const char* kOptions = "options";             // request
+inline constexpr const char* kExampleInput = "example_input";  // request
+inline constexpr const char* kOutputDir = "output_dir";        // request
+inline constexpr const char* kModelFile = "model_file";        // request
+inline constexpr const char* kException = "exception";         // answer
+inline constexpr const char* kLog = "log";                     // answer
+inline constexpr const char* kModelState = "model_state";      // answer
+inline constexpr const char* kChanged = "changed";             // answer
+inline constexpr const char* kWarnings = "warnings";           // answer
+inline constexpr const char* kWroteModel = "wrote_model";      // answer
+
+// ---- reference ------------------------------------------------------------------------------------------------
+
+inline constexpr const char* kInputs = "inputs";    // request: named tensors; check's answer: the graph's inputs
+inline constexpr const char* kOutputs = "outputs";  // answer: named tensors; check's answer: the graph's outputs
+
+// ---- check ----------------------------------------------------------------------------------------------------
+
+inline constexpr const char* kPath = "path";                    // request
+inline constexpr const char* kOpset = "opset";                  // answer
+inline constexpr const char* kIrVersion = "ir_version";         // answer
+inline constexpr const char* kProducer = "producer";            // answer
+inline constexpr const char* kExternalData = "external_data";  // answer
+
+// ---- a tensor (worker/tensor_wire.h) ------------------------------------------------------------------------
+
+inline constexpr const char* kName = "name";  // a named tensor's name
+inline constexpr const char* kShape = "shape";
+inline constexpr const char* kData = "data";  // base64 of the float32 values
+
+}  // namespace nnx::worker_protocol
