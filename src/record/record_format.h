@@ -5,14 +5,16 @@
 //
 // The vocabulary of stages, failure classes, levels and exit codes stays in base/failure.h (§1); this
 // header adds what is particular to the record (§4, §5): its keys, stage statuses, case outcomes and
-// expectations, artifact roles, the fixed session options, the case table and the one rule that derives
-// a record's status, failure and level from its stages (`derive_outcome`, used by both the writer's
+// expectations, artifact roles, the fixed session options, the case table, a failed parity's class from its
+// failure order (`parity_failure_class`, used by the parity stage and the validator) and the one rule that
+// derives a record's status, failure and level from its stages (`derive_outcome`, used by both the writer's
 // `finalize_record` and the validator's summary check).
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "base/failure.h"
@@ -65,6 +67,11 @@ const CaseRule* case_rule(std::string_view outcome, std::string_view expect);
 
 // A compared outcome carries both errors and a null detail (§5): `match`, or `mismatch` with numbers.
 bool is_compared_outcome(std::string_view outcome, bool has_errors);
+
+// A failed parity's class (§4 parity): the first of rf::kParityFailureOrder among `case_failures` (the
+// failing cases' classes, any order; other classes are ignored), nullopt when none is there. The parity
+// stage and the validator both decide it here.
+std::optional<FailureClass> parity_failure_class(std::span<const FailureClass> case_failures);
 
 namespace rf {
 

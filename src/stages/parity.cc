@@ -3,7 +3,7 @@
 // element by element with the reference (stages/reference_outputs.h: the PyTorch network at run time)
 // (|runtime - reference| <= atol + rtol * |reference|: base/tolerance_compare.h, whose one comparison also
 // gives the case's margin). The stage fails with the first of runtime-error, mismatch, input-contract
-// present among failing cases. Its detail carries the
+// present among failing cases (parity_failure_class, record/record_format.h). Its detail carries the
 // reference's name, the triangulation of every compared case and, when it fails, the blame
 // (stages/triangulation.h).
 #include <algorithm>
@@ -172,13 +172,11 @@ namespace {
 bool record_parity_outcome(StageContext& context, ParityEvidence& evidence) {
   Record& record = context.record;
   std::vector<std::string> failed;
-  bool has[3] = {false, false, false};  // runtime-error, mismatch, input-contract
+  std::vector<FailureClass> case_failures;
   for (const auto& c : record.input_cases) {
     if (!c.failure) continue;
     failed.push_back(c.name);
-    if (*c.failure == FailureClass::runtime_error) has[0] = true;
-    if (*c.failure == FailureClass::mismatch) has[1] = true;
-    if (*c.failure == FailureClass::input_contract) has[2] = true;
+    case_failures.push_back(*c.failure);
   }
   json triangulation = json::array();
   for (const auto& t : evidence.triangulation) triangulation.push_back(t.to_json());
@@ -192,9 +190,7 @@ bool record_parity_outcome(StageContext& context, ParityEvidence& evidence) {
     record.set_stage_passed(Stage::parity, std::move(detail));
     return true;
   }
-  const FailureClass cls = has[0] ? FailureClass::runtime_error
-                           : has[1] ? FailureClass::mismatch
-                                    : FailureClass::input_contract;
+  const FailureClass cls = parity_failure_class(case_failures).value_or(FailureClass::input_contract);
   detail["failed_cases"] = failed;
   detail["blame"] = blame_of({weights.match == false, evidence.runtime_departs, evidence.reference_departs});
   record.set_stage_failed(Stage::parity, cls, std::move(detail));
