@@ -14,7 +14,7 @@
 namespace nnx {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = StageHook::Clock;
 
 // The phase name of `run --timings` for each stage (app/run_observer.h).
 const char* phase_name(Stage stage) {
@@ -61,26 +61,24 @@ RunPhase phase_of(const RunObserver& observer, const char* name, const std::stri
   return phase;
 }
 
-// stages/pipeline.cc's loop over `units`, with the observer told when each stage starts and how long it
-// took. Returns whether every stage passed. `warm` is the worker's part's (null for the runtime's part).
+// stages/pipeline.cc's loop over `units` (run_stages), with the observer told when each stage starts and how
+// long it took. Returns whether every stage passed. `warm` is the worker's part's (null for the runtime's part).
 bool run_observed_stages(StageContext& context, std::span<const StageUnit> units, const std::string& profile,
                          const RunObserver* observer, WarmWorker* warm, const ExporterClient* handed) {
-  for (const StageUnit& unit : units) {
-    throw_if_interrupted();  // after SIGINT/SIGTERM no further stage starts
-    if (observer != nullptr && observer->on_stage) observer->on_stage(profile, std::string(stage_name(unit.stage)));
-    const Clock::time_point start = Clock::now();
-    const bool passed = unit.run(context);
-    const Clock::time_point end = Clock::now();
-    if (warm != nullptr && unit.stage == Stage::dependencies) count_new_worker(context, *warm, handed);
+  StageHook hook;
+  if (observer != nullptr && observer->on_stage) {
+    hook.before = [&](Stage stage) { observer->on_stage(profile, std::string(stage_name(stage))); };
+  }
+  hook.after = [&](Stage stage, Clock::time_point start, Clock::time_point end) {
+    if (warm != nullptr && stage == Stage::dependencies) count_new_worker(context, *warm, handed);
     if (observer != nullptr && observer->on_phase) {
       const RunPhase phase =
-          phase_of(*observer, phase_name(unit.stage), profile, warm != nullptr ? warm->serial : -1, start, end);
+          phase_of(*observer, phase_name(stage), profile, warm != nullptr ? warm->serial : -1, start, end);
       observer->on_phase(phase);
-      if (unit.stage == Stage::dependencies) report_imports(context, phase, *observer);
+      if (stage == Stage::dependencies) report_imports(context, phase, *observer);
     }
-    if (!passed) return false;
-  }
-  return true;
+  };
+  return run_stages(context, units, hook);
 }
 
 }  // namespace

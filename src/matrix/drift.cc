@@ -8,6 +8,7 @@
 
 #include "base/json_python.h"
 #include "base/record_vocabulary.h"
+#include "base/tolerance_compare.h"
 #include "matrix/cell_plan.h"
 
 namespace nnx::matrix {
@@ -44,15 +45,17 @@ std::uint64_t float32_ulps(float a, float b) {
 Difference difference(const CaseOutput& newest, const CaseOutput& other, const Tolerance& tolerance) {
   Difference d;
   if (newest.shape != other.shape || newest.values.size() != other.values.size()) return d;
-  d.within_tolerance = true;
-  for (std::size_t i = 0; i < newest.values.size(); ++i) {
-    const float n = newest.values[i], o = other.values[i];
-    if (!std::isfinite(n) || !std::isfinite(o)) return Difference{};
-    const double abs = std::fabs(static_cast<double>(o) - static_cast<double>(n));
-    d.max_abs = std::max(d.max_abs, abs);
-    d.max_ulps = std::max(d.max_ulps, float32_ulps(n, o));
-    if (!(abs <= tolerance.atol + tolerance.rtol * std::fabs(static_cast<double>(n)))) d.within_tolerance = false;
+  const auto finite = [](float v) { return std::isfinite(v); };
+  if (!std::all_of(newest.values.begin(), newest.values.end(), finite) ||
+      !std::all_of(other.values.begin(), other.values.end(), finite)) {
+    return d;
   }
+  for (std::size_t i = 0; i < newest.values.size(); ++i) {
+    d.max_ulps = std::max(d.max_ulps, float32_ulps(newest.values[i], other.values[i]));
+  }
+  const ToleranceComparison comparison = compare_to_tolerance(other.values, newest.values, tolerance);
+  d.max_abs = comparison.max_abs;
+  d.within_tolerance = comparison.within;
   d.comparable = true;
   return d;
 }

@@ -2,8 +2,8 @@
 // that two or more runtimes computed, the largest |difference| between any two runtimes' outputs, absolute
 // and in float32 ulps, and the pair that gives it; and every runtime against the newest one that computed
 // the case, with whether it stays within the profile's tolerance (|x - newest| <= atol + rtol * |newest| for
-// every element, the parity rule). Computed from the outputs the cells handed back (never from the records),
-// so a merge of shards recomputes exactly the unsharded drift.
+// every element, the parity rule: base/tolerance_compare.h). Computed from the outputs the cells handed back
+// (never from the records), so a merge of shards recomputes exactly the unsharded drift.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "base/tolerance_compare.h"
 
 namespace nnx::matrix {
 
@@ -31,17 +33,13 @@ struct RuntimeOutputs {
   std::map<std::string, std::vector<CaseOutput>> profiles;
 };
 
-struct Tolerance {
-  double rtol = 0.0;
-  double atol = 0.0;
-};
-
 // The distance between two finite float32 values in units in the last place: how many float32 values lie
 // from a to b (0 for a == b, +0 and -0 included; 1 between neighbours, across zero too).
 std::uint64_t float32_ulps(float a, float b);
 
 // The largest differences between two outputs of the same shape: absolute and in ulps (each its own maximum
-// over the elements), and whether every element of `other` is within `tolerance` of `newest`.
+// over the elements), and whether every element of `other` is within `tolerance` of `newest`
+// (compare_to_tolerance with `other` the actual and `newest` the expected).
 struct Difference {
   bool comparable = false;  // same shape, every value finite
   double max_abs = 0.0;

@@ -1,5 +1,7 @@
 #include "record/record_format.h"
 
+#include <algorithm>
+
 namespace nnx {
 namespace {
 
@@ -68,6 +70,13 @@ const CaseRule* case_rule(std::string_view outcome, std::string_view expect) {
 
 bool is_compared_outcome(std::string_view outcome, bool has_errors) {
   return outcome == rf::kOutcomeMatch || (outcome == rf::kOutcomeMismatch && has_errors);
+}
+
+std::optional<FailureClass> parity_failure_class(std::span<const FailureClass> case_failures) {
+  for (FailureClass cls : rf::kParityFailureOrder) {
+    if (std::find(case_failures.begin(), case_failures.end(), cls) != case_failures.end()) return cls;
+  }
+  return std::nullopt;
 }
 
 }  // namespace nnx

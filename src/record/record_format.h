@@ -2,7 +2,8 @@
 // spells every key name and value; doc/record-format.md §5): stage and record statuses as types, the one
 // rule that derives a record's status, failure and level from its stages (`derive_outcome`, used by both
 // the writer's `finalize_record` and the validator's summary check), the case table, which outcomes are
-// compared, and the order in which a failed parity names its class (§4 parity). The writer (record.cc), the
+// compared, and a failed parity's class from its failure order (§4 parity: `parity_failure_class`, used by
+// the parity stage and the validator). The writer (record.cc), the
 // validator (validate_*.cc), the settings rebuild (profile_rebuild.cc) and the report (report.cc) take
 // their tables from here; failure classes and exit codes stay in base/failure.h (§1).
 #pragma once
@@ -10,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "base/failure.h"
@@ -63,6 +65,11 @@ const CaseRule* case_rule(std::string_view outcome, std::string_view expect);
 
 // A compared outcome carries both errors and a null detail (§5): `match`, or `mismatch` with numbers.
 bool is_compared_outcome(std::string_view outcome, bool has_errors);
+
+// A failed parity's class (§4 parity): the first of rf::kParityFailureOrder among `case_failures` (the
+// failing cases' classes, any order; other classes are ignored), nullopt when none is there. The parity
+// stage and the validator both decide it here.
+std::optional<FailureClass> parity_failure_class(std::span<const FailureClass> case_failures);
 
 namespace rf {
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/json_fields.h"
 #include "base/limits.h"
@@ -154,12 +155,13 @@ void check_case_table(const CaseMembers& c, const std::string& label, Problems& 
 // A failed parity names the first class (runtime-error, mismatch, input-contract) among its failing cases.
 void check_parity_failure(const JsonView& cases, const StageView& parity, Problems& out) {
   const std::string where = at(rf::kStages, stage_name(Stage::parity));
-  std::optional<FailureClass> first;
-  for (FailureClass cls : rf::kParityFailureOrder) {
-    for (const JsonView c : cases.items()) {
-      if (!first && is_text(c[rf::case_key::kFailure], failure_name(cls))) first = cls;
-    }
+  std::vector<FailureClass> case_failures;
+  for (const JsonView c : cases.items()) {
+    const JsonView failure = c[rf::case_key::kFailure];
+    if (!failure.is_string()) continue;
+    if (const std::optional<FailureClass> cls = parse_failure(failure.string())) case_failures.push_back(*cls);
   }
+  const std::optional<FailureClass> first = parity_failure_class(case_failures);
   if (!first) {
     out.push_back(where + ": failed with " + failure_json_text(parity.failure) + " but no input case failed");
   } else if (parity.failure != first) {

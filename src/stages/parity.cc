@@ -1,14 +1,17 @@
 // The parity stage (doc/record-format.md §4): every input case of the record is run; a refusal as an
 // invalid argument is `rejected`, any other runtime failure `error`; a valid batch that ran is compared
 // element by element with the reference (stages/reference_outputs.h: the PyTorch network at run time)
-// (|runtime - reference| <= atol + rtol * |reference|). The stage fails with the first of runtime-error,
-// mismatch, input-contract present among failing cases. Its detail carries the reference's name, the
-// triangulation of every compared case and, when it fails, the blame (stages/triangulation.h).
+// (|runtime - reference| <= atol + rtol * |reference|: base/tolerance_compare.h, whose one comparison also
+// gives the case's margin). The stage fails with the first of runtime-error, mismatch, input-contract
+// present among failing cases (parity_failure_class, record/record_format.h). Its detail carries the
+// reference's name, the triangulation of every compared case and, when it fails, the blame
+// (stages/triangulation.h).
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "base/tolerance_compare.h"
 #include "model/feedfwd.h"
 #include "record/record.h"
 #include "stages/reference_outputs.h"
@@ -67,20 +70,13 @@ void compare_values(RecordCase& c, std::span<const float> runtime, std::span<con
                     const StageContext& context, std::span<const float> input, ParityEvidence& evidence) {
   const double rtol = context.record.tolerances.rtol.value();
   const double atol = context.record.tolerances.atol.value();
-  double max_abs = 0.0, max_rel = 0.0;
-  bool match = true;
-  for (std::size_t i = 0; i < reference.size(); ++i) {
-    const double ref = reference[i];
-    const double err = std::fabs(static_cast<double>(runtime[i]) - ref);
-    max_abs = std::max(max_abs, err);
-    max_rel = std::max(max_rel, err / std::max(std::fabs(ref), 1e-30));
-    if (!(err <= atol + rtol * std::fabs(ref))) match = false;
-  }
+  const ToleranceComparison errors = compare_to_tolerance(runtime, reference, Tolerance{rtol, atol});
+  const bool match = errors.within;
   c.outcome = match ? rf::kOutcomeMatch : rf::kOutcomeMismatch;
   c.failure = match ? std::nullopt : std::optional<FailureClass>(FailureClass::mismatch);
   c.passed = match;
-  c.max_abs_error = max_abs;
-  c.max_rel_error = max_rel;
+  c.max_abs_error = errors.max_abs;
+  c.max_rel_error = errors.max_rel;
   c.detail.reset();
 
   // The margin over every row; the triangulation over the leading rows the oracle can afford.
@@ -93,7 +89,7 @@ void compare_values(RecordCase& c, std::span<const float> runtime, std::span<con
   const std::vector<float> native = context.model.forward(sample, rows);
   CaseTriangulation t{c.name,
                       rows,
-                      departure(widen(runtime), widen(reference), rtol, atol),
+                      departure_of(errors),
                       departure(runtime64, oracle, rtol, atol),
                       departure(reference64, oracle, rtol, atol),
                       departure(widen(native), reference64, rtol, atol)};
@@ -178,13 +174,11 @@ namespace {
 bool record_parity_outcome(StageContext& context, ParityEvidence& evidence) {
   Record& record = context.record;
   std::vector<std::string> failed;
-  bool has[3] = {false, false, false};  // runtime-error, mismatch, input-contract
+  std::vector<FailureClass> case_failures;
   for (const auto& c : record.input_cases) {
     if (!c.failure) continue;
     failed.push_back(c.name);
-    if (*c.failure == FailureClass::runtime_error) has[0] = true;
-    if (*c.failure == FailureClass::mismatch) has[1] = true;
-    if (*c.failure == FailureClass::input_contract) has[2] = true;
+    case_failures.push_back(*c.failure);
   }
   json triangulation = json::array();
   for (const auto& t : evidence.triangulation) triangulation.push_back(t.to_json());
@@ -199,9 +193,7 @@ bool record_parity_outcome(StageContext& context, ParityEvidence& evidence) {
     record.set_stage_passed(Stage::parity, std::move(detail));
     return true;
   }
-  const FailureClass cls = has[0] ? FailureClass::runtime_error
-                           : has[1] ? FailureClass::mismatch
-                                    : FailureClass::input_contract;
+  const FailureClass cls = parity_failure_class(case_failures).value_or(FailureClass::input_contract);
   detail[detail_key::kFailedCases] = failed;
   detail[detail_key::kBlame] = blame_of({weights.match == false, evidence.runtime_departs, evidence.reference_departs});
   record.set_stage_failed(Stage::parity, cls, std::move(detail));

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <array>
+#include <chrono>
+#include <functional>
 #include <span>
 
 #include "base/failure.h"
@@ -62,7 +64,17 @@ inline constexpr std::array<StageUnit, 2> kExecutePipeline = {{
     {Stage::parity, run_parity_stage},
 }};
 
-// Runs `units` in order until one does not pass (stages/pipeline.cc).
-void run_stages(StageContext& context, std::span<const StageUnit> units);
+// What a caller of run_stages is told around each stage (app/run_profile.cc times them for `run --timings`):
+// `before` just before the stage starts, `after` once it returned (not when it threw), with when it started
+// and ended. Either may be empty.
+struct StageHook {
+  using Clock = std::chrono::steady_clock;
+  std::function<void(Stage stage)> before;
+  std::function<void(Stage stage, Clock::time_point start, Clock::time_point end)> after;
+};
+
+// Runs `units` in order until one does not pass (stages/pipeline.cc), the one loop that does: before each
+// unit a received SIGINT/SIGTERM ends the run (Interrupted). Returns whether every unit passed.
+bool run_stages(StageContext& context, std::span<const StageUnit> units, const StageHook& hook = {});
 
 }  // namespace nnx

@@ -1,7 +1,6 @@
 #include "stages/triangulation.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "base/record_vocabulary.h"
 
@@ -14,27 +13,15 @@ nlohmann::json Departure::to_json() const {
   return nlohmann::json{{triangulation_key::kMaxAbsError, max_abs_error}, {triangulation_key::kMargin, margin_value}};
 }
 
-Departure departure(std::span<const double> values, std::span<const double> against, double rtol, double atol) {
+Departure departure_of(const ToleranceComparison& comparison) {
   Departure d;
-  double worst = 0.0;
-  bool unbounded = false;
-  for (std::size_t i = 0; i < values.size() && i < against.size(); ++i) {
-    const double err = std::fabs(values[i] - against[i]);
-    const double allowed = atol + rtol * std::fabs(against[i]);
-    d.max_abs_error = std::max(d.max_abs_error, err);
-    if (err == 0.0) continue;
-    if (allowed == 0.0) {
-      unbounded = true;
-    } else {
-      worst = std::max(worst, err / allowed);
-    }
-  }
-  if (unbounded) {
-    d.margin.reset();
-  } else {
-    d.margin = worst;
-  }
+  d.max_abs_error = comparison.max_abs;
+  d.margin = comparison.margin;
   return d;
+}
+
+Departure departure(std::span<const double> values, std::span<const double> against, double rtol, double atol) {
+  return departure_of(compare_to_tolerance(values, against, Tolerance{rtol, atol}));
 }
 
 std::vector<double> widen(std::span<const float> values) { return {values.begin(), values.end()}; }

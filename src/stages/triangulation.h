@@ -3,7 +3,7 @@
 // the reference each against the float64 oracle (model/reference_model.h), and our C++ float32 forward
 // against the reference. A departure's margin is its worst error divided by the allowed error,
 // max |a - b| / (atol + rtol * |b|) over the elements (b the side measured against): <= 1 is within the
-// tolerance. When parity fails, the blame names who is off:
+// tolerance (the margin of base/tolerance_compare.h, the one comparison). When parity fails, the blame names who is off:
 //   weights           the initializers stored in model.onnx differ from the model's weights (an exporter fault);
 //   runtime-or-graph  ONNX Runtime departs from the oracle (or refused, failed, returned the wrong thing)
 //                     while the reference agrees with it;
@@ -22,6 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/tolerance_compare.h"
+
 namespace nnx {
 
 struct Departure {
@@ -32,8 +34,9 @@ struct Departure {
   nlohmann::json to_json() const;
 };
 
-// `values` measured against `against` (same length, finite).
+// `values` measured against `against` (same length, finite): compare_to_tolerance's max_abs and margin.
 Departure departure(std::span<const double> values, std::span<const double> against, double rtol, double atol);
+Departure departure_of(const ToleranceComparison& comparison);
 std::vector<double> widen(std::span<const float> values);
 
 // How many leading rows of a batch are triangulated for a model of `weight_count` weights.

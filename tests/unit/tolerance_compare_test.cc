@@ -1,0 +1,109 @@
+// The one tolerance comparison (base/tolerance_compare.h): |actual - expected| <= atol + rtol * |expected|,
+// measured over a whole output into max_abs, max_rel, margin and within:
+//  * NaN and infinities are never within, wherever they stand;
+//  * a zero expected value divides by the floor 1e-30 for max_rel and allows only atol;
+//  * an error exactly at the tolerance is within, with a margin of exactly 1;
+//  * a zero allowed error where values differ is an infinite margin (nullopt), equal values are not;
+//  * an empty output is within with zero errors; only the common length is compared;
+//  * float32 outputs compare exactly as their widened doubles.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "base/tolerance_compare.h"
+
+namespace nnx {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+ToleranceComparison compare(const std::vector<double>& actual, const std::vector<double>& expected, double rtol,
+                            double atol) {
+  return compare_to_tolerance(actual, expected, Tolerance{rtol, atol});
+}
+
+TEST(ToleranceCompare, ANaNOnEitherSideIsNeverWithinAnyTolerance) {
+  EXPECT_FALSE(compare({kNaN}, {1.0}, 1.0, 1.0).within);
+  EXPECT_FALSE(compare({1.0}, {kNaN}, 1.0, 1.0).within);
+  EXPECT_FALSE(compare({1.0, kNaN, 1.0}, {1.0, 1.0, 1.0}, 1e9, 1e9).within);
+}
+
+TEST(ToleranceCompare, AnInfinityIsNeverWithinEvenAgainstTheSameInfinity) {
+  const ToleranceComparison off = compare({kInf}, {1.0}, 0.0, 1.0);
+  EXPECT_FALSE(off.within);
+  EXPECT_EQ(off.max_abs, kInf);
+  ASSERT_TRUE(off.margin.has_value());
+  EXPECT_EQ(*off.margin, kInf);
+  EXPECT_FALSE(compare({kInf}, {kInf}, 1.0, 1.0).within);  // inf - inf is NaN
+}
+
+TEST(ToleranceCompare, AZeroExpectedValueAllowsOnlyAtolAndItsRelativeErrorUsesTheFloor) {
+  const ToleranceComparison beyond = compare({1e-6}, {0.0}, /*rtol=*/0.5, /*atol=*/0.0);
+  EXPECT_FALSE(beyond.within);
+  EXPECT_DOUBLE_EQ(beyond.max_rel, 1e-6 / 1e-30);
+  EXPECT_FALSE(beyond.margin.has_value());  // allowed error 0 where the values differ: an infinite margin
+  const ToleranceComparison inside = compare({1e-6}, {0.0}, 0.5, /*atol=*/1e-5);
+  EXPECT_TRUE(inside.within);
+  EXPECT_DOUBLE_EQ(*inside.margin, 1e-6 / 1e-5);
+}
+
+TEST(ToleranceCompare, AnErrorExactlyAtTheToleranceIsWithinWithAMarginOfOne) {
+  const ToleranceComparison at = compare({1.5, 2.0}, {1.0, 2.0}, /*rtol=*/0.25, /*atol=*/0.25);
+  EXPECT_TRUE(at.within);
+  ASSERT_TRUE(at.margin.has_value());
+  EXPECT_EQ(*at.margin, 1.0);
+  EXPECT_EQ(at.max_abs, 0.5);
+  EXPECT_EQ(at.max_rel, 0.5);
+  const ToleranceComparison past = compare({1.5 + 1e-12}, {1.0}, 0.25, 0.25);
+  EXPECT_FALSE(past.within);
+  EXPECT_GT(*past.margin, 1.0);
+}
+
+TEST(ToleranceCompare, EqualValuesUnderAZeroToleranceAreWithinWithAZeroMargin) {
+  const ToleranceComparison same = compare({0.0, -3.0}, {0.0, -3.0}, 0.0, 0.0);
+  EXPECT_TRUE(same.within);
+  EXPECT_EQ(same.margin, 0.0);
+  EXPECT_EQ(same.max_abs, 0.0);
+  EXPECT_EQ(same.max_rel, 0.0);
+}
+
+TEST(ToleranceCompare, EachMaximumIsTakenOnItsOwnElement) {
+  // The largest absolute error (element 0) and the largest relative error (element 1) differ.
+  const ToleranceComparison c = compare({110.0, 0.5}, {100.0, 0.25}, 0.0, 1.0);
+  EXPECT_EQ(c.max_abs, 10.0);
+  EXPECT_EQ(c.max_rel, 1.0);
+  EXPECT_EQ(*c.margin, 10.0);
+  EXPECT_FALSE(c.within);
+}
+
+TEST(ToleranceCompare, AnEmptyOutputIsWithinWithZeroErrors) {
+  const ToleranceComparison empty = compare({}, {}, 0.0, 0.0);
+  EXPECT_TRUE(empty.within);
+  EXPECT_EQ(empty.max_abs, 0.0);
+  EXPECT_EQ(empty.max_rel, 0.0);
+  EXPECT_EQ(empty.margin, 0.0);
+}
+
+TEST(ToleranceCompare, OnlyTheCommonLengthIsCompared) {
+  const ToleranceComparison c = compare({1.0, 2.0, 99.0}, {1.0, 2.0}, 0.0, 0.0);
+  EXPECT_TRUE(c.within);
+  EXPECT_EQ(c.max_abs, 0.0);
+}
+
+TEST(ToleranceCompare, Float32OutputsCompareAsTheirWidenedDoubles) {
+  const std::vector<float> actual{0.1f, -2.5f, 3.0e-8f}, expected{0.1000001f, -2.5f, 0.0f};
+  const ToleranceComparison narrow = compare_to_tolerance(actual, expected, Tolerance{1e-5, 1e-7});
+  const ToleranceComparison wide = compare(std::vector<double>(actual.begin(), actual.end()),
+                                           std::vector<double>(expected.begin(), expected.end()), 1e-5, 1e-7);
+  EXPECT_EQ(narrow.max_abs, wide.max_abs);
+  EXPECT_EQ(narrow.max_rel, wide.max_rel);
+  EXPECT_EQ(narrow.margin, wide.margin);
+  EXPECT_EQ(narrow.within, wide.within);
+  EXPECT_EQ(narrow.max_abs, static_cast<double>(0.1000001f) - static_cast<double>(0.1f));
+}
+
+}  // namespace
+}  // namespace nnx
