@@ -9,7 +9,6 @@ tests/fakes/faulty_worker.py (conftest.fault_env).
 """
 import json
 import os
-import shutil
 import subprocess
 import time
 import uuid
@@ -17,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BUILD, BUNDLED_ORT, CLI, fault_env, require_runtime
+from conftest import BUILD, CLI, fault_env, require_runtime
+from support import copy_artifacts, write_json
 
 TORCHSCRIPT = "feedfwd-fp32-torchscript"
 DYNAMO = "feedfwd-fp32-dynamo"
-SPY = BUILD / "libnnx_ort_spy.so"
 MARK = "NNX_HOSTILE_TEST_MARK"
 PAUSE = "NNX_TEST_PAUSE_AFTER_VERIFY"  # read by tests/fakes/pausing_runtime.cc only
 PAUSING_CLI = BUILD / "nnx_conformance_pausing"
@@ -122,26 +121,12 @@ def assert_valid_report(report_path, env=None):
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def stage_statuses(record):
-    return [record["stages"][s]["status"] for s in ("dependencies", "export", "check", "load", "parity")]
-
-
-def spy_env(tmp_path):
-    """Environment entries that make the spy library (tests/fakes/ort_spy.cc) stand in for ONNX Runtime: it
-    forwards every call to the real library and logs each session creation to the returned file."""
-    log = tmp_path / "spy.log"
-    return {"NNX_ONNXRUNTIME_LIBRARY": str(SPY), "NNX_SPY_REAL_ORT": str(BUNDLED_ORT), "NNX_SPY_LOG": str(log)}, log
-
-
 def copy_report(both_profiles, tmp_path):
     """A private copy of the session's both-profiles report and artifacts: (report path, artifact root)."""
     done, report, artifacts = both_profiles
     assert done.returncode == 0, done.stdout + done.stderr
-    root = tmp_path / "artifacts"
-    shutil.copytree(artifacts, root, symlinks=True)
-    path = tmp_path / "report.json"
-    path.write_text(json.dumps(report, sort_keys=True, indent=2) + "\n")
-    return path, root
+    root = copy_artifacts(artifacts, tmp_path)
+    return write_json(tmp_path / "report.json", report), root
 
 
 def tree_digest(folder):

@@ -20,13 +20,13 @@ import random
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-BUILD_DIR = Path(os.environ.get("NNX_BUILD_DIR", REPO / "build"))
-TOOL = BUILD_DIR / "nnx_draws"
+from conftest import BUILD
+from support import built_tool
+
+TOOL = BUILD / "nnx_draws"
 
 _rng = random.Random(20250611)
 SEEDS = ([0, 1, 7] + list(range(1001, 1008)) + [2000, 2**32 + 5, 2**63 - 1]
@@ -110,9 +110,7 @@ def _tool_draws(capability, seed, sizes):
 
 @pytest.fixture(scope="module")
 def tool():
-    if not TOOL.is_file():
-        pytest.fail(f"{TOOL} is missing: build the project (cmake --build {BUILD_DIR}) or set NNX_BUILD_DIR")
-    return TOOL
+    return built_tool(TOOL)
 
 
 def _first_difference(expected, got):

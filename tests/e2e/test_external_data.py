@@ -22,6 +22,7 @@ import pytest
 from onnx.external_data_helper import convert_model_to_external_data
 
 from conftest import BUILD, run_cli
+from support import copy_artifacts, write_json
 
 PROFILE = "feedfwd-fp32-torchscript"
 
@@ -39,8 +40,7 @@ def torchscript_run(tmp_path_factory):
 def copied(torchscript_run, tmp_path):
     """A private copy of the run's report and artifacts: (report path, artifacts root, profile folder)."""
     report, artifacts = torchscript_run
-    root = tmp_path / "artifacts"
-    shutil.copytree(artifacts, root, symlinks=True)
+    root = copy_artifacts(artifacts, tmp_path)
     path = tmp_path / "R.json"
     shutil.copy(report, path)
     return path, root, root / PROFILE
@@ -86,7 +86,7 @@ def relist(report_path, folder, roles=None):
         role = "model" if rel == "model.onnx" else (roles or {}).get(rel, "external-data")
         files.append({"path": rel, "role": role, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
     record["artifacts"]["files"] = files
-    report_path.write_text(json.dumps(report, sort_keys=True, indent=2) + "\n")
+    write_json(report_path, report)
 
 
 def rewrite(copied, save):

@@ -11,6 +11,7 @@ import json
 import pytest
 
 from conftest import fault_env, run_cli, run_custom_profile
+from support import stage_statuses
 
 TORCHSCRIPT = "feedfwd-fp32-torchscript"
 
@@ -21,10 +22,6 @@ def run_one(tmp_path, fault=None, extra_env=None):
     report = json.loads((tmp_path / "r.json").read_text())
     (record,) = report["profiles"]
     return done, record
-
-
-def stage_statuses(record):
-    return [record["stages"][s]["status"] for s in ("dependencies", "export", "check", "load", "parity")]
 
 
 def test_missing_runtime_is_exit_10_never_a_skip(tmp_path):

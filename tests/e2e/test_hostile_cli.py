@@ -4,7 +4,6 @@ never a stack trace, never an abort, never a signal, nothing on stdout, and noth
 Each case is a real process of the real CLI. A folder the CLI may not write is made for real: as root
 (who may write anywhere) the CLI is started as the user nobody.
 """
-import json
 import os
 import shutil
 import stat
@@ -16,13 +15,14 @@ import pytest
 
 from conftest import CLI
 from hostile_support import TORCHSCRIPT, cli, marked_env
+from support import write_json
 
 
 def good_report(both_profiles, tmp_path):
     done, report, artifacts = both_profiles
     assert done.returncode == 0
     path = tmp_path / "report.json"
-    path.write_text(json.dumps(report, sort_keys=True, indent=2) + "\n")
+    write_json(path, report)
     return path, artifacts
 
 

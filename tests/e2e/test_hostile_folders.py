@@ -17,7 +17,8 @@ import pytest
 
 from conftest import CLI
 from hostile_support import (TORCHSCRIPT, cli, copy_report, hostile_worker, marked_env, only_record,
-                                  assert_no_process_left, assert_valid_report, spy_env, stage_statuses)
+                                  assert_no_process_left, assert_valid_report)
+from support import spy_env, stage_statuses
 
 VERIFY_SECONDS = 60  # every refusal below takes well under a second; a blocked open would take forever
 

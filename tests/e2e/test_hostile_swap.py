@@ -21,7 +21,8 @@ import pytest
 from conftest import fault_env, run_custom_profile
 from conftest import CLI
 from hostile_support import (PAUSING_CLI, TORCHSCRIPT, assert_no_process_left, cli, finish, marked_env, only_record,
-                                  spy_env, start_cli, wait_for)
+                                  start_cli, wait_for)
+from support import spy_env, write_json
 
 HOOK = "NNX_TEST_PAUSE_AFTER_VERIFY"
 
@@ -101,7 +102,7 @@ def test_external_data_swapped_after_verification_never_runs(tmp_path):
     roles = {f["path"]: f["role"] for f in record["artifacts"]["files"]}
     assert roles["model.onnx.data"] == "external-data"
     record_path = tmp_path / "record.json"
-    record_path.write_text(json.dumps(record, sort_keys=True, indent=2) + "\n")
+    write_json(record_path, record)
 
     pause = tmp_path / "paused"
     spy, log = spy_env(tmp_path)

@@ -15,7 +15,8 @@ import time
 
 from conftest import CLI, fault_env
 from hostile_support import (TORCHSCRIPT, assert_no_process_left, assert_valid_report, cli, hostile_worker,
-                                  marked_env, only_record, stage_statuses)
+                                  marked_env, only_record)
+from support import stage_statuses
 
 HANG_TIMEOUT_SECONDS = 20  # the dependencies request (importing torch) must fit in it too
 

@@ -10,17 +10,16 @@ The tool is found in $NNX_BUILD_DIR (default: <repo>/build). Only the standard l
 
 import json
 import math
-import os
 import random
 import struct
 import subprocess
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-BUILD_DIR = Path(os.environ.get("NNX_BUILD_DIR", REPO / "build"))
-TOOL = BUILD_DIR / "nnx_json_roundtrip"
+from conftest import BUILD
+from support import built_tool
+
+TOOL = BUILD / "nnx_json_roundtrip"
 
 MODES = {
     "canonical": lambda v: json.dumps(v, sort_keys=True, separators=(", ", ": ")),
@@ -73,9 +72,7 @@ def run_tool(mode, path):
 
 @pytest.fixture(scope="module")
 def tool():
-    if not TOOL.is_file():
-        pytest.fail(f"{TOOL} is missing: build the project (cmake --build {BUILD_DIR}) or set NNX_BUILD_DIR")
-    return TOOL
+    return built_tool(TOOL)
 
 
 def assert_matches_python(tool, value, tmp_path, style="ascii", name="value.json"):

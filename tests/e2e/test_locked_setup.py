@@ -22,6 +22,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 
 from conftest import BUILD, BUNDLED_ORT, REPO, require_runtime
+from support import sha256_of
 
 FETCH = REPO / "scripts" / "fetch_locked.py"
 LOCK = REPO / "requirements.lock"
@@ -33,10 +34,6 @@ SMALL = ["iniconfig", "packaging", "pluggy", "pygments", "pytest"]   # closed un
 _spec = importlib.util.spec_from_file_location("fetch_locked", FETCH)
 fetch_locked = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(fetch_locked)
-
-
-def sha256(path):
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def pins(lock=LOCK):
@@ -80,7 +77,7 @@ def install(lock, cache, venv):
     freeze = subprocess.run([py, "-m", "pip", "freeze", "--all"], capture_output=True, text=True, check=True).stdout
     site = Path(subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                capture_output=True, text=True, check=True).stdout.strip())
-    files = {str(p.relative_to(site)): sha256(p) for p in sorted(site.rglob("*"))
+    files = {str(p.relative_to(site)): sha256_of(p) for p in sorted(site.rglob("*"))
              if p.is_file() and "__pycache__" not in p.parts}
     # A RECORD also lists the console scripts in bin/, whose first line names the virtualenv: not compared.
     for path in [path for path in files if path.endswith(".dist-info/RECORD")]:
@@ -118,7 +115,7 @@ def test_the_lock_pins_every_distribution_of_the_venv_with_hashes():
     # .deps was made from these pins, and its library is the one in the locked npm package.
     stamp = (BUNDLED_ORT.parents[1] / ".nnx-lock").read_text().split("\n")
     assert stamp[:2] == [" ".join(["#@", *npm]), " ".join(["#@", *deb])]
-    assert sha256(BUNDLED_ORT) == library_in(CACHE / "onnxruntime-node-1.30.0.tgz")
+    assert sha256_of(BUNDLED_ORT) == library_in(CACHE / "onnxruntime-node-1.30.0.tgz")
 
 
 def test_the_original_lock_adds_only_what_the_venv_lacks():
@@ -160,9 +157,9 @@ def test_an_empty_and_a_warm_cache_install_the_same(tmp_path):
     warm_tgz = Path(done.stdout.strip())
     for name in SMALL:
         assert cached_wheel(cold, name).name == cached_wheel(warm, name).name
-        assert sha256(cached_wheel(cold, name)) == sha256(cached_wheel(warm, name))
-    assert sha256(cold_tgz) == sha256(warm_tgz)
-    assert library_in(cold_tgz) == library_in(warm_tgz) == sha256(BUNDLED_ORT)
+        assert sha256_of(cached_wheel(cold, name)) == sha256_of(cached_wheel(warm, name))
+    assert sha256_of(cold_tgz) == sha256_of(warm_tgz)
+    assert library_in(cold_tgz) == library_in(warm_tgz) == sha256_of(BUNDLED_ORT)
 
     cold_freeze, cold_files = install(lock, cold, tmp_path / "cold-venv")
     warm_freeze, warm_files = install(lock, warm, tmp_path / "warm-venv")
@@ -186,10 +183,10 @@ def test_a_flipped_byte_in_the_cache_is_refused_named_and_fetched_again(tmp_path
     shutil.copytree(CACHE / "apt-trixie" / "lists", cache / "apt-trixie" / "lists")   # the index, not the .deb
     cached_deb = cache / "apt-trixie" / "debs" / Path(deb).name
     shutil.copyfile(deb, cached_deb)
-    good = {path: sha256(path) for path in (wheel, tgz, cached_deb)}
+    good = {path: sha256_of(path) for path in (wheel, tgz, cached_deb)}
     for path in good:
         flip_one_byte(path)
-        assert sha256(path) != good[path]
+        assert sha256_of(path) != good[path]
 
     done = fetch_wheels(lock, cache)
     assert done.returncode == 0, done.stderr
@@ -204,7 +201,7 @@ def test_a_flipped_byte_in_the_cache_is_refused_named_and_fetched_again(tmp_path
     assert f"REFUSED cached {cached_deb}: sha256 " in done.stderr and deb_pin[3] in done.stderr
     assert f"{cached_deb.name}: downloaded again, matches the lock" in done.stderr
     for path, digest in good.items():
-        assert sha256(path) == digest, path
+        assert sha256_of(path) == digest, path
     # The recovered cache installs what the lock names.
     freeze, _ = install(lock, cache, tmp_path / "venv")
     assert f"iniconfig=={pins()['iniconfig'][0]}" in freeze
@@ -221,7 +218,7 @@ def test_a_file_still_wrong_after_downloading_again_is_refused_and_never_install
 
     done = fetch_wheels(lock, cache)
     assert done.returncode == 1
-    assert f"REFUSED cached {wheel}: sha256 {sha256(cached_wheel(CACHE, 'iniconfig'))}" in done.stderr
+    assert f"REFUSED cached {wheel}: sha256 {sha256_of(cached_wheel(CACHE, 'iniconfig'))}" in done.stderr
     assert (f"FAILED: {wheel.name} (iniconfig=={pins()['iniconfig'][0]}) downloaded again has sha256 "
             in done.stderr) and "not installed, not cached" in done.stderr
     assert list((cache / "wheels").iterdir()) == []   # neither the cached nor the downloaded file is kept
@@ -239,7 +236,7 @@ def test_a_file_still_wrong_after_downloading_again_is_refused_and_never_install
 def test_records_name_the_sha256_of_the_committed_lock(both_profiles, tmp_path):
     done, report, _ = both_profiles
     assert report is not None, done.stderr
-    expected = sha256(LOCK)
+    expected = sha256_of(LOCK)
     assert [r["versions"]["dependency_lock_sha256"] for r in report["profiles"]] == [expected, expected]
     # What `make conformance` runs: the brief's script over the Python package this build staged.
     require_runtime()

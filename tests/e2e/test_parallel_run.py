@@ -12,6 +12,7 @@ import pytest
 
 from conftest import fault_env, run_cli
 from hostile_support import assert_no_process_left, finish, marked_env, processes_with, start_cli, wait_for
+from support import records_by_profile, workers_of
 
 SMALL = {"batches": [1, 2], "model": {"input_dim": 3, "hidden_dims": [5], "output_dim": 2}}
 CUSTOM = [
@@ -34,11 +35,6 @@ def run_jobs(tmp_path, tag, profiles, jobs, env=None):
     report = json.loads((folder / "report.json").read_text()) if (folder / "report.json").exists() else None
     timings = json.loads((folder / "timings.json").read_text()) if (folder / "timings.json").exists() else None
     return done, report, timings, folder / "report-artifacts"
-
-
-def workers_of(timings):
-    """{profile: the worker number that served its export}."""
-    return {p["profile"]: p["worker"] for p in timings["phases"] if p["name"] == "export"}
 
 
 def without_times(value):
@@ -108,7 +104,7 @@ def check_fault_stays_in_its_profile(tmp_path, fault):
     env = fault_env(fault, NNX_TEST_FAULT_PROFILE="victim", NNX_WORKER_TIMEOUT_SECONDS=20)
     done, report, timings, _ = run_jobs(tmp_path, fault, profiles, 2, env=env)
     assert done.returncode != 0
-    records = {r["profile"]: r for r in report["profiles"]}
+    records = records_by_profile(report)
     assert list(records) == ["first", "victim", "third", "fourth"]
     assert records["victim"]["failure"] == "export-error", records["victim"]
     for name in ["first", "third", "fourth"]:

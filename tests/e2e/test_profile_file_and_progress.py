@@ -6,6 +6,7 @@ import select
 import subprocess
 
 from conftest import CLI, require_runtime, run_cli
+from support import records_by_profile
 
 SMALL = {"batches": [1, 2], "model": {"input_dim": 3, "hidden_dims": [5], "output_dim": 2}}
 PHASES = {"worker_start", "export", "check", "reference", "load", "parity", "write"}
@@ -56,7 +57,7 @@ def test_profile_file_runs_custom_and_tested_profiles_and_times_every_phase(tmp_
                    "--jobs", "1")
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads((tmp_path / "report.json").read_text())
-    by_name = {r["profile"]: r for r in report["profiles"]}
+    by_name = records_by_profile(report)
     assert list(by_name) == ["small-ts", "feedfwd-fp32-torchscript"]
     assert all(r["status"] == "passed" for r in by_name.values())
     assert by_name["small-ts"]["input_cases"][0]["shape"] == [1, 3]

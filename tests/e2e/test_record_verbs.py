@@ -12,32 +12,20 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BUILD, BUNDLED_ORT, CLI, run_cli, run_custom_profile
-
-SPY = BUILD / "libnnx_ort_spy.so"
+from conftest import CLI, run_cli, run_custom_profile
+from support import copy_artifacts, spy_env, write_json
 
 
 @pytest.fixture()
 def copied(both_profiles, tmp_path):
     """A private copy of the both-profiles report and its artifacts: (report path, artifact root)."""
     _, report, artifacts = both_profiles
-    root = tmp_path / "artifacts"
-    shutil.copytree(artifacts, root, symlinks=True)
-    path = tmp_path / "report.json"
-    path.write_text(json.dumps(report, sort_keys=True, indent=2) + "\n")
-    return path, root
+    root = copy_artifacts(artifacts, tmp_path)
+    return write_json(tmp_path / "report.json", report), root
 
 
 def write_record(tmp_path, record, name="record.json"):
-    path = tmp_path / name
-    path.write_text(json.dumps(record, sort_keys=True, indent=2) + "\n")
-    return path
-
-
-def spy_env(tmp_path):
-    log = tmp_path / "spy.log"
-    return {"NNX_ONNXRUNTIME_LIBRARY": str(SPY), "NNX_SPY_REAL_ORT": str(BUNDLED_ORT),
-            "NNX_SPY_LOG": str(log)}, log
+    return write_json(tmp_path / name, record)
 
 
 def test_validate_accepts_a_real_report(copied):

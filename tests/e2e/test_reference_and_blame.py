@@ -9,7 +9,6 @@ the published original is run there as a black box to compare bytes and numbers.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
@@ -23,6 +22,7 @@ import torch.nn.functional as F
 from onnx import helper, numpy_helper
 
 from conftest import BUILD, REPO, fault_env, run_cli
+from support import records_by_profile, sha256_of
 
 TORCHSCRIPT, DYNAMO = "feedfwd-fp32-torchscript", "feedfwd-fp32-dynamo"
 ORIGINAL_PYTHON = REPO / "build" / "original-venv" / "bin" / "python"
@@ -57,19 +57,11 @@ def case_input(shape, seed):
     return torch.randn(shape, generator=torch.Generator().manual_seed(seed))
 
 
-def records_by_name(report) -> dict:
-    return {r["profile"]: r for r in report["profiles"]}
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 @pytest.mark.parametrize("profile", [TORCHSCRIPT, DYNAMO])
 def test_model_onnx_is_byte_identical_to_the_spec_module_exported_by_real_torch(both_profiles, tmp_path, profile):
     done, report, _ = both_profiles
     assert done.returncode == 0, done.stdout + done.stderr
-    record = records_by_name(report)[profile]
+    record = records_by_profile(report)[profile]
     path = tmp_path / "model.onnx"
     x = case_input((2, 4), 7)
     names = dict(input_names=["features"], output_names=["logits"], opset_version=17)
@@ -82,7 +74,7 @@ def test_model_onnx_is_byte_identical_to_the_spec_module_exported_by_real_torch(
             torch.onnx.export(spec_net(), (x,), str(path), dynamic_axes={n: {0: "batch"} for n in ("features", "logits")},
                               dynamo=False, **names)
     listed = {f["path"]: f["sha256"] for f in record["artifacts"]["files"]}
-    assert listed["model.onnx"] == sha256(path)
+    assert listed["model.onnx"] == sha256_of(path)
     # The graph holds the batch-dependent Reshape of the flatten.
     assert "Reshape" in {n.op_type for n in onnx.load(str(path), load_external_data=False).graph.node}
 
@@ -108,7 +100,7 @@ print(json.dumps(out))
 @pytest.mark.parametrize("profile", [TORCHSCRIPT, DYNAMO])
 def test_case_errors_are_onnx_runtime_against_torchs_own_output(both_profiles, profile):
     _, report, artifacts = both_profiles
-    record = records_by_name(report)[profile]
+    record = records_by_profile(report)[profile]
     net = spec_net()
     cases = []
     for c in record["input_cases"]:
@@ -135,8 +127,8 @@ def test_records_equal_the_published_originals_bytes_and_errors(both_profiles, t
     done = subprocess.run([str(ORIGINAL_PYTHON), "-c", script, str(tmp_path / "original")], capture_output=True,
                           text=True, timeout=600, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
-    original = records_by_name(json.loads(done.stdout.strip().splitlines()[-1]))
-    for name, ours in records_by_name(report).items():
+    original = records_by_profile(json.loads(done.stdout.strip().splitlines()[-1]))
+    for name, ours in records_by_profile(report).items():
         theirs = original[name]
         assert ours["artifacts"]["files"] == theirs["artifacts"]["files"], name
         assert [(c["name"], c["max_abs_error"], c["max_rel_error"]) for c in ours["input_cases"]] == \
@@ -191,7 +183,7 @@ def rehash(record, root: Path) -> None:
     for f in record["artifacts"]["files"]:
         if f["path"] == "model.onnx":
             path = root / record["artifacts"]["directory"] / "model.onnx"
-            f["bytes"], f["sha256"] = path.stat().st_size, sha256(path)
+            f["bytes"], f["sha256"] = path.stat().st_size, sha256_of(path)
 
 
 @pytest.fixture()

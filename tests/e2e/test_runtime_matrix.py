@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from conftest import BUILD, REPO, run_cli
+from support import runtime_library
 from test_original_api import original_python  # noqa: F401  (fixture)
 
-CACHE = Path(os.environ.get("NNX_CACHE", Path.home() / ".cache" / "nnx-conformance"))
 DEFAULT_SET = ["1.16.3", "1.20.1", "1.24.4", "1.30.0", "1.32.0"]
 CRASHING = BUILD / "libnnx_crashing_runtime.so"
 HANGING = BUILD / "libnnx_hanging_runtime.so"
@@ -31,12 +31,6 @@ OLD = BUILD / "libnnx_old_runtime.so"  # says 1.15.1 (tests/fakes/old_runtime.cc
 PROFILES = ["feedfwd-fp32-torchscript", "feedfwd-fp32-dynamo"]
 
 sys.path.insert(0, str(BUILD / "python"))
-
-
-def library(version: str) -> Path:
-    path = CACHE / "runtimes" / version / f"libonnxruntime.so.{version}"
-    assert path.is_file(), f"{path} is missing: run `make runtimes`"
-    return path
 
 
 def versions_args(versions):
@@ -199,7 +193,7 @@ def test_a_crashing_a_hanging_and_a_too_old_runtime_are_classified_and_the_other
         report_and_root, original_python, tmp_path):  # noqa: F811
     report, root = report_and_root
     out = tmp_path / "faulty.json"
-    env = {"NNX_FAULTY_REAL_ORT": str(library("1.32.0"))}
+    env = {"NNX_FAULTY_REAL_ORT": str(runtime_library("1.32.0"))}
     done = matrix(report, root, out, "--onnxruntime", CRASHING, "--onnxruntime", HANGING, "--onnxruntime", OLD,
                   "--onnxruntime-version", "1.30.0", "--timeout", "5", env=env)
     document = json.loads(out.read_text())
@@ -245,7 +239,7 @@ def cell_processes(marker: str):
 def test_sigint_kills_every_cell_and_writes_nothing(report_and_root, tmp_path):
     report, root = report_and_root
     out = tmp_path / "m.json"
-    env = {**os.environ, "NNX_FAULTY_REAL_ORT": str(library("1.32.0"))}
+    env = {**os.environ, "NNX_FAULTY_REAL_ORT": str(runtime_library("1.32.0"))}
     matrix_run = subprocess.Popen([str(BUILD / "nnx-conformance"), "matrix", str(report), str(root),
                                    "--output", str(out), "--onnxruntime", str(HANGING), "--timeout", "120"],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -282,7 +276,7 @@ def test_python_runtime_matrix_returns_the_matrix_and_execute_takes_a_library(re
             "print(json.dumps(again['runtime']['version']))\n"
             "print(json.dumps(m))")
     env = {**os.environ, "PYTHONPATH": str(BUILD / "python")}
-    done = subprocess.run([sys.executable, "-c", code, str(report), str(root), str(library("1.20.1"))],
+    done = subprocess.run([sys.executable, "-c", code, str(report), str(root), str(runtime_library("1.20.1"))],
                           capture_output=True, text=True, env=env, timeout=900)
     assert done.returncode == 0, done.stdout + done.stderr
     executed_with, matrix_text = done.stdout.splitlines()[-2:]

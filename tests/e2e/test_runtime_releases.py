@@ -6,14 +6,12 @@ the report and its artifacts are one real run of both profiles (conftest.both_pr
 the core supports (a fake saying 1.15.1, tests/fakes/old_runtime.cc) is refused as missing-dependency.
 """
 import json
-import os
-from pathlib import Path
 
 import pytest
 
 from conftest import BUILD, REPO, run_cli
+from support import runtime_library
 
-CACHE = Path(os.environ.get("NNX_CACHE", Path.home() / ".cache" / "nnx-conformance"))
 LOCK = REPO / "scripts" / "runtimes.lock"
 OLD_RUNTIME = BUILD / "libnnx_old_runtime.so"
 
@@ -21,12 +19,6 @@ OLD_RUNTIME = BUILD / "libnnx_old_runtime.so"
 def locked_versions():
     lines = [line.split() for line in LOCK.read_text().splitlines() if line.strip() and not line.startswith("#")]
     return [fields[0] for fields in lines]
-
-
-def library(version: str) -> Path:
-    path = CACHE / "runtimes" / version / f"libonnxruntime.so.{version}"
-    assert path.is_file(), f"{path} is missing: run `make runtimes`"
-    return path
 
 
 def test_the_lock_names_the_default_set_from_1_16_to_1_32():
@@ -38,7 +30,7 @@ def test_every_locked_release_reexecutes_both_profiles(both_profiles, version, t
     done, report, root = both_profiles
     assert done.returncode == 0, done.stdout + done.stderr
     out = tmp_path / "again.json"
-    again = run_cli("execute", root.parent / "report.json", root, "--onnxruntime", library(version),
+    again = run_cli("execute", root.parent / "report.json", root, "--onnxruntime", runtime_library(version),
                     "--output", out)
     records = json.loads(out.read_text())["profiles"]
     assert len(records) == 2

@@ -4,6 +4,7 @@ profile's export-error while the others complete with a fresh worker."""
 import json
 
 from conftest import fault_env, run_cli
+from support import records_by_profile, workers_of
 
 SMALL = {"batches": [1, 2], "model": {"input_dim": 3, "hidden_dims": [5], "output_dim": 2}}
 
@@ -20,11 +21,6 @@ def run_file(tmp_path, profiles, env=None, tag="run"):
     return done, report, timings
 
 
-def workers_of(timings):
-    """{profile: the worker number that served its export}."""
-    return {p["profile"]: p["worker"] for p in timings["phases"] if p["name"] == "export"}
-
-
 def comparable(record):
     """A record without what differs between two runs of the same settings (folder, times, source)."""
     drop = {"profile", "source", "artifacts", "created_utc", "timestamp"}
@@ -38,7 +34,7 @@ def test_one_worker_serves_every_profile_and_records_match_a_worker_per_profile(
     done, report, timings = run_file(tmp_path, profiles)
     assert done.returncode == 0, done.stdout + done.stderr
     assert set(workers_of(timings).values()) == {0}, timings  # one worker: torch imported once
-    records = {r["profile"]: r for r in report["profiles"]}
+    records = records_by_profile(report)
     # The same settings in the warm worker (after another export) give the same export outcome.
     assert records["first"]["stages"]["export"] == records["second"]["stages"]["export"]
     assert records["first"]["model_state"] == records["second"]["model_state"] == {
@@ -86,7 +82,7 @@ def test_a_state_change_in_one_profile_stays_in_that_profiles_record(tmp_path):
                 {"name": "clean-after", "exporter": "torchscript", **SMALL}]
     done, report, timings = run_file(tmp_path, profiles,
                                      env=fault_env("mutate-parameter", NNX_TEST_FAULT_PROFILE="mutated"))
-    records = {r["profile"]: r for r in report["profiles"]}
+    records = records_by_profile(report)
     assert records["mutated"]["failure"] == "state-changed", records["mutated"]
     assert records["mutated"]["model_state"]["parameters"] is False
     for name in ["clean-before", "clean-after"]:
@@ -102,7 +98,7 @@ def check_fault_stays_in_its_profile(tmp_path, fault):
                 {"name": "after", "exporter": "torchscript", **SMALL}]
     env = fault_env(fault, NNX_TEST_FAULT_PROFILE="victim", NNX_WORKER_TIMEOUT_SECONDS=30)
     done, report, timings = run_file(tmp_path, profiles, env=env, tag=fault)
-    records = {r["profile"]: r for r in report["profiles"]}
+    records = records_by_profile(report)
     assert records["victim"]["failure"] == "export-error", records["victim"]
     assert records["before"]["status"] == "passed" and records["after"]["status"] == "passed", report
     workers = workers_of(timings)

@@ -9,6 +9,8 @@
 #include "artifacts/artifact_path.h"
 #include "artifacts/artifacts.h"
 #include "base/failure.h"
+#include "support/files.h"
+#include "support/temp_dir.h"
 
 namespace nnx {
 namespace {
@@ -18,26 +20,20 @@ namespace fs = std::filesystem;
 class ArtifactFolder : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("nnx-artifacts-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
     fs::create_directories(root_ / "p" / "data");
     write("p/model.onnx", "model bytes");
     write("p/data/weights.bin", "0123456789");
     write("p/notes.txt", "a sidecar");
   }
-  void TearDown() override { fs::remove_all(root_); }
-
-  void write(const std::string& rel, const std::string& text) {
-    std::ofstream(root_ / rel, std::ios::binary) << text;
-  }
+  void write(const std::string& rel, const std::string& text) { test_support::write_file(root_ / rel, text); }
   json record() {
     json files = json::array();
     for (const auto& e : build_manifest(root_ / "p", {"data/weights.bin"})) files.push_back(e.to_json());
     return json{{"artifacts", {{"directory", "p"}, {"model", "model.onnx"}, {"files", files}}}};
   }
 
-  fs::path root_;
+  test_support::TempDir dir_{"nnx-artifacts"};  // removed with everything in it after the test
+  fs::path root_ = dir_.path();
 };
 
 TEST(ArtifactPath, NormalisesAndRefusesEscapes) {

@@ -17,22 +17,20 @@
 #include <thread>
 
 #include "base/sha256.h"
+#include "support/files.h"
+#include "support/temp_dir.h"
 
 namespace nnx {
 namespace {
 
 namespace fs = std::filesystem;
 
+// A temporary folder to write files into.
 struct Scratch {
-  fs::path dir = fs::temp_directory_path() / ("nnx-file-bytes-" + std::to_string(::getpid()));
-  Scratch() { fs::create_directories(dir); }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
+  test_support::TempDir folder{"nnx-file-bytes"};
+  fs::path dir = folder.path();
   fs::path write(const std::string& name, const std::string& bytes) const {
-    std::ofstream(dir / name, std::ios::binary) << bytes;
-    return dir / name;
+    return test_support::write_file(dir / name, bytes);
   }
 };
 

@@ -27,6 +27,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support/files.h"
 #include "support/temp_dir.h"
 
 #include "artifacts/artifact_folder.h"
@@ -46,18 +47,11 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const fs::path kCorpus = fs::path(__FILE__).parent_path().parent_path().parent_path() / "fuzz" / "corpus";
+const fs::path kCorpus = nnx::test_support::source_path("fuzz/corpus");
 
-std::string read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-using TempDir = nnx::test_support::TempDir;
-
-void write_file(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+using nnx::test_support::read_file;
+using nnx::test_support::TempDir;
+using nnx::test_support::write_file;
 
 }  // namespace
 
@@ -74,7 +68,7 @@ TEST(FuzzSeedCorpus, RealRecordsAreValidAndEdgeCasesBehaveAsPromised) {
   std::size_t records = 0;
   for (const auto& entry : fs::directory_iterator(kCorpus / "json_record_fuzzer")) {
     const std::string name = entry.path().filename().string();
-    const std::string text = read_bytes(entry.path());
+    const std::string text = read_file(entry.path());
     const bool real = name.rfind("record-", 0) == 0 || name.rfind("report-", 0) == 0;
     nnx::json value;
     try {
@@ -110,7 +104,7 @@ TEST(FuzzSeedCorpus, ArtifactPathSeeds) {
       {"dotdot", std::nullopt},         {"self", std::nullopt},            {"trailing-slash", "a/b"},
       {"dotdot-name", "..a/b.."},       {"nul", std::nullopt}};
   for (const auto& [name, want] : expected) {
-    const std::string text = read_bytes(kCorpus / "artifact_path_fuzzer" / name);
+    const std::string text = read_file(kCorpus / "artifact_path_fuzzer" / name);
     EXPECT_EQ(nnx::normalize_artifact_path(text), want) << name;
   }
 }
@@ -193,7 +187,7 @@ TEST(ArtifactRootLock, ARootThatIsAFileIsRefusedAndLeftAlone) {
   TempDir dir;
   write_file(dir.path() / "a", "must not change");
   EXPECT_THROW(nnx::ArtifactRootLock lock(dir.path() / "a"), std::runtime_error);
-  EXPECT_EQ(read_bytes(dir.path() / "a"), "must not change");
+  EXPECT_EQ(read_file(dir.path() / "a"), "must not change");
 }
 
 TEST(ReportPath, FoldersAndUnwritablePlacesAreRefusedBeforeARun) {

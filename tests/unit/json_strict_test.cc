@@ -13,6 +13,9 @@
 #include <random>
 #include <string>
 
+#include "support/files.h"
+#include "support/temp_dir.h"
+
 namespace nnx {
 namespace {
 
@@ -36,22 +39,8 @@ bool all_ascii(const std::string& s) {
   return true;
 }
 
-// A fresh folder under the system temporary folder, removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    path_ = std::filesystem::temp_directory_path() /
-            ("nnx-json-strict-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  static inline int counter_ = 0;
-  std::filesystem::path path_;
-};
+using test_support::TempDir;
+using test_support::write_file;
 
 TEST(StrictJson, ParsesEveryKindOfValue) {
   const json v = parse_strict_json(R"( {"a": [1, -2, 2.5, "x", true, false, null, {}, []], "b": {"c": "d"}} )");
@@ -295,7 +284,7 @@ TEST(StrictJson, SurvivesRandomMutationsOfAValidDocument) {
 TEST(StrictJsonFile, ReadsAFile) {
   TempDir dir;
   const auto path = dir.path() / "v.json";
-  std::ofstream(path) << "{\"a\": [1, 2.0]}\n";
+  write_file(path, "{\"a\": [1, 2.0]}\n");
   const json v = read_strict_json_file(path);
   EXPECT_TRUE(v.at("a").at(0).is_number_integer());
   EXPECT_TRUE(v.at("a").at(1).is_number_float());
@@ -321,7 +310,7 @@ TEST(StrictJsonFile, RefusesADirectory) {
 TEST(StrictJsonFile, RefusesAFileOverTheLimitBeforeReadingIt) {
   TempDir dir;
   const auto path = dir.path() / "huge.json";
-  std::ofstream(path) << "0";
+  write_file(path, "0");
   std::filesystem::resize_file(path, kMaxJsonTextBytes + 1);  // sparse: no disk space used
   try {
     read_strict_json_file(path);
@@ -336,7 +325,7 @@ TEST(StrictJsonFile, RefusesAFileOverTheLimitBeforeReadingIt) {
 TEST(StrictJsonFile, NamesThePathAndOffsetOfAParseError) {
   TempDir dir;
   const auto path = dir.path() / "dup.json";
-  std::ofstream(path) << R"({"a": 1, "a": 2})";
+  write_file(path, R"({"a": 1, "a": 2})");
   try {
     read_strict_json_file(path);
     FAIL() << "accepted a duplicate key";

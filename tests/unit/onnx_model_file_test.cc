@@ -18,6 +18,8 @@
 
 #include "base/error.h"
 #include "onnx_file/onnx_model_file.h"
+#include "support/files.h"
+#include "support/temp_dir.h"
 
 namespace nnx {
 namespace {
@@ -105,22 +107,14 @@ values.ClearField("raw_data")
 onnx.save_model(model, f"{out}/nested/model.onnx")
 )PY";
 
-Bytes read_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  Bytes bytes(chars.size());
-  std::memcpy(bytes.data(), chars.data(), chars.size());
-  return bytes;
-}
+using test_support::read_byte_vector;
 
 class OnnxModelFileTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new fs::path(fs::temp_directory_path() / ("nnx-onnx-file-" + std::to_string(::getpid())));
-    fs::remove_all(*dir_);
-    fs::create_directories(*dir_);
-    std::ofstream(*dir_ / "write_models.py") << kWriteModels;
+    folder_ = new test_support::TempDir("nnx-onnx-file");
+    dir_ = new fs::path(folder_->path());
+    test_support::write_file(*dir_ / "write_models.py", kWriteModels);
     const std::string python = NNX_ONNX_PYTHON;
     ASSERT_TRUE(fs::exists(python)) << python << " is missing: run make bootstrap (the tests need onnx)";
     const std::string command = "'" + python + "' '" + (*dir_ / "write_models.py").string() + "' '" +
@@ -128,8 +122,8 @@ class OnnxModelFileTest : public ::testing::Test {
     ASSERT_EQ(std::system(command.c_str()), 0) << command;
   }
   static void TearDownTestSuite() {
-    fs::remove_all(*dir_);
     delete dir_;
+    delete folder_;  // removes the folder with the model files
   }
 
   // A lookup over files of `folder`, recording every location asked for.
@@ -137,12 +131,12 @@ class OnnxModelFileTest : public ::testing::Test {
     return [this, folder](const std::string& location) -> std::optional<std::span<const std::byte>> {
       asked_.push_back(location);
       if (!fs::exists(folder / location)) return std::nullopt;
-      auto [it, _] = loaded_.emplace(location, read_bytes(folder / location));
+      auto [it, _] = loaded_.emplace(location, read_byte_vector(folder / location));
       return std::span<const std::byte>(it->second);
     };
   }
   OnnxModelFile read(const std::string& model, const ExternalBytes& external = nullptr) {
-    const Bytes bytes = read_bytes(*dir_ / model);
+    const Bytes bytes = read_byte_vector(*dir_ / model);
     return read_onnx_model(bytes, external);
   }
   // The message of the ConformanceError reading `bytes` throws ("" when it does not throw).
@@ -155,10 +149,12 @@ class OnnxModelFileTest : public ::testing::Test {
     return "";
   }
 
+  static test_support::TempDir* folder_;
   static fs::path* dir_;
   std::vector<std::string> asked_;
   std::map<std::string, Bytes> loaded_;
 };
+test_support::TempDir* OnnxModelFileTest::folder_ = nullptr;
 fs::path* OnnxModelFileTest::dir_ = nullptr;
 
 const std::vector<float> kW = {-1.0f, -0.5f, 0.0f, 0.5f, 1.0f, 1.5f};
@@ -188,40 +184,40 @@ TEST_F(OnnxModelFileTest, ExternalDataIsReadAtItsOffsetAndLengthUnderTheExactLoc
 }
 
 TEST_F(OnnxModelFileTest, AMissingExternalFileIsRefusedNamingTheTensorAndLocation) {
-  const std::string why = refusal(read_bytes(*dir_ / "ext/model.onnx"),
+  const std::string why = refusal(read_byte_vector(*dir_ / "ext/model.onnx"),
                                   [](const std::string&) { return std::nullopt; });
   EXPECT_NE(why.find("initializer \"W\""), std::string::npos) << why;
   EXPECT_NE(why.find("\"./w.bin\" is absent"), std::string::npos) << why;
 }
 
 TEST_F(OnnxModelFileTest, ATruncatedExternalFileIsOutOfRange) {
-  Bytes data = read_bytes(*dir_ / "ext/w.bin");
+  Bytes data = read_byte_vector(*dir_ / "ext/w.bin");
   ASSERT_EQ(data.size(), 36u);
   data.resize(30);  // B (offset 24, length 12) now ends beyond the file
-  const std::string why = refusal(read_bytes(*dir_ / "ext/model.onnx"),
+  const std::string why = refusal(read_byte_vector(*dir_ / "ext/model.onnx"),
                                   [&](const std::string&) { return std::span<const std::byte>(data); });
   EXPECT_NE(why.find("initializer \"B\""), std::string::npos) << why;
   EXPECT_NE(why.find("beyond the end of \"./w.bin\" (30 bytes)"), std::string::npos) << why;
 }
 
 TEST_F(OnnxModelFileTest, ALengthThatDoesNotMatchTheDimsIsRefused) {
-  const std::string why = refusal(read_bytes(*dir_ / "ext/short.onnx"), files_of(*dir_ / "ext"));
+  const std::string why = refusal(read_byte_vector(*dir_ / "ext/short.onnx"), files_of(*dir_ / "ext"));
   EXPECT_NE(why.find("initializer \"B\": its external data in \"./w.bin\" holds 8 bytes but its dims need 3"),
             std::string::npos)
       << why;
 }
 
 TEST_F(OnnxModelFileTest, DimsFarBeyondTheBytesAreRefusedBeforeAnyAllocation) {
-  const std::string huge = refusal(read_bytes(*dir_ / "huge.onnx"), nullptr);  // 2^40 elements, 4 bytes
+  const std::string huge = refusal(read_byte_vector(*dir_ / "huge.onnx"), nullptr);  // 2^40 elements, 4 bytes
   EXPECT_NE(huge.find("initializer \"huge\": raw_data holds 4 bytes but its dims need 1099511627776"),
             std::string::npos)
       << huge;
-  const std::string overflow = refusal(read_bytes(*dir_ / "overflow.onnx"), nullptr);  // 2^80 elements
+  const std::string overflow = refusal(read_byte_vector(*dir_ / "overflow.onnx"), nullptr);  // 2^80 elements
   EXPECT_NE(overflow.find("initializer \"overflow\": too many elements"), std::string::npos) << overflow;
 }
 
 TEST_F(OnnxModelFileTest, ATruncatedModelDoesNotParse) {
-  Bytes bytes = read_bytes(*dir_ / "ext/model.onnx");
+  Bytes bytes = read_byte_vector(*dir_ / "ext/model.onnx");
   bytes.resize(bytes.size() - 1);  // inside the last field (opset_import)
   EXPECT_NE(refusal(bytes, files_of(*dir_ / "ext")).find("not an ONNX model"), std::string::npos);
   EXPECT_NE(refusal(Bytes{}, nullptr).find("no graph"), std::string::npos);

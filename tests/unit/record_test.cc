@@ -10,8 +10,6 @@
 
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,22 +20,20 @@
 #include "record/record.h"
 #include "record/record_format.h"
 #include "record/validate_record.h"
+#include "support/engine_record.h"
+#include "support/files.h"
 
 namespace nnx {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kCorpus =
-    fs::path(__FILE__).parent_path().parent_path().parent_path() / "fuzz" / "corpus" / "json_record_fuzzer";
-const std::string kWeightsSha(64, 'a');
-const std::string kModelSha(64, 'b');
+using test_support::engine_record;
+using test_support::joined;
+using test_support::kWeightsSha;
+using test_support::read_file;
 
-std::string joined(const std::vector<std::string>& problems) {
-  std::string out;
-  for (const auto& p : problems) out += "\n  " + p;
-  return out;
-}
+const fs::path kCorpus = test_support::source_path("fuzz/corpus/json_record_fuzzer");
 
 // Same JSON value and kind: an integer is never a float, floats compare bit for bit (-0.0 is not 0.0).
 bool same_json(const json& a, const json& b) {
@@ -73,20 +69,13 @@ void expect_round_trip(const json& record, const std::string& what) {
   EXPECT_EQ(again, record);
 }
 
-std::string read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // The valid records of the fuzz seed corpus (a report's profiles count one by one).
 std::vector<std::pair<std::string, json>> corpus_records() {
   std::vector<std::pair<std::string, json>> out;
   for (const auto& entry : fs::directory_iterator(kCorpus)) {
     json value;
     try {
-      value = parse_strict_json(read_bytes(entry.path()));
+      value = parse_strict_json(read_file(entry.path()));
     } catch (const JsonError&) {
       continue;
     }
@@ -97,68 +86,6 @@ std::vector<std::pair<std::string, json>> corpus_records() {
     }
   }
   return out;
-}
-
-// A record as the engine writes it: the stages before `last` pass; `last` passes too unless `failure` is
-// given (for a parity failure, the first case fails with that class); later stages do not run.
-json engine_record(const Profile& p, Stage last, std::optional<FailureClass> failure = std::nullopt) {
-  SourceInfo source;
-  source.revision = "0123456789abcdef0123456789abcdef01234567";
-  source.origin = "given";
-  json r = blank_record(p, source, kWeightsSha);
-  auto ran = [&](Stage s, json pass_detail) {
-    if (stage_index(s) > stage_index(last)) return false;
-    if (s == last && failure && s != Stage::parity) {
-      set_stage_failed(r, s, *failure, json{{"error", "it failed"}});
-      return false;
-    }
-    set_stage_passed(r, s, std::move(pass_detail));
-    return true;
-  };
-  bool go = ran(Stage::dependencies, json{{"onnx", "1.16.0"}}) && last != Stage::dependencies;
-  if (go && failure != FailureClass::export_error) {
-    r["model_state"] = {{"parameters", true}, {"gradients", true}, {"modes", failure != FailureClass::state_changed}};
-  }
-  go = go && ran(Stage::export_model, json{{"warnings", json::array()}}) && last != Stage::export_model;
-  if (go && !(last == Stage::check && failure)) {
-    r["opset"]["model"] = {{"ai.onnx", 17}};
-    r["artifacts"]["files"] =
-        json::array({{{"path", "model.onnx"}, {"role", "model"}, {"bytes", 1234}, {"sha256", kModelSha}}});
-  }
-  go = go && ran(Stage::check, json{{"ir_version", 8}}) && last != Stage::check;
-  if (go) r["runtime"]["version"] = "1.18.0";
-  go = go && ran(Stage::load, json{{"providers", {"CPUExecutionProvider"}}}) && last != Stage::load;
-  if (go) {
-    for (auto& c : r["input_cases"]) {
-      const bool match = c["expect"] == "match";
-      c["outcome"] = match ? "match" : "rejected";
-      c["passed"] = true;
-      if (match) {
-        c["max_abs_error"] = 1.1920928955078125e-07;
-        c["max_rel_error"] = 3.4e-06;
-      } else {
-        c["detail"] = "refused as an invalid argument";
-      }
-    }
-    if (failure) {
-      json& c = r["input_cases"][0];
-      c["passed"] = false;
-      c["failure"] = failure_name(*failure);
-      c["outcome"] = *failure == FailureClass::mismatch       ? "mismatch"
-                     : *failure == FailureClass::input_contract ? "rejected"
-                                                                : "error";
-      if (*failure != FailureClass::mismatch) {
-        c["max_abs_error"] = nullptr;
-        c["max_rel_error"] = nullptr;
-        c["detail"] = "it failed";
-      }
-      set_stage_failed(r, Stage::parity, *failure, json{{"failed_cases", {c["name"]}}});
-    } else {
-      set_stage_passed(r, Stage::parity, json{{"cases", r["input_cases"].size()}, {"compared", 4}});
-    }
-  }
-  finalize_record(r);
-  return r;
 }
 
 // ---- round trip -----------------------------------------------------------------------------------------

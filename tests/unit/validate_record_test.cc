@@ -1,8 +1,8 @@
 // validate_record (record-format §6) and the settings a record states (profile_rebuild.h).
 //
-// Each record here is built the way the engine builds one (blank_record, set_stage_passed / _failed for
-// every stage that ran, cases filled as a parity run fills them, finalize_record); every refusal test breaks
-// one rule of §6 and checks that the message names it.
+// Each record here is built the way the engine builds one (tests/support/engine_record.h: blank_record,
+// set_stage_passed / _failed for every stage that ran, cases filled as a parity run fills them,
+// finalize_record); every refusal test breaks one rule of §6 and checks that the message names it.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,88 +21,16 @@
 #include "record/record.h"
 #include "record/validate_batch.h"
 #include "record/validate_record.h"
+#include "support/engine_record.h"
 
 namespace nnx {
 namespace {
 
-const std::string kWeightsSha(64, 'a');
-const std::string kModelSha(64, 'b');
-
-std::string joined(const std::vector<std::string>& problems) {
-  std::string out;
-  for (const auto& p : problems) out += "\n  " + p;
-  return out;
-}
-
-Profile named_profile(const std::string& name) {
-  if (auto tested = tested_profile(name)) return *tested;
-  Profile p;
-  p.name = name;
-  return p;
-}
-
-json signature(const char* name, const Profile& p, std::int64_t width) {
-  json batch = p.dynamic_batch ? json("batch") : json(p.export_batch);
-  return json::array({{{"name", name}, {"dtype", "float"}, {"shape", {batch, width}}}});
-}
-
-// The stages before `last` pass; `last` passes too unless `failure` is given; later stages do not run.
-// Each stage writes what the engine writes when it runs.
-json engine_record(const Profile& p, Stage last, std::optional<FailureClass> failure = std::nullopt) {
-  SourceInfo source;
-  source.revision = "0123456789abcdef0123456789abcdef01234567";
-  source.origin = "given";
-  json r = blank_record(p, source, kWeightsSha);
-  r["versions"]["python"] = "3.11.9";
-  r["versions"]["torch"] = "2.4.1";
-  auto ran = [&](Stage s, json pass_detail) {
-    if (stage_index(s) > stage_index(last)) return false;
-    if (s == last && failure) {
-      set_stage_failed(r, s, *failure, json{{"error", "it failed"}});
-      return false;
-    }
-    set_stage_passed(r, s, std::move(pass_detail));
-    return s != last;
-  };
-  bool go = ran(Stage::dependencies, json{{"onnx", "1.16.0"}, {"onnxruntime", "1.18.0"}});
-  if (go && failure != FailureClass::export_error) {  // an exporter exception leaves model_state null
-    r["model_state"] = {{"parameters", true}, {"gradients", true}, {"modes", true}};
-    if (failure == FailureClass::state_changed) r["model_state"]["modes"] = false;
-  }
-  if (go) go = ran(Stage::export_model, json{{"warnings", json::array()}});
-  if (go && !(last == Stage::check && failure)) {
-    r["opset"]["model"] = {{"ai.onnx", 17}};
-    r["artifacts"]["files"] = json::array(
-        {{{"path", "model.onnx"}, {"role", "model"}, {"bytes", 1234}, {"sha256", kModelSha}}});
-  }
-  if (go) {
-    go = ran(Stage::check, json{{"opset", {{"ai.onnx", 17}}},
-                                {"ir_version", 8},
-                                {"producer", "pytorch 2.4.1"},
-                                {"inputs", signature("features", p, p.model.input_dim)},
-                                {"outputs", signature("logits", p, p.model.output_dim)}});
-  }
-  if (go) {
-    r["runtime"]["version"] = "1.18.0";
-    go = ran(Stage::load, json{{"providers", {"CPUExecutionProvider"}}});
-  }
-  if (go) {  // parity: every case filled as a run fills it
-    for (auto& c : r["input_cases"]) {
-      c["outcome"] = c["expect"] == "match" ? "match" : "rejected";
-      c["passed"] = true;
-      if (c["expect"] == "match") {
-        c["max_abs_error"] = 1.1920928955078125e-07;
-        c["max_rel_error"] = 3.4e-06;
-      } else {
-        c["detail"] = "refused as an invalid argument: Got invalid dimensions for input: features";
-      }
-    }
-    set_stage_passed(r, Stage::parity,
-                     json{{"cases", r["input_cases"].size()}, {"compared", r["input_cases"].size() - 1}});
-  }
-  finalize_record(r);
-  return r;
-}
+using test_support::engine_record;
+using test_support::joined;
+using test_support::kModelSha;
+using test_support::kWeightsSha;
+using test_support::named_profile;
 
 json passed_record(const std::string& name = kTorchscriptProfile) {
   return engine_record(named_profile(name), Stage::parity);

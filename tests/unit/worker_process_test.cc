@@ -14,6 +14,7 @@
 
 #include "base/build_info.h"
 #include "base/error.h"
+#include "support/files.h"
 #include "support/temp_dir.h"
 
 #include <atomic>
@@ -36,19 +37,20 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 using TempDir = nnx::test_support::TempDir;
+using nnx::test_support::write_file;
 
 // A Python script: `body` runs once per request line `req` (a dict); `answer(obj)` writes to fd 3.
 fs::path write_script(const TempDir& dir, const std::string& name, const std::string& body) {
   fs::path path = dir.path() / name;
-  std::ofstream out(path);
-  out << "import json, os, signal, subprocess, sys, time\n"
-         "def answer(obj):\n"
-         "    os.write(3, (json.dumps(obj) + '\\n').encode())\n"
-         "for line in sys.stdin:\n"
-         "    req = json.loads(line)\n";
+  std::string text =
+      "import json, os, signal, subprocess, sys, time\n"
+      "def answer(obj):\n"
+      "    os.write(3, (json.dumps(obj) + '\\n').encode())\n"
+      "for line in sys.stdin:\n"
+      "    req = json.loads(line)\n";
   std::istringstream lines(body);
-  for (std::string l; std::getline(lines, l);) out << "    " << l << "\n";
-  return path;
+  for (std::string l; std::getline(lines, l);) text += "    " + l + "\n";
+  return write_file(path, text);
 }
 
 WorkerCommand python3(const fs::path& script) { return WorkerCommand{"python3", script, {}}; }
@@ -167,10 +169,10 @@ TEST(WorkerProcess, HangTimesOutWithinTheDeadlineAndLeavesNoProcess) {
   TempDir dir;
   // The worker first starts a grandchild in its process group: both must be gone afterwards.
   fs::path script = dir.path() / "hang.py";
-  std::ofstream(script) << "import subprocess, sys, time\n"
-                           "subprocess.Popen(['sleep', '1000'])\n"
-                           "sys.stdin.readline()\n"
-                           "while True:\n    time.sleep(3600)\n";
+  write_file(script, "import subprocess, sys, time\n"
+                      "subprocess.Popen(['sleep', '1000'])\n"
+                      "sys.stdin.readline()\n"
+                      "while True:\n    time.sleep(3600)\n");
   WorkerProcess worker(python3(script));
   const pid_t pgid = worker.pid();
   ASSERT_TRUE(members_at_least(pgid, 2)) << "the grandchild is running";
@@ -263,10 +265,10 @@ TEST(WorkerProcess, OutputBeyondTheGivenBoundIsOutputLimit) {
 TEST(WorkerProcess, TheGivenInterruptCheckEndsARequestAndKillsTheGroup) {
   TempDir dir;
   fs::path script = dir.path() / "silent.py";
-  std::ofstream(script) << "import subprocess, sys, time\n"
-                           "subprocess.Popen(['sleep', '1000'])\n"
-                           "sys.stdin.readline()\n"
-                           "while True:\n    time.sleep(3600)\n";
+  write_file(script, "import subprocess, sys, time\n"
+                      "subprocess.Popen(['sleep', '1000'])\n"
+                      "sys.stdin.readline()\n"
+                      "while True:\n    time.sleep(3600)\n");
   std::atomic<int> signal_seen{0};
   WorkerLimits given = limits();
   given.interrupt_signal = [&] { return signal_seen.load(); };
@@ -295,7 +297,7 @@ TEST(WorkerProcess, TheGivenInterruptCheckEndsARequestAndKillsTheGroup) {
 TEST(WorkerProcess, WriteToAClosedStdinDoesNotRaiseSigpipe) {
   TempDir dir;
   fs::path script = dir.path() / "closer.py";
-  std::ofstream(script) << "import os, time\nos.close(0)\ntime.sleep(0.3)\nos._exit(4)\n";
+  write_file(script, "import os, time\nos.close(0)\ntime.sleep(0.3)\nos._exit(4)\n");
   WorkerProcess worker(python3(script));
   std::this_thread::sleep_for(1s);  // stdin is closed by now; the payload (8 MiB) cannot be delivered
   std::string message;
@@ -307,10 +309,10 @@ TEST(WorkerProcess, WriteToAClosedStdinDoesNotRaiseSigpipe) {
 TEST(WorkerProcess, DestructorKillsAWorkerThatIgnoresEof) {
   TempDir dir;
   fs::path script = dir.path() / "stubborn.py";
-  std::ofstream(script) << "import signal, subprocess, time\n"
-                           "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-                           "subprocess.Popen(['sleep', '1000'])\n"
-                           "while True:\n    time.sleep(3600)\n";
+  write_file(script, "import signal, subprocess, time\n"
+                      "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+                      "subprocess.Popen(['sleep', '1000'])\n"
+                      "while True:\n    time.sleep(3600)\n");
   pid_t pgid;
   auto start = Clock::now();
   {

@@ -1,0 +1,79 @@
+"""Helpers shared by more than one tests/e2e/ file (this module holds no tests; conftest.py holds the paths
+and the fixtures, hostile_support.py what only the hostile tests need).
+
+One helper for one job: reading a record's stage statuses, a report's records by profile, which worker
+served which export, the spy library's environment, a built test tool, a locked ONNX Runtime release, the
+bytes the product saves a JSON document as, a private copy of a run's artifacts, and a file's sha256.
+"""
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import BUILD, BUNDLED_ORT
+
+STAGES = ("dependencies", "export", "check", "load", "parity")
+SPY = BUILD / "libnnx_ort_spy.so"
+CACHE = Path(os.environ.get("NNX_CACHE", Path.home() / ".cache" / "nnx-conformance"))
+
+
+def stage_statuses(record):
+    """The five stages' statuses, in order."""
+    return [record["stages"][s]["status"] for s in STAGES]
+
+
+def records_by_profile(report) -> dict:
+    """{profile name: record} of a report."""
+    return {r["profile"]: r for r in report["profiles"]}
+
+
+def workers_of(timings):
+    """{profile: the worker number that served its export}."""
+    return {p["profile"]: p["worker"] for p in timings["phases"] if p["name"] == "export"}
+
+
+def spy_env(tmp_path):
+    """Environment entries that make the spy library (tests/fakes/ort_spy.cc) stand in for ONNX Runtime: it
+    forwards every call to the real library and logs each session creation to the returned file."""
+    log = tmp_path / "spy.log"
+    return {"NNX_ONNXRUNTIME_LIBRARY": str(SPY), "NNX_SPY_REAL_ORT": str(BUNDLED_ORT), "NNX_SPY_LOG": str(log)}, log
+
+
+def built_tool(path: Path) -> Path:
+    """`path`, a test tool of the build (tests/tools/); the test fails when it was not built."""
+    if not path.is_file():
+        pytest.fail(f"{path} is missing: build the project (cmake --build {BUILD}) or set NNX_BUILD_DIR")
+    return path
+
+
+def runtime_library(version: str) -> Path:
+    """The ONNX Runtime release `version` of the lock, as `make runtimes` installs it."""
+    path = CACHE / "runtimes" / version / f"libonnxruntime.so.{version}"
+    assert path.is_file(), f"{path} is missing: run `make runtimes`"
+    return path
+
+
+def saved_text(value) -> str:
+    """The text the product saves a record or report as (sorted keys, two-space indent, a final newline)."""
+    return json.dumps(value, sort_keys=True, indent=2) + "\n"
+
+
+def write_json(path: Path, value) -> Path:
+    """`value` saved at `path` as the product saves it; returns `path`."""
+    path.write_text(saved_text(value))
+    return path
+
+
+def copy_artifacts(artifacts: Path, tmp_path: Path) -> Path:
+    """A private copy of an artifacts root (symbolic links kept as links) at tmp_path/artifacts."""
+    root = tmp_path / "artifacts"
+    shutil.copytree(artifacts, root, symlinks=True)
+    return root
+
+
+def sha256_of(path) -> str:
+    """The hex sha256 of the file's bytes."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()

@@ -1,0 +1,37 @@
+// Test fakes: the in-memory runtime and session (fake_runtime.h).
+#include "fakes/fake_runtime.h"
+
+#include <utility>
+
+namespace nnx::fakes {
+
+FakeSession::FakeSession(SessionAnswer answer, std::vector<std::string> providers)
+    : answer_(std::move(answer)), providers_(std::move(providers)) {}
+
+std::vector<TensorOutput> FakeSession::run(const std::string& input_name, std::span<const float> values,
+                                           const std::vector<std::int64_t>& shape) {
+  runs_.push_back({input_name, shape});
+  return answer_(input_name, values, shape);
+}
+
+FakeRuntime::FakeRuntime(SessionAnswer answer, std::vector<std::string> providers,
+                         std::optional<RuntimeFailure> refusal)
+    : answer_(std::move(answer)), providers_(std::move(providers)), refusal_(std::move(refusal)) {}
+
+std::unique_ptr<Session> FakeRuntime::create_session(std::span<const std::byte> model,
+                                                     const std::vector<ExternalFile>& external,
+                                                     const SessionSettings& settings) {
+  SessionRequest request{{model.begin(), model.end()}, {}, settings};
+  for (const auto& file : external) {
+    request.external.emplace_back(file.location, std::vector<std::byte>(file.bytes.begin(), file.bytes.end()));
+  }
+  requests_.push_back(std::move(request));
+  if (refusal_) throw *refusal_;
+  return std::make_unique<FakeSession>(answer_, providers_);
+}
+
+TensorOutput float_output(std::string name, std::vector<std::int64_t> shape, std::vector<float> values) {
+  return TensorOutput{std::move(name), "float", std::move(shape), std::move(values)};
+}
+
+}  // namespace nnx::fakes
