@@ -7,7 +7,7 @@
   one at most 80 lines (its `def` to its last line, as `ast` counts them); tests/ need not;
 - every repository path named in the docs and the product's sources exists, and every cited heading
   (`doc/architecture.md, "The layers"`) is a heading of the cited document;
-- every layer folder under src/ says what it holds (a README.md);
+- every layer folder under src/ says what it holds (a README.md) and names each of its files;
 - no file of the product (src/, worker/, python/) reads an NNX_TEST_* variable or imports a test module;
 - a layer includes only the layers before it (the table of doc/architecture.md).
 """
@@ -263,6 +263,29 @@ def test_every_layer_says_what_it_holds():
     for layer in LAYERS:
         readme = SRC / layer / "README.md"
         assert readme.is_file() and len(readme.read_text().strip()) > 80, layer
+
+
+def files_a_readme_leaves_out(readme_text, file_names):
+    """The files of a layer folder its README does not name: a file is named as `file.ext`, or a `.cc` beside
+    its header in a row such as `` `name.h`, `.cc` ``."""
+    named = set(re.findall(r"`([\w.]+)`", readme_text))
+    return [name for name in sorted(file_names)
+            if name not in named and not (name.endswith(".cc") and name[:-3] + ".h" in named)]
+
+
+def test_every_layer_readme_lists_its_files():
+    unlisted = []
+    for layer in LAYERS:
+        folder = SRC / layer
+        names = [p.name for p in folder.iterdir() if p.is_file() and p.name != "README.md"]
+        unlisted += [f"src/{layer}/{name}" for name in files_a_readme_leaves_out((folder / "README.md").read_text(), names)]
+    assert unlisted == []
+
+
+def test_control_a_file_the_readme_does_not_name_is_found():
+    readme = "| `one.h`, `.cc` | one concept |\n| `two.cc` | another |"
+    assert files_a_readme_leaves_out(readme, ["one.h", "one.cc", "two.cc", "three.h", "three.cc"]) == \
+        ["three.cc", "three.h"]
 
 
 def test_no_product_file_reads_a_test_variable_or_imports_a_test_module():
