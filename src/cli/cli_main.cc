@@ -1,5 +1,7 @@
 // Exit codes: 0 every profile passed; 10..18 the failure class of the first failing profile; 1 an error;
-// 2 a usage error; 128 + signal after SIGINT/SIGTERM (base/error.h maps them, once).
+// 2 a usage error; 128 + signal after SIGINT/SIGTERM (base/error.h maps them, once). `--help` lists them and
+// the tested profiles, `--version` names the build and its formats, and a mistyped flag is answered with the
+// nearest one (cli/help_text.h).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -7,20 +9,45 @@
 #include "base/error.h"
 #include "base/failure.h"
 #include "cli/commands.h"
+#include "cli/help_text.h"
 
 namespace nnx::cli {
 namespace {
 
+// The long flags of the chosen verb (or of the command itself), as typed: "--output".
+std::vector<std::string> known_flags(CLI::App& app) {
+  std::vector<CLI::App*> scopes = app.get_subcommands();
+  scopes.push_back(&app);
+  std::vector<std::string> flags;
+  for (CLI::App* scope : scopes) {
+    for (const CLI::Option* option : scope->get_options()) {
+      for (const std::string& name : option->get_lnames()) flags.push_back("--" + name);
+    }
+  }
+  return flags;
+}
+
+// "; did you mean --output?" for the first leftover flag that is a near miss of a known one, else "".
+std::string suggestion(CLI::App& app, const std::vector<std::string>& leftovers) {
+  const std::vector<std::string> flags = known_flags(app);
+  for (const std::string& arg : leftovers) {
+    if (arg.rfind("--", 0) != 0) continue;
+    if (const auto nearest = nearest_flag(arg, flags)) return "; did you mean " + *nearest + "?";
+  }
+  return "";
+}
+
 int usage_error(CLI::App& app, const CLI::ParseError& e) {
   // A missing requirement is checked before leftover arguments; name the leftovers first, since an
   // unknown command or flag is usually why the requirement looks unmet.
+  const std::vector<std::string> leftovers = app.remaining(true);
   std::string unexpected;
-  for (const auto& arg : app.remaining(true)) unexpected += (unexpected.empty() ? "" : " ") + arg;
+  for (const auto& arg : leftovers) unexpected += (unexpected.empty() ? "" : " ") + arg;
   std::cerr << "nnx-conformance: usage error: "
             << (unexpected.empty() || dynamic_cast<const CLI::ExtrasError*>(&e)
                     ? std::string(e.what())
                     : "unknown command or argument: " + unexpected + "; " + e.what())
-            << " (see --help)\n";
+            << suggestion(app, leftovers) << " (see --help)\n";
   return kExitUsage;
 }
 
@@ -50,6 +77,8 @@ int cli_main(int argc, char** argv, const Seams& seams) {
   CLI::App app{"nnx-conformance: executes exported networks in ONNX Runtime and records what they compute",
                "nnx-conformance"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", version_line(), "print the version and the formats it reads and writes");
+  app.footer(help_footer());
   RunArgs run_args;
   add_run_command(app, run_args);
   RecordArgs record_args;
@@ -63,6 +92,8 @@ int cli_main(int argc, char** argv, const Seams& seams) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     return usage_error(app, e);

@@ -1,0 +1,76 @@
+#include "cli/help_text.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "base/build_info.h"
+#include "base/error.h"
+#include "base/failure.h"
+#include "base/record_vocabulary.h"
+#include "profile/profile.h"
+
+namespace nnx::cli {
+namespace {
+
+// Levenshtein distance (insertions, deletions, substitutions), two rows.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> previous(b.size() + 1), current(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    current[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
+    }
+    std::swap(previous, current);
+  }
+  return previous[b.size()];
+}
+
+}  // namespace
+
+std::string version_line() {
+  return "nnx-conformance " + build_version() + " (records " + std::string(kFormat) + ", runtime matrices " +
+         kMatrixFormat + ")";
+}
+
+std::string help_footer() {
+  std::string out = "Exit codes:\n  " + std::to_string(kExitPassed) + "   every profile passed (or the document is valid)\n";
+  for (FailureClass failure : kFailureClasses) {
+    out += "  " + std::to_string(exit_code(failure)) + "  " + std::string(failure_name(failure)) + " (stage " +
+           std::string(stage_name(failure_stage(failure))) + ")\n";
+  }
+  out += "  " + std::to_string(kExitError) + "   an error: a refused record or report, an unreadable file\n";
+  out += "  " + std::to_string(kExitUsage) + "   a usage error: an unknown flag, profile or path\n";
+  out += "  128+N  stopped by signal N (SIGINT 130, SIGTERM 143); no report written\n";
+  out += "Tested profiles:";
+  for (const Profile& profile : tested_profiles()) out += "\n  " + profile.name;
+  return out;
+}
+
+std::optional<std::string> nearest_flag(const std::string& typed, const std::vector<std::string>& known) {
+  std::optional<std::string> best;
+  std::size_t best_distance = 3;  // at most two edits
+  const std::string bare = typed.substr(0, typed.find('='));
+  for (const std::string& flag : known) {
+    const std::size_t distance = edit_distance(bare, flag);
+    if (distance < best_distance && distance * 2 < bare.size()) {
+      best = flag;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+std::string at_least_one_problem(const std::string& text) {
+  long long value = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (error == std::errc::result_out_of_range) return "must be a whole number from 1 to 2147483647, not " + text;
+  if (error != std::errc() || stop != end) return "must be a whole number of at least 1, not '" + text + "'";
+  if (value < 1) return "must be at least 1, not " + text;
+  if (value > 2147483647LL) return "must be a whole number from 1 to 2147483647, not " + text;
+  return "";
+}
+
+}  // namespace nnx::cli
