@@ -54,19 +54,22 @@ def run_profile(
     directory: PathLike,
     *,
     source_revision: Optional[str] = None,
+    force: bool = False,
     onnxruntime: Optional[PathLike] = None,
 ) -> dict[str, Any]:
     """Run one profile (a :class:`Profile` or a tested name) with its artifacts in ``directory/<name>/`` and
     return its record. Refused before anything is written: an unknown name, an invalid Profile or one
-    reusing a tested name (:class:`ConformanceError`; an unknown name is its :class:`UsageError`), a folder ``directory/<name>`` that exists as a file or
-    holds files (:class:`FolderInUse`). A failing stage never raises: the record says what passed.
+    reusing a tested name (:class:`ConformanceError`; an unknown name is its :class:`UsageError`), a folder
+    ``directory/<name>`` that exists as a file or, without ``force``, holds files (:class:`FolderInUse`);
+    ``force`` clears that one folder first. A failing stage never raises: the record says what passed.
     ``source_revision`` is recorded with origin ``given`` ('' records null); else the git checkout this
     build belongs to, else ``unknown`` (an installed copy)."""
     python, script = _worker()
     text = _core.run_profile(
         _dumps(_profile_item(profile_or_name), "the profile"),
-        _directory(directory, "run_profile(profile_or_name, directory, *, source_revision=None)"),
+        _directory(directory, "run_profile(profile_or_name, directory, *, source_revision=None, force=False)"),
         source_revision,
+        bool(force),
         _onnxruntime_library(onnxruntime),
         python,
         script,

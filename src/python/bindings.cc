@@ -220,11 +220,11 @@ std::string default_artifacts_root(const std::filesystem::path& report_path) {
 }
 
 std::string run_profile(const std::string& profile_text, const std::filesystem::path& root,
-                        const std::optional<std::string>& source_revision,
+                        const std::optional<std::string>& source_revision, bool force,
                         const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
                         const std::string& script) {
   const Profile profile = profile_or_name(parse(profile_text, "the profile"));
-  return dump(run({profile}, root, false, run_options(source_revision, onnxruntime, python, script)).records.front());
+  return dump(run({profile}, root, force, run_options(source_revision, onnxruntime, python, script)).records.front());
 }
 
 std::string run_profiles(const std::string& profiles_text, const std::filesystem::path& root,

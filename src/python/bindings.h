@@ -57,7 +57,7 @@ std::optional<std::string> onnxruntime_library(const std::optional<std::string>&
                                                const std::string& bundled, const pybind11::function& wheel_library);
 
 std::string run_profile(const std::string& profile_text, const std::filesystem::path& root,
-                        const std::optional<std::string>& source_revision,
+                        const std::optional<std::string>& source_revision, bool force,
                         const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
                         const std::string& script);
 // `profiles_text`: a JSON list of tested names and profile objects, or null for every tested profile. Returns

@@ -38,7 +38,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("default_artifacts_root", &b::default_artifacts_root, "<report folder>/<report stem>-artifacts.");
 
   m.def("run_profile", &b::run_profile, released(), py::arg("profile"), py::arg("root"),
-        py::arg("source_revision"), py::arg("onnxruntime"), py::arg("python"), py::arg("script"));
+        py::arg("source_revision"), py::arg("force"), py::arg("onnxruntime"), py::arg("python"), py::arg("script"));
   // run_profiles reads its `jobs` object first, then releases the GIL itself.
   m.def("run_profiles", &b::run_profiles, py::arg("profiles"), py::arg("root"),
         py::arg("source_revision"), py::arg("force"), py::arg("onnxruntime"), py::arg("python"), py::arg("script"),

@@ -345,6 +345,21 @@ def test_run_profile_refuses_before_writing(tmp_path):
     assert not (tmp_path / DYNAMO).exists()
 
 
+def test_run_profile_takes_the_force_its_refusal_names_and_clears_only_that_folder(tmp_path):
+    require_runtime()
+    (tmp_path / TORCHSCRIPT).mkdir()
+    (tmp_path / TORCHSCRIPT / "stale.onnx").write_text("old")
+    (tmp_path / DYNAMO).mkdir()
+    (tmp_path / DYNAMO / "keep.txt").write_text("other profile")
+    with pytest.raises(ec.FolderInUse, match="pass force=True"):
+        ec.run_profile(TORCHSCRIPT, tmp_path)
+    record = ec.run_profile(TORCHSCRIPT, tmp_path, force=True)
+    assert record["status"] == "passed"
+    assert not (tmp_path / TORCHSCRIPT / "stale.onnx").exists()
+    assert (tmp_path / DYNAMO / "keep.txt").read_text() == "other profile"
+    ec.verify_artifacts(record, tmp_path)
+
+
 def test_a_missing_runtime_is_a_record_with_exit_10(tmp_path):
     record = ec.run_profile(TORCHSCRIPT, tmp_path, onnxruntime=tmp_path / "absent.so")
     assert record["failure"] == "missing-dependency" and record["level"] == "none"
