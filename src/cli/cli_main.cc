@@ -4,6 +4,9 @@
 // nearest one (cli/help_text.h).
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "base/error.h"
@@ -62,6 +65,16 @@ std::string hint(ErrorKind kind) {
   }
 }
 
+// What was printed reached standard output, or the exit code says it did not: `report R > /dev/full` must
+// not exit 0 with nothing written (a failed write sets the stream's state; the C buffer fails at its flush).
+int with_output_written(int code) {
+  std::cout.flush();
+  if (std::cout.good() && std::fflush(stdout) == 0 && std::ferror(stdout) == 0) return code;
+  std::cerr << "nnx-conformance: error: cannot write to standard output (" << std::strerror(errno)
+            << "); what it printed is incomplete\n";
+  return code == kExitPassed ? kExitError : code;
+}
+
 int report_error(const Error& e) {
   if (e.kind() == ErrorKind::interrupted) {
     std::cerr << "nnx-conformance: " << e.what() << hint(e.kind()) << "\n";
@@ -71,9 +84,7 @@ int report_error(const Error& e) {
   return exit_code_of(e);
 }
 
-}  // namespace
-
-int cli_main(int argc, char** argv, const Seams& seams) {
+int dispatch(int argc, char** argv, const Seams& seams) {
   CLI::App app{"nnx-conformance: executes exported networks in ONNX Runtime and records what they compute",
                "nnx-conformance"};
   app.require_subcommand(1);
@@ -115,5 +126,9 @@ int cli_main(int argc, char** argv, const Seams& seams) {
     return kExitError;
   }
 }
+
+}  // namespace
+
+int cli_main(int argc, char** argv, const Seams& seams) { return with_output_written(dispatch(argc, argv, seams)); }
 
 }  // namespace nnx::cli

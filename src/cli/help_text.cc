@@ -1,7 +1,6 @@
 #include "cli/help_text.h"
 
 #include <algorithm>
-#include <charconv>
 
 #include "base/build_info.h"
 #include "base/error.h"
@@ -60,17 +59,6 @@ std::optional<std::string> nearest_flag(const std::string& typed, const std::vec
     }
   }
   return best;
-}
-
-std::string at_least_one_problem(const std::string& text) {
-  long long value = 0;
-  const char* end = text.data() + text.size();
-  const auto [stop, error] = std::from_chars(text.data(), end, value);
-  if (error == std::errc::result_out_of_range) return "must be a whole number from 1 to 2147483647, not " + text;
-  if (error != std::errc() || stop != end) return "must be a whole number of at least 1, not '" + text + "'";
-  if (value < 1) return "must be at least 1, not " + text;
-  if (value > 2147483647LL) return "must be a whole number from 1 to 2147483647, not " + text;
-  return "";
 }
 
 }  // namespace nnx::cli

@@ -1,7 +1,7 @@
 // What the command line says about itself (README, "Command line"; doc/record-format.md §1): the
 // `--version` line, the `--help` footer (every exit code, from base/failure.h and base/error.h, and the
-// tested profiles, from profile/profile.h, so neither list is written twice), the nearest flag to a
-// mistyped one, and `--jobs`' bound in words.
+// tested profiles, from profile/profile.h, so neither list is written twice) and the nearest flag to a
+// mistyped one.
 #pragma once
 
 #include <optional>
@@ -19,8 +19,5 @@ std::string help_footer();
 // The known flag nearest to `typed` (e.g. "--outptu" -> "--output"), when one is close enough to be
 // what was meant: at most two edits, and fewer than half of the typed flag's letters. nullopt otherwise.
 std::optional<std::string> nearest_flag(const std::string& typed, const std::vector<std::string>& known);
-
-// "" when `text` is a whole number of at least 1; else what is wrong with it ("must be at least 1, not 0").
-std::string at_least_one_problem(const std::string& text);
 
 }  // namespace nnx::cli

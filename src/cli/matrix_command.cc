@@ -11,6 +11,7 @@
 #include "base/failure.h"
 #include "base/json_strict.h"
 #include "cli/commands.h"
+#include "cli/flag_bounds.h"
 #include "matrix/cell_child.h"
 #include "matrix/run_matrix.h"
 
@@ -26,10 +27,10 @@ void add_matrix_commands(CLI::App& app, MatrixArgs& args) {
   matrix->add_option("--onnxruntime-version", args.versions,
                      "a release X.Y.Z of the runtime cache (repeatable; `make runtimes ORT_VERSIONS=...` fetches)");
   matrix->add_option("--jobs", args.jobs, "runtimes run at once (default: the number of cores)")
-      ->check(CLI::Range(1, 256));
+      ->check(whole_number_from(1, 256));
   matrix->add_option("--shard", args.shard, "run only cells K, K+N, ... of the runtimes named (K/N, 0 <= K < N)");
   matrix->add_option("--timeout", args.timeout_seconds, "seconds one runtime's process may take (default 600)")
-      ->check(CLI::Range(0.1, 604800.0));
+      ->check(seconds_from(0.1, 604800.0));
   add_render_options(*matrix, args.render);
 
   auto* merge = app.add_subcommand("matrix-merge", "join runtime matrices made with --shard into one");

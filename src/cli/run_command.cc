@@ -9,7 +9,7 @@
 #include "artifacts/layout.h"
 #include "base/error.h"
 #include "cli/commands.h"
-#include "cli/help_text.h"
+#include "cli/flag_bounds.h"
 #include "cli/run_progress.h"
 #include "profile/profile_file.h"
 #include "record/report.h"
@@ -17,7 +17,6 @@
 namespace nnx::cli {
 
 void add_run_command(CLI::App& app, RunArgs& args) {
-  const auto at_least_one = [](std::string& text) { return at_least_one_problem(text); };
   auto* run = app.add_subcommand("run", "run tested profiles and write the report");
   run->add_option("--output", args.output, "report path (parents are created)")->required();
   run->add_option("--artifacts", args.artifacts, "exported files (default: <output stem>-artifacts next to it)");
@@ -26,7 +25,7 @@ void add_run_command(CLI::App& app, RunArgs& args) {
   run->add_option("--timings", args.timings, "write the run's phase breakdown (JSON) to this file");
   run->add_flag("--quiet", args.quiet, "no live progress on stderr");
   run->add_option("--jobs", args.jobs, "profiles exported at once, each by its own worker (default: auto, one worker plus those the run's exports pay for, at most one per core)")
-      ->check(CLI::Validator(at_least_one, "N >= 1"));
+      ->check(whole_number_from(1));
   run->add_option("--source-revision", args.source_revision, "the revision to record (default: git)");
   run->add_flag("--force", args.force, "clear the chosen profiles' earlier artifacts");
   run->add_option("--onnxruntime", args.onnxruntime, "path of libonnxruntime.so.1 to use");
