@@ -13,6 +13,7 @@
 // checks never follow a link. Messages state the problem; front ends add how to allow clearing.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 
@@ -22,6 +23,8 @@ inline constexpr const char* kModelFile = "model.onnx";
 
 // A plain name matches [A-Za-z0-9._-]+ and is neither "." nor "..".
 bool is_plain_name(const std::string& name);
+// The longest name one folder may have (Linux's NAME_MAX): a profile's name is its folder's.
+inline constexpr std::size_t kMaxFolderNameBytes = 255;
 
 // <root>/<name> for a plain name (the caller has checked it).
 std::filesystem::path profile_folder(const std::filesystem::path& root, const std::string& name);

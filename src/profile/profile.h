@@ -1,7 +1,8 @@
 // A conformance profile: everything a parity claim depends on (doc/record-format.md §3).
 //
 // A Profile is plain data with the spec's defaults. `problems()` names every violation of the limits,
-// including a Profile that reuses a tested name with other settings; nothing may run unless it is empty.
+// including a Profile that reuses a tested name with other settings and a name longer than a folder's
+// (artifacts/layout.h kMaxFolderNameBytes, 255); nothing may run unless it is empty.
 // The tested profiles are `feedfwd-fp32-torchscript` and `feedfwd-fp32-dynamo`; a tested name stands
 // for its exact canonical settings text. `tested_profile_named` is the one refusal of a name that is not
 // tested, for every front end: a UsageError (exit 2) naming the tested profiles.

@@ -4,7 +4,9 @@
 // are required, every other field is optional with its default (`model` may be partial). A tested name with
 // the tested settings is the tested profile; with other settings it is refused. `profiles_from_json` names
 // every bad entry by its index ("profiles[2].exporter: ...") and throws one UsageError (exit 2) listing them
-// all, before anything runs or is written; a name given twice is refused too.
+// all, before anything runs or is written; a name given twice is refused too. The file is read as strict
+// JSON (base/json_strict.h, as a record is): a duplicate key, NaN or a number that overflows (1e400) is a
+// UsageError naming the file and the byte offset.
 #pragma once
 
 #include <filesystem>

@@ -5,6 +5,8 @@ import pty
 import select
 import subprocess
 
+import pytest
+
 from conftest import CLI, require_runtime, run_cli
 from support import records_by_profile
 
@@ -45,6 +47,37 @@ def test_profile_file_that_is_not_a_list_is_a_usage_error(tmp_path):
     done = run_cli("run", "--output", tmp_path / "out" / "report.json", "--profile-file", profiles)
     assert done.returncode == 2 and "JSON list" in done.stderr, done.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("text, words", [
+    ('[{"name": "a", "exporter": "torchscript", "rtol": 1e400}]', "number overflow parsing '1e400'"),
+    ('[{"name": "a", "name": "b", "exporter": "torchscript"}]', 'duplicate object key "name"'),
+    ('[{"name": "a", "exporter": "torchscript", "atol": NaN}]', "NaN"),
+])
+def test_a_profile_file_that_is_not_strict_json_is_a_usage_error_naming_the_file(tmp_path, text, words):
+    profiles = tmp_path / "profiles.json"
+    profiles.write_text(text)
+    done = run_cli("run", "--output", tmp_path / "out" / "report.json", "--profile-file", profiles)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"the profile file {profiles} is not strict JSON" in done.stderr and words in done.stderr, done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_profile_name_longer_than_a_folder_name_is_refused_before_anything_runs(tmp_path):
+    profiles = write_profiles(tmp_path / "profiles.json", [{"name": "x" * 256, "exporter": "torchscript"}])
+    done = run_cli("run", "--output", tmp_path / "out" / "report.json", "--profile-file", profiles)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "is 256 bytes long; its folder's name may have at most 255: shorten it" in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_profile_name_as_long_as_a_folder_name_may_be_runs(tmp_path):
+    require_runtime()
+    name = "y" * 255
+    profiles = write_profiles(tmp_path / "profiles.json", [{"name": name, "exporter": "torchscript", **SMALL}])
+    done = run_cli("run", "--output", tmp_path / "report.json", "--profile-file", profiles, "--quiet")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "report-artifacts" / name / "model.onnx").is_file()
 
 
 def test_profile_file_runs_custom_and_tested_profiles_and_times_every_phase(tmp_path):
