@@ -53,6 +53,8 @@ std::string markdown_cell(const std::string& text) {
       case '>': out += "&gt;"; break;
       case '&': out += "&amp;"; break;
       case '`': out += "\\`"; break;
+      case '[': out += "\\["; break;  // no [link](url) or ![image](url) from a record's text
+      case ']': out += "\\]"; break;
       default: out += c;
     }
   }

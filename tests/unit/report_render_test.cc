@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/document.h"
+#include "report/markup.h"
 #include "report/render.h"
 
 namespace nnx::report {
@@ -47,6 +48,18 @@ TEST(ReportRender, AHostileDetailIsTextInEveryForm) {
   const std::string markdown = render_markdown(record);
   EXPECT_EQ(markdown.find("<script"), std::string::npos);
   EXPECT_NE(markdown.find("\\|x"), std::string::npos);
+}
+
+TEST(ReportRender, ALinkOrImageInADetailIsNotLiveInMarkdown) {
+  const json c{{"name", "c"}, {"passed", false}, {"failure", "mismatch"}, {"max_abs_error", 0.5},
+               {"max_rel_error", nullptr}, {"detail", "see [the fix](https://evil.example/x)"}};
+  const json parity{{"status", "failed"}, {"failure", "mismatch"}, {"detail", "![pixel](https://evil.example/p.png)"}};
+  const std::string markdown = render_markdown(record_with(c, parity));
+  EXPECT_EQ(markdown.find("[the fix]("), std::string::npos);
+  EXPECT_EQ(markdown.find("![pixel]("), std::string::npos);
+  EXPECT_NE(markdown.find("see \\[the fix\\](https://evil.example/x)"), std::string::npos);
+  EXPECT_NE(markdown.find("!\\[pixel\\](https://evil.example/p.png)"), std::string::npos);
+  EXPECT_EQ(markdown_cell("a[b]c"), "a\\[b\\]c");
 }
 
 TEST(ReportRender, AMatrixShowsItsDriftAndNamesARuntimeBeyondTolerance) {
