@@ -69,7 +69,7 @@ std::vector<Profile> profiles_from_file(const std::filesystem::path& file) {
   try {
     list = parse_strict_json(text);  // strict, as a record: a duplicate key, NaN or 1e400 is refused
   } catch (const JsonError& e) {
-    throw UsageError("the profile file " + file.string() + " is not strict JSON: " + e.what());
+    throw UsageError("the profile file " + file.string() + " is not JSON: " + e.what());
   }
   try {
     return profiles_from_json(list);
