@@ -88,8 +88,8 @@ int dispatch(int argc, char** argv, const Seams& seams) {
   CLI::App app{"nnx-conformance: executes exported networks in ONNX Runtime and records what they compute",
                "nnx-conformance"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", version_line(), "print the version and the formats it reads and writes");
-  app.footer(help_footer());
+  app.set_version_flag("--version", &version_line, "print the version and the formats it reads and writes");
+  app.footer(&help_footer);  // built only when --help prints it, not at every start
   RunArgs run_args;
   add_run_command(app, run_args);
   RecordArgs record_args;
