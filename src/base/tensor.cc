@@ -1,0 +1,112 @@
+#include "base/tensor.h"
+
+#include <array>
+#include <bit>
+#include <cstring>
+#include <limits>
+
+#include "base/error.h"
+
+namespace nnx {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "tensor bytes are little-endian");
+
+struct DTypeFacts {
+  DType dtype;
+  std::string_view name;
+  std::size_t size;
+  std::int32_t onnx_type;  // onnx.proto TensorProto.DataType
+};
+
+constexpr std::array<DTypeFacts, 5> kDTypes = {{
+    {DType::float32, "float32", 4, 1},
+    {DType::float64, "float64", 8, 11},
+    {DType::int64, "int64", 8, 7},
+    {DType::int32, "int32", 4, 6},
+    {DType::boolean, "bool", 1, 9},
+}};
+
+const DTypeFacts& facts(DType dtype) {
+  for (const auto& f : kDTypes) {
+    if (f.dtype == dtype) return f;
+  }
+  throw ConformanceError("unknown tensor element type");
+}
+
+template <typename T>
+void widen_into(const std::vector<std::byte>& bytes, std::vector<double>& out) {
+  const std::size_t count = bytes.size() / sizeof(T);
+  out.resize(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    T value;
+    std::memcpy(&value, bytes.data() + i * sizeof(T), sizeof(T));
+    out[i] = static_cast<double>(value);
+  }
+}
+
+}  // namespace
+
+std::string_view dtype_name(DType dtype) { return facts(dtype).name; }
+
+std::optional<DType> parse_dtype(std::string_view name) {
+  for (const auto& f : kDTypes) {
+    if (f.name == name) return f.dtype;
+  }
+  return std::nullopt;
+}
+
+std::size_t dtype_size(DType dtype) { return facts(dtype).size; }
+
+std::int32_t onnx_element_type(DType dtype) { return facts(dtype).onnx_type; }
+
+std::optional<DType> dtype_of_onnx_element_type(std::int32_t type) {
+  for (const auto& f : kDTypes) {
+    if (f.onnx_type == type) return f.dtype;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> Tensor::element_count() const {
+  std::int64_t count = 1;
+  for (const std::int64_t size : shape) {
+    if (size < 0) return std::nullopt;
+    if (size != 0 && count > std::numeric_limits<std::int64_t>::max() / size) return std::nullopt;
+    count *= size;
+  }
+  return count;
+}
+
+bool Tensor::consistent() const {
+  const auto count = element_count();
+  if (!count) return false;
+  const auto size = dtype_size(dtype);
+  return static_cast<std::uint64_t>(*count) <= std::numeric_limits<std::uint64_t>::max() / size &&
+         bytes.size() == static_cast<std::uint64_t>(*count) * size;
+}
+
+std::vector<double> Tensor::as_doubles() const {
+  std::vector<double> out;
+  switch (dtype) {
+    case DType::float32: widen_into<float>(bytes, out); break;
+    case DType::float64: widen_into<double>(bytes, out); break;
+    case DType::int64: widen_into<std::int64_t>(bytes, out); break;
+    case DType::int32: widen_into<std::int32_t>(bytes, out); break;
+    case DType::boolean: widen_into<std::uint8_t>(bytes, out); break;
+  }
+  return out;
+}
+
+Tensor Tensor::float32(std::string name, std::vector<std::int64_t> shape, std::span<const float> values) {
+  Tensor t{std::move(name), DType::float32, std::move(shape), {}};
+  t.bytes.resize(values.size_bytes());
+  if (!values.empty()) std::memcpy(t.bytes.data(), values.data(), values.size_bytes());
+  return t;
+}
+
+std::span<const float> Tensor::float32_values() const {
+  if (dtype != DType::float32) throw ConformanceError("tensor " + name + " is not float32");
+  return {reinterpret_cast<const float*>(bytes.data()), bytes.size() / sizeof(float)};
+}
+
+}  // namespace nnx

@@ -1,0 +1,44 @@
+// A named, typed tensor (doc/record-format.md §9, "Module records"): what flows through the stages for a
+// module profile and what the runtime seam runs (runtime/runtime.h). Its bytes are the elements in
+// row-major order, little-endian, exactly as ONNX's TensorProto `raw_data` holds them
+// (onnx_file/tensor_proto.h) and as the worker protocol carries them (worker/tensor_wire.h).
+//
+// `DType` names the element types a module profile may use for its inputs and that its outputs and the
+// float64 oracle have; `dtype_name` spells them as profiles and records do ("float32", "int64", ...).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nnx {
+
+enum class DType { float32, float64, int64, int32, boolean };
+
+std::string_view dtype_name(DType dtype);                          // "float32", "float64", "int64", "int32", "bool"
+std::optional<DType> parse_dtype(std::string_view name);           // the inverse; nullopt for any other name
+std::size_t dtype_size(DType dtype);                               // bytes per element
+std::int32_t onnx_element_type(DType dtype);                       // TensorProto.DataType (FLOAT = 1, ...)
+std::optional<DType> dtype_of_onnx_element_type(std::int32_t type);  // the inverse; nullopt for any other
+
+struct Tensor {
+  std::string name;
+  DType dtype = DType::float32;
+  std::vector<std::int64_t> shape;
+  std::vector<std::byte> bytes;  // element_count() * dtype_size(dtype) bytes
+
+  // The product of the shape (1 for a scalar); nullopt when it overflows or a size is negative.
+  std::optional<std::int64_t> element_count() const;
+  // Whether bytes.size() is what dtype and shape say.
+  bool consistent() const;
+  // The elements as double (float32, float64, int64, int32 and bool widen exactly where they can).
+  std::vector<double> as_doubles() const;
+  // A float32 tensor over `values` (copied).
+  static Tensor float32(std::string name, std::vector<std::int64_t> shape, std::span<const float> values);
+  std::span<const float> float32_values() const;  // only for a float32 tensor (ConformanceError otherwise)
+};
+
+}  // namespace nnx

@@ -1,0 +1,80 @@
+// A module profile's model: the user's own PyTorch module, named by its factory, with its inputs' names,
+// shapes and dtypes and the values of its symbolic dimensions (doc/record-format.md §9, "Module profiles").
+//
+// `factory` is `FILE.py:FACTORY` (a path, relative to the current folder or absolute) or
+// `package.module:FACTORY`; the factory takes no argument and returns an nn.Module. An input's shape holds
+// fixed sizes and symbolic names; `dims` gives each symbolic name its values, the first being the export's.
+// `cases()` is the one rule for a module profile's cases: the export case, then every other value of every
+// dim (the other dims at their export values), then one refusal case per fixed size of every input (that
+// size + 1, which the runtime must refuse). `problems()` names every violation of the limits below, seen
+// without running anything; a factory file that does not exist is one of them.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/tensor.h"
+
+namespace nnx {
+
+namespace module_limits {
+inline constexpr std::size_t kMaxInputs = 16;
+inline constexpr std::size_t kMaxRank = 8;
+inline constexpr std::size_t kMaxCases = 64;
+inline constexpr std::int64_t kMaxDimSize = 65536;
+inline constexpr std::uint64_t kMaxTensorBytes = std::uint64_t{64} << 20;    // one stored input or output
+inline constexpr std::uint64_t kMaxStoredBytes = std::uint64_t{512} << 20;  // every case's inputs together
+}  // namespace module_limits
+
+// One size of an input's shape: fixed, or a symbolic dimension's name.
+struct DimSize {
+  std::optional<std::int64_t> fixed;
+  std::string symbol;
+  nlohmann::json to_json() const;
+};
+
+struct InputSpec {
+  std::string name;
+  std::vector<DimSize> shape;
+  DType dtype = DType::float32;
+  std::optional<std::pair<std::int64_t, std::int64_t>> range;  // integer inputs: [low, high)
+  nlohmann::json to_json() const;
+};
+
+// One case of a module profile: each input's concrete shape and the dims' values it was made from.
+struct ModuleCase {
+  std::string name;                                          // "batch-1", "image-axis1-4"
+  std::vector<std::pair<std::string, std::int64_t>> dims;    // every symbolic dim's value, in dims order
+  std::vector<std::vector<std::int64_t>> input_shapes;       // one per input, in inputs order
+  std::uint64_t seed = 0;
+  std::string expect;                                        // rf::kExpectMatch | rf::kExpectRejected
+};
+
+struct ModuleSpec {
+  std::string factory;
+  std::vector<InputSpec> inputs;
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> dims;  // in the profile's order
+  std::optional<std::vector<std::string>> outputs;                       // the outputs' names, when given
+
+  // The factory's file for `FILE.py:FACTORY`, else nullopt; and the factory's name after the colon.
+  std::optional<std::string> factory_file() const;
+  std::string factory_name() const;
+  std::vector<ModuleCase> cases() const;
+  // Each input's shape at the dims' export values.
+  std::vector<std::vector<std::int64_t>> export_shapes() const;
+  nlohmann::json to_json() const;  // {module, inputs, dims, outputs}: a profile file's own fields
+  std::vector<std::string> problems() const;
+};
+
+// The seed of input `index` of a case with `case_seed` (each input is drawn from its own seed).
+std::uint64_t input_seed(std::uint64_t case_seed, std::size_t index);
+
+// Reads a module profile's fields (module, inputs, dims, outputs) from a profile object; appends each key or
+// type problem to `problems` (limits are problems() of the result).
+ModuleSpec module_spec_from_json(const nlohmann::json& value, std::vector<std::string>& problems);
+
+}  // namespace nnx
