@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string_view>
 #include <system_error>
 
 #include "base/error.h"
+#include "base/record_vocabulary.h"
 
 namespace nnx {
 namespace fs = std::filesystem;
@@ -26,6 +28,57 @@ bool is_plain_name(const std::string& name) {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
            c == '-';
   });
+}
+
+std::string test_input_path(std::size_t match_case, std::size_t input) {
+  return "test_data_set_" + std::to_string(match_case) + "/input_" + std::to_string(input) + ".pb";
+}
+
+std::string test_output_path(std::size_t match_case, std::size_t output) {
+  return "test_data_set_" + std::to_string(match_case) + "/output_" + std::to_string(output) + ".pb";
+}
+
+std::string oracle_output_path(std::size_t match_case, std::size_t output) {
+  return "oracle_data_set_" + std::to_string(match_case) + "/output_" + std::to_string(output) + ".pb";
+}
+
+std::string refusal_input_path(const std::string& case_name, std::size_t input) {
+  return "refusal_cases/" + case_name + "/input_" + std::to_string(input) + ".pb";
+}
+
+namespace {
+
+// Whether `text` is `<prefix><digits>` with no leading zero (or exactly "0").
+bool numbered(std::string_view text, std::string_view prefix) {
+  if (!text.starts_with(prefix)) return false;
+  const std::string_view digits = text.substr(prefix.size());
+  if (digits.empty() || (digits.size() > 1 && digits.front() == '0')) return false;
+  return std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool numbered_pb(std::string_view file, std::string_view prefix) {
+  return file.ends_with(".pb") && numbered(file.substr(0, file.size() - 3), prefix);
+}
+
+}  // namespace
+
+const char* stored_tensor_role(const std::string& relative_path) {
+  const std::string_view path = relative_path;
+  const auto slash = path.rfind('/');
+  if (slash == std::string_view::npos) return nullptr;
+  const std::string_view folder = path.substr(0, slash);
+  const std::string_view file = path.substr(slash + 1);
+  if (numbered(folder, "test_data_set_")) {
+    if (numbered_pb(file, "input_")) return rf::kRoleTestInput;
+    if (numbered_pb(file, "output_")) return rf::kRoleTestOutput;
+    return nullptr;
+  }
+  if (numbered(folder, "oracle_data_set_")) return numbered_pb(file, "output_") ? rf::kRoleOracleOutput : nullptr;
+  if (folder.starts_with("refusal_cases/")) {
+    const std::string case_name(folder.substr(std::string_view("refusal_cases/").size()));
+    return is_plain_name(case_name) && numbered_pb(file, "input_") ? rf::kRoleRefusalInput : nullptr;
+  }
+  return nullptr;
 }
 
 fs::path profile_folder(const fs::path& root, const std::string& name) { return root / name; }

@@ -7,6 +7,11 @@
 //   <root>/<name>/             a profile's folder: <name> is a plain name ([A-Za-z0-9._-]+, not . or ..)
 //   <root>/<name>/model.onnx   the model file; every other file the exporter wrote is listed in the record
 //                              by its '/'-separated path relative to the profile folder (artifact_path.h)
+//   a module profile's stored tensors (doc/record-format.md §9), ONNX's own test-data layout:
+//   <root>/<name>/test_data_set_<k>/input_<j>.pb    input j of the k-th case expected to match (TensorProto)
+//   <root>/<name>/test_data_set_<k>/output_<j>.pb   PyTorch's output j for it (the reference)
+//   <root>/<name>/oracle_data_set_<k>/output_<j>.pb the float64 oracle's output j for it
+//   <root>/<name>/refusal_cases/<case>/input_<j>.pb input j of a case the runtime must refuse (no outputs)
 //
 // A run refuses, before anything is written, a profile folder that exists as a file or holds files (unless
 // it may clear it); clearing refuses a symlinked root or profile folder (it would act on the target). The
@@ -25,6 +30,14 @@ inline constexpr const char* kModelFile = "model.onnx";
 bool is_plain_name(const std::string& name);
 // The longest name one folder may have (Linux's NAME_MAX): a profile's name is its folder's.
 inline constexpr std::size_t kMaxFolderNameBytes = 255;
+
+// A module profile's stored tensors, relative to its profile folder ('/'-separated), and their roles in the
+// artifact manifest (rf::kRoleTestInput, ...; nullptr for any other path).
+std::string test_input_path(std::size_t match_case, std::size_t input);
+std::string test_output_path(std::size_t match_case, std::size_t output);
+std::string oracle_output_path(std::size_t match_case, std::size_t output);
+std::string refusal_input_path(const std::string& case_name, std::size_t input);
+const char* stored_tensor_role(const std::string& relative_path);
 
 // <root>/<name> for a plain name (the caller has checked it).
 std::filesystem::path profile_folder(const std::filesystem::path& root, const std::string& name);

@@ -95,6 +95,14 @@ inline constexpr const char* kRoleModel = "model";
 inline constexpr const char* kRoleExternalData = "external-data";
 inline constexpr const char* kRoleSidecar = "sidecar";
 inline constexpr std::array<const char*, 3> kRoles = {kRoleModel, kRoleExternalData, kRoleSidecar};
+// A module record's stored tensors (doc/record-format.md §9; artifacts/layout.h has their paths). Only a
+// module record may list them; its files may have every role of kRoles and kModuleRoles.
+inline constexpr const char* kRoleTestInput = "test-input";
+inline constexpr const char* kRoleTestOutput = "test-output";
+inline constexpr const char* kRoleOracleOutput = "oracle-output";
+inline constexpr const char* kRoleRefusalInput = "refusal-input";
+inline constexpr std::array<const char*, 4> kModuleRoles = {kRoleTestInput, kRoleTestOutput, kRoleOracleOutput,
+                                                            kRoleRefusalInput};
 
 // Source origins (§5, §8).
 inline constexpr const char* kOriginGiven = "given";
