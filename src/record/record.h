@@ -81,6 +81,23 @@ struct RecordCase {
   json to_json() const;
 };
 
+// A module record's stored tensor (§9): one input or output of a case, and the file holding it (layout.h).
+struct CaseTensor {
+  std::string name;
+  std::string dtype;                 // base/tensor.h dtype_name
+  std::vector<std::int64_t> shape;
+  std::string file;                  // relative to the profile folder
+  std::optional<std::string> oracle_file;  // outputs only: the float64 oracle's file, when it was computed
+  json to_json(bool output) const;
+};
+
+// What a module record's case holds instead of v1's `shape` (§9).
+struct ModuleCaseFields {
+  std::vector<std::pair<std::string, std::int64_t>> dims;  // every symbolic dim's value, in dims order
+  std::vector<CaseTensor> inputs;
+  std::optional<std::vector<CaseTensor>> outputs;          // known once the reference was computed (export)
+};
+
 // stages.<name> (§4): status, the class of a failed stage, and the stage's detail (free-form).
 struct StageEntry {
   StageStatus status = StageStatus::not_run;
@@ -113,6 +130,16 @@ struct Record {
     JsonNumber rtol;
     JsonNumber atol;
   };
+  // A module record's own keys (§9), instead of config and dtype.
+  struct Module {
+    std::string factory;
+    json class_name;     // string once the factory ran, else null
+    json source_sha256;  // string once the factory's file was read, else null
+    json state_sha256;   // string once the module was built, else null
+    json inputs;         // the profile's input specs (module_spec.h InputSpec::to_json), as given
+    json dims;           // {name: [values]}
+    json outputs;        // [names] or null
+  };
 
   std::string format = std::string(kFormat);
   std::string profile;
@@ -130,6 +157,7 @@ struct Record {
   std::vector<RecordCase> input_cases;
   Tolerances tolerances;
   json model_state;                   // null, or {parameters, gradients, modes} (§4 export)
+  std::optional<Module> module;       // set exactly when format is kModuleFormat
   std::array<StageEntry, kStageCount> stages;  // by stage_index
 
   // §5: the 17 keys. `from_json` throws ConformanceError (validate_record's message) for an invalid record.
