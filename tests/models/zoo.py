@@ -17,7 +17,8 @@ def resnet18() -> nn.Module:
 
 
 def mobilenet_v3_small() -> nn.Module:
-    """torchvision's MobileNetV3-Small (hardswish, squeeze-excitation); image [batch, 3, 64, 64] -> [batch, 1000]."""
+    """torchvision's MobileNetV3-Small (hardswish, squeeze-excitation); image [batch, 3, 64, 64] -> [batch, 1000].
+    With its random initialization the logits are tiny (|logit| < 1e-9), so its profiles need a tiny atol."""
     import torchvision
 
     torch.manual_seed(0)
@@ -36,7 +37,8 @@ class _GruHead(nn.Module):
 
 
 def gru() -> nn.Module:
-    """A one-layer GRU (batch_first, hidden 16), its last step through a Linear; sequence [batch, 12, 8] -> [batch, 4]."""
+    """A one-layer GRU (batch_first, hidden 16), its last step through a Linear;
+    sequence [batch, 12, 8] -> [batch, 4]."""
     torch.manual_seed(0)
     return _GruHead()
 
