@@ -7,7 +7,8 @@
 #                     file; its install script is never run), C/C++ headers (API 21) from Debian trixie's
 #                     libonnxruntime-dev, fetched with a private apt configuration (the system's apt sources
 #                     are never changed and no trixie package is installed)
-#   .venv/            torch 2.13.0, onnx, onnxscript, numpy, pytest, pybind11, scikit-build-core
+#   .venv/            torch 2.13.0, onnx, onnxscript, numpy, pytest, torchvision 0.28.0 (pillow), pybind11,
+#                     scikit-build-core
 #
 # What is installed is requirements.lock (`make lock` makes it from requirements.in): every Python
 # distribution with its sha256, the npm package's integrity and the Debian package's version and sha256.
