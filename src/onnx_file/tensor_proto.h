@@ -3,7 +3,8 @@
 // `onnx.numpy_helper.from_array` writes. No protobuf type appears in this API.
 //
 // `encode_tensor_proto` writes name, dims, data_type and raw_data (the tensor's little-endian bytes), as
-// from_array does; a tensor whose bytes do not match its dtype and shape is refused (ConformanceError).
+// from_array does; a tensor whose bytes do not match its dtype and shape, or a bool byte that is not 0 or 1,
+// is refused (ConformanceError).
 //
 // `decode_tensor_proto` reads raw_data or the typed field other tools write for the dtype (float_data for
 // float32, double_data for float64, int64_data for int64, int32_data for int32 and bool). It throws
