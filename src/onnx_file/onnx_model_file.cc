@@ -63,6 +63,33 @@ onnx::ModelProto parse_model(std::span<const std::byte> bytes) {
   return model;
 }
 
+OnnxValueInfo value_info(const onnx::ValueInfoProto& value) {
+  OnnxValueInfo info{value.name(), std::nullopt, 0, {}, false};
+  if (!value.has_type() || !value.type().has_tensor_type()) return info;  // a sequence, map, optional...
+  const onnx::TypeProto::Tensor& tensor = value.type().tensor_type();
+  info.element_type = tensor.elem_type();
+  info.dtype = dtype_of_onnx_element_type(info.element_type);
+  info.has_shape = tensor.has_shape();
+  for (const auto& dim : tensor.shape().dim()) {
+    OnnxDimension d;
+    if (dim.has_dim_value()) d.size = dim.dim_value();
+    if (dim.has_dim_param()) d.param = dim.dim_param();
+    info.shape.push_back(std::move(d));
+  }
+  return info;
+}
+
+// graph.input less the names of initializers (IR versions before 4 list every initializer as an input).
+std::vector<OnnxValueInfo> graph_inputs(const onnx::GraphProto& graph) {
+  std::set<std::string> initialized;
+  for (const auto& t : graph.initializer()) initialized.insert(t.name());
+  std::vector<OnnxValueInfo> inputs;
+  for (const auto& value : graph.input()) {
+    if (!initialized.count(value.name())) inputs.push_back(value_info(value));
+  }
+  return inputs;
+}
+
 }  // namespace
 
 OnnxModelFile read_onnx_model(std::span<const std::byte> model_bytes, const ExternalBytes& external) {
@@ -74,6 +101,8 @@ OnnxModelFile read_onnx_model(std::span<const std::byte> model_bytes, const Exte
   file.external_locations = walk.sorted();
   file.initializers.reserve(static_cast<std::size_t>(model.graph().initializer_size()));
   for (const auto& t : model.graph().initializer()) file.initializers.push_back(read_initializer(t, external));
+  file.graph_inputs = graph_inputs(model.graph());
+  for (const auto& value : model.graph().output()) file.graph_outputs.push_back(value_info(value));
   return file;
 }
 

@@ -9,6 +9,10 @@
 // parse as a model with a graph, or an initializer whose external file is absent, out of range or of the
 // wrong size for its dims, throw ConformanceError naming the tensor and the problem. Nothing is allocated
 // for values before their count is known to match the bytes that hold them.
+//
+// It also returns the graph's inputs (those that are not also initializers, as IR versions before 4 list
+// them) and outputs in file order, each with its element type (a DType when base/tensor.h has one) and its
+// shape, a dimension being a fixed size, a dim_param name or unknown.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +22,8 @@
 #include <span>
 #include <string>
 #include <vector>
+
+#include "base/tensor.h"
 
 namespace nnx {
 
@@ -32,9 +38,28 @@ struct OnnxInitializer {
   std::optional<std::string> external_location;  // as written, when the data is external
 };
 
+// One dimension of a value's shape (onnx.proto TensorShapeProto.Dimension): a fixed size (dim_value), a
+// symbolic name (dim_param), or neither when the file leaves it unknown.
+struct OnnxDimension {
+  std::optional<std::int64_t> size;  // dim_value, as written
+  std::optional<std::string> param;  // dim_param
+  bool operator==(const OnnxDimension&) const = default;
+};
+
+// A graph input or output (onnx.proto ValueInfoProto) of tensor type.
+struct OnnxValueInfo {
+  std::string name;
+  std::optional<DType> dtype;           // nullopt for an element type base/tensor.h does not support
+  std::int32_t element_type = 0;        // TensorProto.DataType as written (0: not a tensor, or unset)
+  std::vector<OnnxDimension> shape;     // empty for a scalar, and when the file gives no shape
+  bool has_shape = false;               // whether the file gives a shape (a rank) at all
+};
+
 struct OnnxModelFile {
   std::vector<std::string> external_locations;  // every referenced location as written, sorted, unique
   std::vector<OnnxInitializer> initializers;     // graph.initializer, in file order
+  std::vector<OnnxValueInfo> graph_inputs;       // graph.input less the initializers' names, in file order
+  std::vector<OnnxValueInfo> graph_outputs;      // graph.output, in file order
 };
 
 // The bytes of the file an external-data location names (the location exactly as the model writes it),
