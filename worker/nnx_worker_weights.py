@@ -13,6 +13,8 @@ against what the exported ONNX graph holds, each explanation backed by the graph
                - a recurrent (RNN/GRU/LSTM) weight or bias, or MultiheadAttention's in_proj, whose gate or
                  projection blocks (rows) are each found, bit for bit (or transposed), inside the values the
                  graph holds: packed into the recurrent node's W/R/B (gates reordered) or split;
+               - an all-zero bias the graph dropped: its layer's weight feeds Conv/Gemm/ConvTranspose
+                 nodes that take no bias input;
   missing      nothing above explains it.
 
 Values are compared bit for bit except the folded Conv weight (relative 1e-5).
@@ -38,7 +40,7 @@ def _graph_values(model) -> tuple:
         for node in graph.node:
             ops[node.op_type] = ops.get(node.op_type, 0) + 1
             for index, name in enumerate(node.input):
-                uses.setdefault(name, []).append((node.op_type, index))
+                uses.setdefault(name, []).append((node.op_type, index, len([i for i in node.input if i])))
             for attr in node.attribute:
                 if node.op_type == "Constant" and attr.name == "value":
                     values[node.output[0]] = numpy_helper.to_array(attr.t)
@@ -101,7 +103,7 @@ def _folded_batchnorms(module, index: _Index, uses: dict) -> dict:
     import torch
 
     found, last_conv = {}, None
-    conv_weights = [n for n, v in index.values.items() if any(op == "Conv" and i == 1 for op, i in uses.get(n, []))]
+    conv_weights = [n for n, v in index.values.items() if any(op == "Conv" and i == 1 for op, i, _ in uses.get(n, []))]
     for name, sub in module.named_modules():
         if isinstance(sub, torch.nn.modules.conv._ConvNd):
             last_conv = (name, sub)
@@ -126,6 +128,19 @@ def _folded_batchnorms(module, index: _Index, uses: dict) -> dict:
         for entry in ("weight", "bias"):
             found[conv_prefix + entry] = why
     return found
+
+
+def _dropped_zero_bias(name: str, array, kept: dict, uses: dict) -> str | None:
+    """Why an all-zero `<layer>.bias` is absent: its layer's weight feeds a Conv/Gemm/ConvTranspose node
+    that takes no bias input (the optimiser dropped an addition of zeros), else None."""
+    if not name.endswith("bias") or array.size == 0 or np.any(array):
+        return None
+    weight = kept.get(name[: -len("bias")] + "weight")
+    nodes = [(op, count) for op, i, count in uses.get(weight, []) if op in ("Conv", "Gemm", "ConvTranspose") and i == 1]
+    if nodes and all(count == 2 for _, count in nodes):
+        return (f"an all-zero bias the graph dropped: its weight {weight} feeds {nodes[0][0]} nodes with no bias "
+                f"input, the same as adding zeros")
+    return None
 
 
 def _block_counts(module) -> dict:
@@ -174,13 +189,18 @@ def classify(module, path: str) -> dict:
     blocks = _block_counts(module)
     batchnorms = sum(1 for sub in module.modules() if "BatchNorm" in type(sub).__name__)
     result = {"kept": [], "transformed": [], "missing": []}
+    state = {name: tensor.detach().cpu().contiguous().numpy() for name, tensor in module.state_dict().items()}
+    where = {name: found["as"] for name in state if (found := _kept(name, state[name], index))}
     for name, tensor in module.state_dict().items():
-        array = tensor.detach().cpu().contiguous().numpy()
+        array = state[name]
         kept = _kept(name, array, index)
+        dropped = None if kept is not None else _dropped_zero_bias(name, array, where, uses)
         if kept is not None and name not in folded:
             result["kept"].append(kept)
         elif name in folded:
             result["transformed"].append({"name": name, "why": folded[name]})
+        elif dropped is not None:
+            result["transformed"].append({"name": name, "why": dropped})
         elif name.endswith("num_batches_tracked") and tensor.dtype == torch.int64 and array.ndim == 0:
             result["transformed"].append({"name": name, "why": (
                 f"a BatchNorm's step counter, not read in eval mode; the graph has "
