@@ -7,7 +7,7 @@ Contract (full protocol in worker/PROTOCOL.md):
     at the C level, so they never carry protocol data);
   * every response is {"ok": true, ...} or {"ok": false, "error": "..."} (a protocol-level problem:
     unknown op, malformed request, parameters that do not fit the model);
-  * ops: ping, dependencies, export, reference, check;
+  * ops: ping, dependencies, export, reference, check, module_export, module_reference;
   * exits (status 0) when stdin closes;
   * imports neither torch, onnx nor numpy at start-up, so `dependencies` works where they are missing.
 
@@ -23,44 +23,30 @@ nnx_worker_reference.py (`reference`), nnx_worker_check.py (`check`), nnx_torch_
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 import sys
-import tempfile
 import traceback
-import warnings
 
 # The worker's other modules, beside this script (sys.path[0]); none imports torch, onnx or numpy at start-up.
 import nnx_worker_check
+import nnx_worker_module
 import nnx_worker_reference
 from nnx_worker_dependencies import op_dependencies
 # feedfwd_class: the network class, for an importer of this module (the in-process export tests).
 from nnx_worker_model import (ProtocolError, build_model, decode_tensor, describe, feedfwd_class,  # noqa: F401
                               is_int, model_config)
+# snapshot: the state proof's snapshot, for an importer of this module (the in-process export tests).
+from nnx_worker_watch import changed_parts, export_in_eval, list_files, snapshot, watch_export  # noqa: F401
 
 RESPONSE_FD = 3
-LOG_LINES = 5  # the export detail's log: the last 5 lines of captured stdout (record-format §4)
-WARNING_CHARS = 200  # a warning's first line is cut here (record-format §4)
 PLAIN_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 EXPORTERS = ("torchscript", "dynamo")
 
 
 # --------------------------------------------------------------------------------------------
-# state snapshot (parameters and buffers, gradients, per-module training flags)
-
-
-def snapshot(model) -> dict:
-    def raw(t):
-        t = t.detach().cpu().contiguous()
-        return (str(t.dtype), tuple(t.shape), t.numpy().tobytes())
-
-    values = {f"param:{n}": raw(p) for n, p in model.named_parameters()}
-    values.update({f"buffer:{n}": raw(b) for n, b in model.named_buffers()})
-    grads = {n: None if p.grad is None else raw(p.grad) for n, p in model.named_parameters()}
-    modes = [(n, m.training) for n, m in model.named_modules()]
-    return {"parameters": values, "gradients": grads, "modes": modes}
+# state: mixed mode and gradients (the snapshot is nnx_worker_watch.snapshot)
 
 
 def give_mixed_mode_and_gradients(model, example):
@@ -78,48 +64,6 @@ def give_mixed_mode_and_gradients(model, example):
 
 # --------------------------------------------------------------------------------------------
 # export
-
-
-@contextlib.contextmanager
-def capture_fds():
-    """Redirects file descriptors 1 and 2 (C level included) to temp files; yields a box whose "text" is
-    the captured stdout afterwards. The captured stderr is passed on to the real fd 2 (the core's log)."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = [os.dup(1), os.dup(2)]
-    with tempfile.TemporaryFile() as out_sink, tempfile.TemporaryFile() as err_sink:
-        os.dup2(out_sink.fileno(), 1)
-        os.dup2(err_sink.fileno(), 2)
-        box = {"text": ""}
-        try:
-            yield box
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            for fd in saved:
-                os.close(fd)
-            box["text"] = _tail(out_sink)
-            text = _tail(err_sink)
-            if text:
-                sys.stderr.write(text)
-                sys.stderr.flush()
-
-
-def _tail(sink) -> str:
-    size = sink.seek(0, os.SEEK_END)
-    sink.seek(max(0, size - (256 << 10)))
-    return sink.read().decode("utf-8", errors="replace")
-
-
-def _last_lines(text: str, count: int) -> str:
-    return "\n".join(text.splitlines()[-count:])
-
-
-def _warning_text(w) -> str:
-    lines = str(w.message).splitlines()
-    return f"{w.category.__name__}: {lines[0][:WARNING_CHARS] if lines else ''}".rstrip()
 
 
 def call_exporter(model, example, path: str, options: dict) -> None:
@@ -140,21 +84,9 @@ def call_exporter(model, example, path: str, options: dict) -> None:
 
 
 def to_onnx(model, example, path: str, options: dict) -> None:
-    """Exports in eval mode and leaves the model as it found it: every module's OWN training flag
-    (the legacy exporter restores only the top-level flag, to every module, which would break a mixed
-    mode) and every gradient tensor. Parameter values are not restored: an exporter that changes
-    them must show up as a changed state, not be hidden."""
-    modes = [(m, m.training) for m in model.modules()]
-    grads = [(p, p.grad) for p in model.parameters()]
-    try:
-        model.eval()
-        call_exporter(model, example, path, options)
-    finally:
-        for module, training in modes:
-            module.training = training
-        for param, grad in grads:
-            if param.grad is not grad:
-                param.grad = grad
+    """Exports in eval mode and leaves the model's modes and gradients as it found them
+    (nnx_worker_watch.export_in_eval); parameter values are not restored."""
+    export_in_eval(model, lambda: call_exporter(model, example, path, options))
 
 
 def _export_options(req: dict) -> dict:
@@ -178,23 +110,6 @@ def _export_options(req: dict) -> dict:
     return options
 
 
-def _list_files(root: str) -> list:
-    found = []
-    for folder, dirs, files in os.walk(root):
-        rel = os.path.relpath(folder, root)
-        for name in files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
-            found.append(name if rel == "." else f"{rel}/{name}".replace(os.sep, "/"))
-    return sorted(found)
-
-
-def _stat_key(path: str):
-    try:
-        st = os.stat(path, follow_symlinks=False)
-        return (st.st_ino, st.st_size, st.st_mtime_ns)
-    except OSError:
-        return None
-
-
 def parse_export_request(req: dict) -> dict:
     """The checked fields of an export request: options, model config, output folder and model path.
     Raises ProtocolError naming the first problem (parameters and the example input are checked later,
@@ -211,28 +126,12 @@ def parse_export_request(req: dict) -> dict:
 
 
 def run_exporter(model, example, path: str, options: dict) -> dict:
-    """Exports `model` to `path` once (to_onnx), watching it: every Python warning is recorded and fds 1
-    and 2 are captured. Returns what the export response reports: exception, log, warnings, changed (the
-    state parts that differ afterwards) and wrote_model (a regular file created or replaced at `path`)."""
-    before = snapshot(model)
-    old_stat = _stat_key(path)
-    exception = None
-    with warnings.catch_warnings(record=True) as caught, capture_fds() as log:
-        warnings.simplefilter("always")
-        try:
-            to_onnx(model, example, path, options)
-        except Exception as exc:  # noqa: BLE001 - the exporter raising is an outcome, not a worker error
-            exception = describe(exc)
-    after = snapshot(model)
-    changed = sorted(part for part in ("parameters", "gradients", "modes") if before[part] != after[part])
-    new_stat = _stat_key(path)
-    return {
-        "exception": exception,
-        "log": _last_lines(log["text"], LOG_LINES),
-        "warnings": sorted({_warning_text(w) for w in caught}),
-        "changed": changed,
-        "wrote_model": os.path.isfile(path) and not os.path.islink(path) and new_stat != old_stat,
-    }
+    """Exports `model` to `path` once (to_onnx), watching it (nnx_worker_watch.watch_export). Returns what
+    the export response reports: exception, log, warnings, changed (the state parts that differ afterwards)
+    and wrote_model (a regular file created or replaced at `path`)."""
+    outcome = watch_export(model, path, lambda: to_onnx(model, example, path, options))
+    changed = changed_parts(outcome.pop("before"), outcome.pop("after"))
+    return {**outcome, "changed": changed}
 
 
 def op_export(req: dict) -> dict:
@@ -261,7 +160,7 @@ def op_export(req: dict) -> dict:
         "changed": changed,
         "model_state": {part: part not in changed for part in ("parameters", "gradients", "modes")},
         "wrote_model": outcome["wrote_model"],
-        "files": _list_files(plan["output_dir"]),
+        "files": list_files(plan["output_dir"]),
     }
 
 
@@ -270,7 +169,9 @@ def op_export(req: dict) -> dict:
 
 
 OPS = {"ping": lambda req: {"ok": True}, "dependencies": op_dependencies, "export": op_export,
-       "reference": nnx_worker_reference.op_reference, "check": nnx_worker_check.op_check}
+       "reference": nnx_worker_reference.op_reference, "check": nnx_worker_check.op_check,
+       "module_export": nnx_worker_module.op_module_export,
+       "module_reference": nnx_worker_module.op_module_reference}
 
 
 def handle(line: bytes) -> dict:

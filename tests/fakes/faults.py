@@ -9,6 +9,8 @@ Faults (an unknown name makes every export request `ok: false`, naming it):
   exporter-raises    the exporter call raises RuntimeError
   mutate-parameter   the exporter call adds +1.0 to one parameter value and does not restore it
   mutate-then-raise  the exporter call adds +1.0 to one parameter value, then raises RuntimeError
+  mutate-buffer      a module export's exporter call (module_export) adds +1.0 to the first floating
+                     buffer (a BatchNorm's running_mean first) and does not restore it
   corrupt-initializer  model.onnx is rewritten so the first float initializer's first value gains +0.5
                      (the weights stored in the file are no longer the model's)
   reference-off      the worker's PyTorch reference answers with every output shifted by -1e-3 (nothing
@@ -45,7 +47,7 @@ import time
 ENV = "NNX_TEST_FAULT"
 FAULTS = ("exporter-raises", "mutate-parameter", "mutate-then-raise", "checker-refuses", "shift-outputs",
           "nonfinite-outputs", "runtime-fails", "corrupt-initializer", "reference-off", "both-off", "crash", "hang",
-          "garbage", "flood")
+          "garbage", "flood", "mutate-buffer")
 GARBAGE = b"<html>this is not JSON (nnx test fault 'garbage')\n"
 FLOOD_BYTES = 64 << 20
 SHIFT = 1e-3
@@ -109,6 +111,20 @@ def after_exporter_call(fault: str | None, model) -> None:
             next(model.parameters()).view(-1)[0] += 1.0
     if fault == "mutate-then-raise":
         raise RuntimeError("nnx test fault 'mutate-then-raise': the exporter changed the model, then failed")
+
+
+def after_module_exporter_call(fault: str | None, module) -> None:
+    """mutate-buffer: +1.0 on the first floating buffer, a BatchNorm's running_mean if there is one."""
+    if fault != "mutate-buffer":
+        return
+    import torch
+
+    buffers = [(n, b) for n, b in module.named_buffers() if b.is_floating_point()]
+    if not buffers:
+        raise RuntimeError("nnx test fault 'mutate-buffer': the module has no floating buffer")
+    name, buffer = next(((n, b) for n, b in buffers if n.endswith("running_mean")), buffers[0])
+    with torch.no_grad():
+        buffer.view(-1)[0] += 1.0
 
 
 def shift_reference(fault: str | None, response: dict) -> dict:

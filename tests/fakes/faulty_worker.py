@@ -11,6 +11,10 @@ but the fault is the product's code and protocol (worker/PROTOCOL.md):
                   non-JSON; every export answer gains "fault": the fault's name or null, so an answer made
                   under a fault never passes for a clean one;
   call_exporter   the exporter call: exporter-raises, mutate-parameter;
+  OPS["module_export"], nnx_worker_module.call_module_exporter
+                  the module export (worker/nnx_worker_module.py) the same way: refused for an unknown
+                  fault name, its answers gain "fault"; its exporter call (in the forked child) gets
+                  exporter-raises, mutate-parameter, mutate-then-raise and mutate-buffer;
   run_exporter    the watched export: the model-rewriting faults (checker-refuses, shift-outputs,
                   nonfinite-outputs, runtime-fails) rewrite model.onnx after an export that raised nothing
                   and wrote it;
@@ -40,6 +44,37 @@ def load_real_worker():
     sys.modules["nnx_worker"] = worker
     spec.loader.exec_module(worker)
     return worker
+
+
+def install_module(worker, fault: str | None, problem: str | None) -> None:
+    """Wraps the module export's seams (worker/nnx_worker_module.py) with `fault`."""
+    import nnx_worker_module  # the very module the real worker imported (beside it, on sys.path)
+
+    real_op = worker.OPS["module_export"]
+    real_call = nnx_worker_module.call_module_exporter
+    current = {"fault": fault}
+
+    def op_module_export(req):
+        if problem is not None:
+            raise worker.ProtocolError(f"module_export: {problem}")
+        folder = req.get("output_dir") if isinstance(req.get("output_dir"), str) else ""
+        current["fault"] = faults.fault_for_profile(fault, os.path.basename(os.path.normpath(folder or ".")))
+        try:
+            response = real_op(req)
+            if response.get("ok"):
+                response["fault"] = current["fault"]
+            return response
+        finally:
+            current["fault"] = fault
+
+    def call_module_exporter(module, example, path, plan, names):
+        faults.before_exporter_call(current["fault"])
+        real_call(module, example, path, plan, names)
+        faults.after_exporter_call(current["fault"], module)
+        faults.after_module_exporter_call(current["fault"], module)
+
+    worker.OPS["module_export"] = op_module_export
+    nnx_worker_module.call_module_exporter = call_module_exporter
 
 
 def install(worker, fault: str | None, problem: str | None) -> None:
@@ -97,6 +132,7 @@ def main() -> None:
         fault, problem = None, str(exc)
     worker = load_real_worker()
     install(worker, fault, problem)
+    install_module(worker, fault, problem)
     worker.serve()
 
 

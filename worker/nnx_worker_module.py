@@ -1,0 +1,296 @@
+"""The worker's module profile ops, `module_export` and `module_reference` (worker/PROTOCOL.md, "Module
+profiles"): the user's own nn.Module, named by a factory, exported and referenced in a forked child
+(worker/nnx_worker_fork.py) so that its imports and globals never meet another profile's.
+
+The request is checked and its tensors decoded in the worker; everything that touches the module runs in
+the child: worker/nnx_worker_module_load.py (factory, identity, reference, oracle), the state proof and
+the export here, worker/nnx_worker_weights.py (the state dict against the graph's initializers).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from nnx_worker_fork import ChildDied, run_in_child
+from nnx_worker_model import ProtocolError, describe, is_int
+from nnx_worker_module_load import (WIRE_DTYPES, ModuleProblem, build_module, decode_wire, oracle,
+                                    output_names, references, forward_leaves)
+from nnx_worker_watch import changed_entries, changed_parts, export_in_eval, STATE_PARTS, watch_export
+
+EXPORTERS = ("torchscript", "dynamo")
+PLAIN_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
+FACTORY = re.compile(r"^(?P<where>[^:\s]+):(?P<attr>[A-Za-z_][A-Za-z0-9_]*)$")
+PACKAGE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+EXCEPTION_CHARS = 2000  # an exporter's exception text is cut here (dynamo's run to many kilobytes)
+
+
+# --------------------------------------------------------------------------------------------
+# the request
+
+
+def _factory(req: dict, op: str) -> tuple:
+    factory, path = req.get("factory"), req.get("factory_path")
+    found = FACTORY.match(factory) if isinstance(factory, str) else None
+    if found is None:
+        raise ProtocolError(f"{op}: 'factory' must be FILE.py:FACTORY or package.module:FACTORY")
+    if found.group("where").endswith(".py"):
+        if not isinstance(path, str) or not os.path.isabs(path):
+            raise ProtocolError(f"{op}: 'factory_path' must be the absolute path of {found.group('where')}")
+    elif path is not None or not PACKAGE.match(found.group("where")):
+        raise ProtocolError(f"{op}: a package.module factory needs a dotted module name and factory_path null")
+    return factory, path
+
+
+def _specs(req: dict, op: str, dims: dict) -> list:
+    specs = req.get("inputs")
+    if not isinstance(specs, list) or not specs:
+        raise ProtocolError(f"{op}: 'inputs' must be a non-empty list of {{name, shape, dtype}}")
+    for spec in specs:
+        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not spec["name"] \
+                or spec.get("dtype") not in WIRE_DTYPES or not isinstance(spec.get("shape"), list):
+            raise ProtocolError(f"{op}: every input needs 'name', 'shape' and 'dtype' ({', '.join(WIRE_DTYPES)})")
+        for d in spec["shape"]:
+            if not (is_int(d) and d >= 0) and not (isinstance(d, str) and (dims is None or d in dims)):
+                raise ProtocolError(f"{op}: input {spec['name']}: shape entry {d!r} is neither a size nor a "
+                                    f"dim named in 'dims'")
+    if len({spec["name"] for spec in specs}) != len(specs):
+        raise ProtocolError(f"{op}: input names repeat")
+    return specs
+
+
+def _dims(req: dict, op: str) -> dict:
+    entries = req.get("dims")
+    if not isinstance(entries, list):
+        raise ProtocolError(f"{op}: 'dims' must be a list of [name, [values]]")
+    dims = {}
+    for entry in entries:
+        if not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[0], str) or not entry[0] \
+                or not isinstance(entry[1], list) or not entry[1] or not all(is_int(v) and v >= 0 for v in entry[1]):
+            raise ProtocolError(f"{op}: every dim must be [name, [sizes, ...]] with at least one size")
+        dims[entry[0]] = entry[1]
+    return dims
+
+
+def _tensors(entries, specs: list, what: str, op: str, sizes=None) -> list:
+    if not isinstance(entries, list) or len(entries) != len(specs):
+        raise ProtocolError(f"{op}: {what} must hold one tensor per input ({len(specs)})")
+    tensors = []
+    for spec, entry in zip(specs, entries):
+        tensor = decode_wire(entry, f"{what} {spec['name']}", op)
+        wanted = [sizes[d] if isinstance(d, str) and sizes else d for d in spec["shape"]]
+        fits = len(wanted) == tensor.dim() and all(not is_int(w) or w == n for w, n in zip(wanted, tensor.shape))
+        if entry["dtype"] != spec["dtype"] or not fits:
+            raise ProtocolError(f"{op}: {what} {spec['name']} is {entry['dtype']} {list(tensor.shape)}, "
+                                f"not {spec['dtype']} {wanted}")
+        tensors.append(tensor)
+    return tensors
+
+
+def _cases(req: dict, specs: list, op: str) -> list:
+    cases = req.get("cases")
+    if not isinstance(cases, list) or not all(isinstance(c, dict) and isinstance(c.get("name"), str) for c in cases):
+        raise ProtocolError(f"{op}: 'cases' must be a list of {{name, inputs}}")
+    return [{"name": c["name"], "tensors": _tensors(c.get("inputs"), specs, f"case {c['name']} input", op)}
+            for c in cases]
+
+
+def _output_names(req: dict, op: str):
+    names = req.get("output_names")
+    if names is not None and (not isinstance(names, list) or not names or len(set(names)) != len(names)
+                              or not all(isinstance(n, str) and n for n in names)):
+        raise ProtocolError(f"{op}: 'output_names' must be null or a list of distinct names")
+    return names
+
+
+def parse_module_request(req: dict, op: str) -> dict:
+    """The checked fields of a module request, its tensors decoded (ProtocolError for the first problem)."""
+    factory, factory_path = _factory(req, op)
+    plan = {"factory": factory, "factory_path": factory_path, "output_names": _output_names(req, op)}
+    dims = _dims(req, op) if op == "module_export" else None
+    plan["inputs"] = _specs(req, op, dims)
+    plan["cases"] = _cases(req, plan["inputs"], op)
+    if op != "module_export":
+        return plan
+    exporter, opset = req.get("exporter"), req.get("opset_version")
+    if exporter not in EXPORTERS:
+        raise ProtocolError(f"{op}: unknown exporter {exporter!r} (torchscript or dynamo)")
+    if not is_int(opset) or opset < 1:
+        raise ProtocolError(f"{op}: 'opset_version' must be a positive integer")
+    output_dir, model_file = req.get("output_dir"), req.get("model_file", "model.onnx")
+    if not isinstance(output_dir, str) or not os.path.isabs(output_dir):
+        raise ProtocolError(f"{op}: 'output_dir' must be an absolute path")
+    if not isinstance(model_file, str) or not PLAIN_NAME.match(model_file) or model_file in (".", ".."):
+        raise ProtocolError(f"{op}: 'model_file' must be a plain file name")
+    export_sizes = {name: values[0] for name, values in dims.items()}
+    plan.update(exporter=exporter, opset_version=opset, dims=dims, output_dir=output_dir,
+                path=os.path.join(output_dir, model_file),
+                example=_tensors(req.get("example"), plan["inputs"], "example", op, export_sizes))
+    return plan
+
+
+# --------------------------------------------------------------------------------------------
+# the export (in the child)
+
+
+def give_gradients_and_mixed_mode(module, example) -> None:
+    """Gradients from one eval-mode forward of the example (the sum of its floating outputs that require
+    grad; none when no output does), so no buffer changes; then a mixed mode: in named_modules() order
+    the root and every odd-numbered module in train mode, the others in eval (each flag set on its own)."""
+    import torch
+    from torch.utils._pytree import tree_flatten
+
+    torch.manual_seed(0)
+    module.eval()
+    module.zero_grad(set_to_none=True)
+    try:
+        leaves, _ = tree_flatten(module(*example))
+        terms = [t.sum() for t in leaves if isinstance(t, torch.Tensor) and t.is_floating_point() and t.requires_grad]
+        if terms:
+            torch.stack(terms).sum().backward()
+    except Exception as exc:  # noqa: BLE001
+        raise ModuleProblem(f"the module's forward raised {describe(exc)} in the gradient pass") from None
+    for index, (_, sub) in enumerate(module.named_modules()):
+        sub.training = index == 0 or index % 2 == 1
+
+
+def call_module_exporter(module, example, path: str, plan: dict, names: list) -> None:
+    """The raw exporter call of a module export: torch.onnx.export with the profile's inputs and dims."""
+    import torch
+
+    specs = plan["inputs"]
+    common = {"opset_version": plan["opset_version"], "input_names": [s["name"] for s in specs],
+              "output_names": list(names)}
+    if plan["exporter"] == "dynamo":
+        dims = {name: torch.export.Dim(name) for name in plan["dims"]}
+        shapes = tuple({axis: dims[d] for axis, d in enumerate(s["shape"]) if isinstance(d, str)} or None
+                       for s in specs)
+        torch.onnx.export(module, tuple(example), path, dynamo=True, dynamic_shapes=shapes, **common)
+    else:
+        axes = {s["name"]: {axis: d for axis, d in enumerate(s["shape"]) if isinstance(d, str)} for s in specs}
+        torch.onnx.export(module, tuple(example), path, dynamo=False,
+                          dynamic_axes={k: v for k, v in axes.items() if v} or None, **common)
+
+
+def _cut(text):
+    if text is None or len(text) <= EXCEPTION_CHARS:
+        return text
+    return f"{text[:EXCEPTION_CHARS]}... ({len(text) - EXCEPTION_CHARS} more characters)"
+
+
+def graph_facts(path: str, plan: dict) -> dict:
+    """dims_in_graph and graph (the signature) of the exported file, read without its external data."""
+    import onnx
+
+    model = onnx.load(path, load_external_data=False)
+
+    def signature(value):
+        kind = value.type.tensor_type
+        shape = [d.dim_param if d.HasField("dim_param") else d.dim_value if d.HasField("dim_value") else None
+                 for d in kind.shape.dim] if kind.HasField("shape") else None
+        return {"name": value.name, "dtype": onnx.TensorProto.DataType.Name(kind.elem_type).lower(), "shape": shape}
+
+    graph = {"inputs": [signature(v) for v in model.graph.input], "outputs": [signature(v) for v in model.graph.output]}
+    by_name = {v["name"]: v for v in graph["inputs"]}
+    dims = {}
+    for name in plan["dims"]:
+        axes = [(spec["name"], axis) for spec in plan["inputs"] for axis, d in enumerate(spec["shape"]) if d == name]
+        found = [by_name[i]["shape"][a] if i in by_name and by_name[i]["shape"] and a < len(by_name[i]["shape"])
+                 else None for i, a in axes]
+        dims[name] = "dynamic" if found and all(isinstance(f, str) and f for f in found) else "static"
+    return {"dims_in_graph": dims, "graph": graph}
+
+
+def _export_answer() -> dict:
+    return {"ok": True, "import_error": None, "exception": None, "log": "", "warnings": [], "module": None,
+            "model_state": None, "changed": [], "changed_entries": [], "wrote_model": False, "output_names": [],
+            "dims_in_graph": None, "graph": None, "references": [], "oracle": None, "oracle_missing": None,
+            "weights": None}
+
+
+def _reference_steps(plan: dict, answer: dict):
+    """Steps 1-4 (import, call, identity, reference): the module, with `answer` filled in."""
+    module, answer["module"] = build_module(plan["factory"], plan["factory_path"])
+    if plan["cases"]:
+        answer["output_names"], answer["references"] = references(module, plan["cases"], plan["output_names"])
+    else:
+        sample = plan.get("example") or []
+        count = len(forward_leaves(module, sample)) if sample else len(plan["output_names"] or [])
+        answer["output_names"] = output_names(plan["output_names"], count)
+    return module
+
+
+def _export_work(plan: dict) -> dict:
+    import nnx_worker_weights
+
+    answer = _export_answer()
+    try:
+        module = _reference_steps(plan, answer)
+        answer["oracle"], answer["oracle_missing"] = oracle(module, plan["cases"], answer["output_names"])
+        example, path, names = plan["example"], plan["path"], answer["output_names"]
+        give_gradients_and_mixed_mode(module, example)
+        os.makedirs(plan["output_dir"], exist_ok=True)
+        outcome = watch_export(module, path, lambda: export_in_eval(
+            module, lambda: call_module_exporter(module, example, path, plan, names)))
+    except ModuleProblem as exc:
+        answer["import_error" if exc.importing else "exception"] = str(exc)
+        return answer
+    changed = changed_parts(outcome["before"], outcome["after"])
+    answer.update(exception=_cut(outcome["exception"]), log=outcome["log"], warnings=outcome["warnings"],
+                  changed=changed, changed_entries=changed_entries(outcome["before"], outcome["after"]),
+                  model_state={part: part not in changed for part in STATE_PARTS},
+                  wrote_model=outcome["wrote_model"])
+    if outcome["exception"] is None and outcome["wrote_model"]:
+        answer.update(graph_facts(path, plan))
+        try:
+            answer["weights"] = nnx_worker_weights.classify(module, path)
+        except Exception as exc:  # noqa: BLE001 - a graph the classifier cannot read: say so, keep the rest
+            answer["warnings"] = sorted(set(answer["warnings"]) | {f"nnx: weights not classified: {describe(exc)}"})
+    return answer
+
+
+def _reference_work(plan: dict) -> dict:
+    answer = {"ok": True, "import_error": None, "exception": None, "module": None, "references": [],
+              "output_names": []}
+    try:
+        _reference_steps(plan, answer)
+    except ModuleProblem as exc:
+        answer["import_error" if exc.importing else "exception"] = str(exc)
+    return answer
+
+
+def _in_child(work, plan: dict, answer: dict) -> dict:
+    try:
+        return run_in_child(lambda: work(plan))
+    except ChildDied as died:
+        answer.update(exception=f"the module's process died: {died}")
+        if "log" in answer:
+            answer["log"] = died.log
+        return answer
+
+
+def _warm(op: str) -> None:
+    """torch, onnx and onnxscript imported in the worker before it forks (the child starts warm)."""
+    try:
+        import torch  # noqa: F401
+    except BaseException as exc:  # noqa: BLE001
+        raise ProtocolError(f"{op}: torch is not importable: {describe(exc)}") from None
+    if op == "module_export":
+        try:
+            import onnx  # noqa: F401
+            import onnxscript  # noqa: F401
+        except BaseException as exc:  # noqa: BLE001
+            raise ProtocolError(f"{op}: onnx/onnxscript is not importable: {describe(exc)}") from None
+
+
+def op_module_export(req: dict) -> dict:
+    _warm("module_export")
+    plan = parse_module_request(req, "module_export")
+    return _in_child(_export_work, plan, _export_answer())
+
+
+def op_module_reference(req: dict) -> dict:
+    _warm("module_reference")
+    plan = parse_module_request(req, "module_reference")
+    return _in_child(_reference_work, plan, {"ok": True, "import_error": None, "exception": None,
+                                            "module": None, "references": [], "output_names": []})
