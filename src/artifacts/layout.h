@@ -7,7 +7,7 @@
 //   <root>/<name>/             a profile's folder: <name> is a plain name ([A-Za-z0-9._-]+, not . or ..)
 //   <root>/<name>/model.onnx   the model file; every other file the exporter wrote is listed in the record
 //                              by its '/'-separated path relative to the profile folder (artifact_path.h)
-//   a module profile's stored tensors (doc/record-format.md §9), ONNX's own test-data layout:
+//   a module profile's stored tensors (doc/record-format.md §10), ONNX's own test-data layout:
 //   <root>/<name>/test_data_set_<k>/input_<j>.pb    input j of the k-th case expected to match (TensorProto)
 //   <root>/<name>/test_data_set_<k>/output_<j>.pb   PyTorch's output j for it (the reference)
 //   <root>/<name>/oracle_data_set_<k>/output_<j>.pb the float64 oracle's output j for it

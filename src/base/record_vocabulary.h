@@ -21,7 +21,7 @@ namespace nnx {
 
 inline constexpr std::string_view kFormat = "nnx.export-conformance/1";  // a record and a report (§5, §8)
 inline constexpr const char* kMatrixFormat = "nnx.runtime-matrix/1";     // doc/runtime-matrix.md
-inline constexpr std::string_view kModuleFormat = "nnx.module-conformance/1";  // a module profile's record (§9)
+inline constexpr std::string_view kModuleFormat = "nnx.module-conformance/1";  // a module profile's record (§10)
 
 // ---- the stage list (§1, §4) -------------------------------------------------------------------------------
 
@@ -73,7 +73,7 @@ inline constexpr std::array<const char*, 17> kRecordKeys = {
     kFormat,   kProfile,  kStatus,  kFailure, kLevel,      kSource,     kConfig,     kExporter, kOpset,
     kArtifacts, kVersions, kRuntime, kDtype,   kInputCases, kTolerances, kModelState, kStages};
 
-// ---- a module record's top-level keys (§9): v1's, with config and dtype replaced by the module's ---------------
+// ---- a module record's top-level keys (§10): v1's, with config and dtype replaced by the module's ---------------
 
 inline constexpr const char* kModule = "module";
 inline constexpr const char* kInputs = "inputs";
@@ -131,7 +131,7 @@ inline constexpr const char* kRoleModel = "model";
 inline constexpr const char* kRoleExternalData = "external-data";
 inline constexpr const char* kRoleSidecar = "sidecar";
 inline constexpr std::array<const char*, 3> kRoles = {kRoleModel, kRoleExternalData, kRoleSidecar};
-// A module record's stored tensors (doc/record-format.md §9; artifacts/layout.h has their paths). Only a
+// A module record's stored tensors (doc/record-format.md §10; artifacts/layout.h has their paths). Only a
 // module record may list them; its files may have every role of kRoles and kModuleRoles.
 inline constexpr const char* kRoleTestInput = "test-input";
 inline constexpr const char* kRoleTestOutput = "test-output";

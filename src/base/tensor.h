@@ -1,4 +1,4 @@
-// A named, typed tensor (doc/record-format.md §9, "Module records"): what flows through the stages for a
+// A named, typed tensor (doc/record-format.md §10, "Module records"): what flows through the stages for a
 // module profile and what the runtime seam runs (runtime/runtime.h). Its bytes are the elements in
 // row-major order, little-endian, exactly as ONNX's TensorProto `raw_data` holds them
 // (onnx_file/tensor_proto.h) and as the worker protocol carries them (worker/tensor_wire.h).

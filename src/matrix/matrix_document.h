@@ -1,7 +1,7 @@
 // The runtime matrix document nnx.runtime-matrix/1 (doc/runtime-matrix.md): the report it executed (path,
 // sha256), the shard it covers when it is one part, one entry per runtime — its version, the sha256 of its
-// library, status (passed iff every record passed), its records (each a valid nnx.export-conformance/1
-// record) and the outputs it computed (what drift and a merge need) — and the drift between the runtimes.
+// library, status (passed iff every record passed), its records (each a valid record of either format:
+// nnx.export-conformance/1 or a module record, doc/record-format.md §10) and the outputs it computed (what drift and a merge need) — and the drift between the runtimes.
 // `matrix_to_json` orders the runtimes by version and computes status and drift, so the same cells always give
 // the same document; `matrix_from_json` reads one back strictly (unknown keys, wrong types, invalid records
 // and malformed outputs are refused with ConformanceError naming the place).

@@ -1,5 +1,5 @@
 // A module profile's model: the user's own PyTorch module, named by its factory, with its inputs' names,
-// shapes and dtypes and the values of its symbolic dimensions (doc/record-format.md §9, "Module profiles").
+// shapes and dtypes and the values of its symbolic dimensions (doc/record-format.md §10, "Module records").
 //
 // `factory` is `FILE.py:FACTORY` (a path, relative to the current folder or absolute) or
 // `package.module:FACTORY`; the factory takes no argument and returns an nn.Module. An input's shape holds

@@ -1,5 +1,7 @@
-// A record of nnx.export-conformance/1 (doc/record-format.md §5): exactly 17 keys. Its spelling is
-// record_format.h's; this header is the record as the engine writes and reads it.
+// A record of nnx.export-conformance/1 (doc/record-format.md §5): exactly 17 keys; or, with `module` set, a
+// module record of nnx.module-conformance/1 (§10): 19 keys, config and dtype replaced by module, inputs,
+// dims and outputs. Its spelling is record_format.h's; this header is the record as the engine writes and
+// reads it.
 //
 // `Record` is the typed record, like LevelDB's VersionEdit with EncodeTo/DecodeFrom: `to_json` writes the
 // 17 keys; `from_json` reads a record that passes validate_record (§6) and refuses any other, naming every
@@ -62,8 +64,26 @@ struct SessionOptions {
   json to_json() const;
 };
 
+// A module record's stored tensor (§10): one input or output of a case, and the file holding it (layout.h).
+struct CaseTensor {
+  std::string name;
+  std::string dtype;                 // base/tensor.h dtype_name
+  std::vector<std::int64_t> shape;
+  std::string file;                  // relative to the profile folder
+  std::optional<std::string> oracle_file;  // outputs only: the float64 oracle's file, when it was computed
+  json to_json(bool output) const;
+};
+
+// What a module record's case holds instead of v1's `shape` (§10).
+struct ModuleCaseFields {
+  std::vector<std::pair<std::string, std::int64_t>> dims;  // every symbolic dim's value, in dims order
+  std::vector<CaseTensor> inputs;
+  std::optional<std::vector<CaseTensor>> outputs;          // known once the reference was computed (export)
+};
+
 // One of input_cases (§5). A blank case (§4 parity, "reset") has no outcome, passed false and no failure,
-// errors or detail.
+// errors or detail. A module record's case (§10) has `module` set and writes its dims, inputs and outputs
+// where v1's case writes `shape` (left empty).
 struct RecordCase {
   std::string name;
   std::vector<std::int64_t> shape;  // [batch, width]
@@ -75,27 +95,11 @@ struct RecordCase {
   std::optional<JsonNumber> max_abs_error;
   std::optional<JsonNumber> max_rel_error;
   std::optional<std::string> detail;
+  std::optional<ModuleCaseFields> module;  // a module record's case (§10): written in place of shape
 
   static RecordCase blank(const InputCase& c);
   void reset();  // back to blank, keeping name, shape, seed and expect
   json to_json() const;
-};
-
-// A module record's stored tensor (§9): one input or output of a case, and the file holding it (layout.h).
-struct CaseTensor {
-  std::string name;
-  std::string dtype;                 // base/tensor.h dtype_name
-  std::vector<std::int64_t> shape;
-  std::string file;                  // relative to the profile folder
-  std::optional<std::string> oracle_file;  // outputs only: the float64 oracle's file, when it was computed
-  json to_json(bool output) const;
-};
-
-// What a module record's case holds instead of v1's `shape` (§9).
-struct ModuleCaseFields {
-  std::vector<std::pair<std::string, std::int64_t>> dims;  // every symbolic dim's value, in dims order
-  std::vector<CaseTensor> inputs;
-  std::optional<std::vector<CaseTensor>> outputs;          // known once the reference was computed (export)
 };
 
 // stages.<name> (§4): status, the class of a failed stage, and the stage's detail (free-form).
@@ -130,7 +134,7 @@ struct Record {
     JsonNumber rtol;
     JsonNumber atol;
   };
-  // A module record's own keys (§9), instead of config and dtype.
+  // A module record's own keys (§10), instead of config and dtype.
   struct Module {
     std::string factory;
     json class_name;     // string once the factory ran, else null
@@ -160,7 +164,7 @@ struct Record {
   std::optional<Module> module;       // set exactly when format is kModuleFormat
   std::array<StageEntry, kStageCount> stages;  // by stage_index
 
-  // §5: the 17 keys. `from_json` throws ConformanceError (validate_record's message) for an invalid record.
+  // §5: the 17 keys (§10: a record with `module` set writes the module format's 19). `from_json` throws ConformanceError (validate_record's message) for an invalid record.
   json to_json() const;
   static Record from_json(const json& record);
 

@@ -1,6 +1,6 @@
-// Record::to_json and Record::from_json (record.h): the typed record as the 17 keys of doc/record-format.md §5.
-// from_json reads only records validate_record accepts, so every read below finds the key and type the
-// rules guarantee.
+// Record::to_json and Record::from_json (record.h): the typed record as the 17 keys of doc/record-format.md §5,
+// or a module record (`module` set) as the 19 keys of §10. from_json reads only records validate_record
+// accepts, so every read below finds the key and type the rules guarantee.
 #include <utility>
 
 #include "base/json_fields.h"
@@ -30,11 +30,39 @@ std::optional<JsonNumber> read_number(const json& v) {
   return v.is_null() ? std::nullopt : std::optional<JsonNumber>(JsonNumber::from_json(v));
 }
 
-RecordCase read_case(const json& c) {
+CaseTensor read_tensor(const json& t, bool output) {
+  namespace key = rf::module_case_key;
+  CaseTensor out{t[rf::input_key::kName].get<std::string>(), t[rf::input_key::kDtype].get<std::string>(),
+                 t[rf::input_key::kShape].get<std::vector<std::int64_t>>(), t[key::kFile].get<std::string>(),
+                 std::nullopt};
+  if (output) out.oracle_file = read_optional_string(t[key::kOracleFile]);
+  return out;
+}
+
+// A module record's case fields (§10): dims in the order the record holds them, inputs, outputs.
+ModuleCaseFields read_module_case(const json& c) {
+  namespace key = rf::module_case_key;
+  ModuleCaseFields out;
+  for (auto it = c[key::kDims].begin(); it != c[key::kDims].end(); ++it) {
+    out.dims.emplace_back(it.key(), it->get<std::int64_t>());
+  }
+  for (const auto& t : c[key::kInputs]) out.inputs.push_back(read_tensor(t, false));
+  if (!c[key::kOutputs].is_null()) {
+    out.outputs.emplace();
+    for (const auto& t : c[key::kOutputs]) out.outputs->push_back(read_tensor(t, true));
+  }
+  return out;
+}
+
+RecordCase read_case(const json& c, bool module) {
   namespace key = rf::case_key;
   RecordCase out;
   out.name = c[key::kName].get<std::string>();
-  out.shape = c[key::kShape].get<std::vector<std::int64_t>>();
+  if (module) {
+    out.module = read_module_case(c);
+  } else {
+    out.shape = c[key::kShape].get<std::vector<std::int64_t>>();
+  }
   out.seed = c[key::kSeed].get<std::uint64_t>();
   out.expect = c[key::kExpect].get<std::string>();
   out.outcome = read_optional_string(c[key::kOutcome]);
@@ -73,16 +101,29 @@ Record::Runtime read_runtime(const json& r) {
                          s[session::kOptimizationLevel].get<std::string>()}};
 }
 
+Record::Module read_module(const json& j) {
+  namespace key = rf::module_key;
+  const json& m = j[rf::kModule];
+  return {m[key::kFactory].get<std::string>(), m[key::kClass], m[key::kSourceSha256], m[key::kStateSha256],
+          j[rf::kInputs], j[rf::kDims], j[rf::kOutputs]};
+}
+
 // The members of a valid record `j` (validated by the caller).
 Record read_record(const json& j) {
   Record r;
   r.format = j[rf::kFormat].get<std::string>();
+  const bool module = r.format == kModuleFormat;
   r.profile = j[rf::kProfile].get<std::string>();
   r.status = *parse_record_status(j[rf::kStatus].get<std::string>());
   r.failure = read_failure(j[rf::kFailure]);
   r.level = *parse_level(j[rf::kLevel].get<std::string>());
   r.source = j[rf::kSource];
-  r.config = j[rf::kConfig];
+  if (module) {
+    r.module = read_module(j);
+  } else {
+    r.config = j[rf::kConfig];
+    r.dtype = j[rf::kDtype].get<std::string>();
+  }
   const json& exporter = j[rf::kExporter];
   r.exporter = {exporter[rf::exporter_key::kName].get<std::string>(), exporter[rf::exporter_key::kOptions]};
   const json& opset = j[rf::kOpset];
@@ -90,8 +131,7 @@ Record read_record(const json& j) {
   r.artifacts = read_artifacts(j[rf::kArtifacts]);
   r.versions = j[rf::kVersions];
   r.runtime = read_runtime(j[rf::kRuntime]);
-  r.dtype = j[rf::kDtype].get<std::string>();
-  for (const auto& c : j[rf::kInputCases]) r.input_cases.push_back(read_case(c));
+  for (const auto& c : j[rf::kInputCases]) r.input_cases.push_back(read_case(c, module));
   const json& tolerances = j[rf::kTolerances];
   r.tolerances = {JsonNumber::from_json(tolerances[rf::tolerance_key::kRtol]),
                   JsonNumber::from_json(tolerances[rf::tolerance_key::kAtol])};
@@ -123,18 +163,42 @@ json SessionOptions::to_json() const {
               {key::kOptimizationLevel, graph_optimization_level}};
 }
 
+json CaseTensor::to_json(bool output) const {
+  namespace key = rf::module_case_key;
+  json out{{rf::input_key::kName, name}, {rf::input_key::kDtype, dtype}, {rf::input_key::kShape, shape}, {key::kFile, file}};
+  if (output) out[key::kOracleFile] = optional_string(oracle_file);
+  return out;
+}
+
 json RecordCase::to_json() const {
   namespace key = rf::case_key;
-  return json{{key::kName, name},
-              {key::kShape, shape},
-              {key::kSeed, seed},
-              {key::kExpect, expect},
-              {key::kOutcome, optional_string(outcome)},
-              {key::kPassed, passed},
-              {key::kFailure, optional_failure(failure)},
-              {key::kMaxAbsError, optional_number(max_abs_error)},
-              {key::kMaxRelError, optional_number(max_rel_error)},
-              {key::kDetail, optional_string(detail)}};
+  json out{{key::kName, name},
+           {key::kSeed, seed},
+           {key::kExpect, expect},
+           {key::kOutcome, optional_string(outcome)},
+           {key::kPassed, passed},
+           {key::kFailure, optional_failure(failure)},
+           {key::kMaxAbsError, optional_number(max_abs_error)},
+           {key::kMaxRelError, optional_number(max_rel_error)},
+           {key::kDetail, optional_string(detail)}};
+  if (!module) {
+    out[key::kShape] = shape;
+    return out;
+  }
+  namespace mkey = rf::module_case_key;
+  json dims = json::object();
+  for (const auto& [dim, value] : module->dims) dims[dim] = value;
+  json inputs = json::array();
+  for (const auto& t : module->inputs) inputs.push_back(t.to_json(false));
+  json outputs = nullptr;
+  if (module->outputs) {
+    outputs = json::array();
+    for (const auto& t : *module->outputs) outputs.push_back(t.to_json(true));
+  }
+  out[mkey::kDims] = std::move(dims);
+  out[mkey::kInputs] = std::move(inputs);
+  out[mkey::kOutputs] = std::move(outputs);
+  return out;
 }
 
 json StageEntry::to_json() const {
@@ -151,14 +215,13 @@ json Record::to_json() const {
   for (const auto& c : input_cases) cases.push_back(c.to_json());
   json stage_entries = json::object();
   for (Stage s : kStages) stage_entries[std::string(stage_name(s))] = stage(s).to_json();
-  return json{
-      {rf::kFormat, format},
+  json out{
+      {rf::kFormat, module ? std::string(kModuleFormat) : format},
       {rf::kProfile, profile},
       {rf::kStatus, std::string(record_status_name(status))},
       {rf::kFailure, optional_failure(failure)},
       {rf::kLevel, std::string(level_name(level))},
       {rf::kSource, source},
-      {rf::kConfig, config},
       {rf::kExporter, {{rf::exporter_key::kName, exporter.name}, {rf::exporter_key::kOptions, exporter.options}}},
       {rf::kOpset, {{rf::opset_key::kRequested, opset.requested}, {rf::opset_key::kModel, opset.model}}},
       {rf::kArtifacts, {{rf::artifacts_key::kDirectory, artifacts.directory},
@@ -169,13 +232,24 @@ json Record::to_json() const {
                       {rf::runtime_key::kVersion, runtime.version},
                       {rf::runtime_key::kProvider, runtime.provider},
                       {rf::runtime_key::kSession, runtime.session.to_json()}}},
-      {rf::kDtype, dtype},
       {rf::kInputCases, std::move(cases)},
       {rf::kTolerances, {{rf::tolerance_key::kRtol, tolerances.rtol.to_json()},
                          {rf::tolerance_key::kAtol, tolerances.atol.to_json()}}},
       {rf::kModelState, model_state},
       {rf::kStages, std::move(stage_entries)},
   };
+  if (!module) {  // v1 (§5)
+    out[rf::kConfig] = config;
+    out[rf::kDtype] = dtype;
+    return out;
+  }
+  namespace key = rf::module_key;  // §10
+  out[rf::kModule] = {{key::kFactory, module->factory}, {key::kClass, module->class_name},
+                      {key::kSourceSha256, module->source_sha256}, {key::kStateSha256, module->state_sha256}};
+  out[rf::kInputs] = module->inputs;
+  out[rf::kDims] = module->dims;
+  out[rf::kOutputs] = module->outputs;
+  return out;
 }
 
 Record Record::from_json(const json& record) {

@@ -1,4 +1,5 @@
-// The artifacts and opset of a record (doc/record-format.md §4 check, §5 artifact paths, §6 artifacts).
+// The artifacts and opset of a record (doc/record-format.md §4 check, §5 artifact paths, §6 artifacts); a
+// module record's files may also have the stored tensors' roles (§10).
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -15,16 +16,32 @@
 namespace nnx::validation {
 namespace {
 
-bool is_role(const JsonView& role) {
+bool is_role(const JsonView& role, bool module_roles) {
   for (const char* r : rf::kRoles) {
+    if (is_text(role, r)) return true;
+  }
+  if (!module_roles) return false;
+  for (const char* r : rf::kModuleRoles) {
     if (is_text(role, r)) return true;
   }
   return false;
 }
 
-std::string role_list() {
-  return std::string(rf::kRoleModel) + ", " + rf::kRoleExternalData + " or " + rf::kRoleSidecar;
+std::string role_list(bool module_roles) {
+  if (!module_roles) return std::string(rf::kRoleModel) + ", " + rf::kRoleExternalData + " or " + rf::kRoleSidecar;
+  std::string out = std::string(rf::kRoleModel) + ", " + rf::kRoleExternalData + ", " + rf::kRoleSidecar;
+  for (std::size_t i = 0; i < rf::kModuleRoles.size(); ++i) {
+    out += (i + 1 == rf::kModuleRoles.size() ? " or " : ", ") + std::string(rf::kModuleRoles[i]);
+  }
+  return out;
 }
+
+// What check_artifact_files is given besides the list.
+struct FileRules {
+  std::string model_path;
+  bool checked = false;       // check passed: exactly one model entry
+  bool module_roles = false;  // a module record (§10)
+};
 
 // One entry's path: valid under the §5 rule and not naming a file listed before (`seen`: normalised path ->
 // first index). Returns the normalised path when valid.
@@ -46,14 +63,16 @@ std::optional<std::string> check_file_path(const JsonView& path, const std::stri
   return normal;
 }
 
-// One entry's role, size and hash; true when its role is `model`.
+// One entry's role, size and hash; true when its role is `model`. A known role is appended to `listed`
+// beside a valid path.
 bool check_file_fields(const JsonView& f, const std::string& where, const std::optional<std::string>& normal,
-                       const std::string& model_path, Problems& out) {
+                       const FileRules& rules, std::vector<ListedFile>& listed, Problems& out) {
   namespace key = rf::file_key;
+  const std::string& model_path = rules.model_path;
   bool is_model = false;
   const JsonView role = member(f, key::kRole);
-  if (!is_role(role)) {
-    out.push_back(at(where, key::kRole) + ": unknown role " + text_of(role) + " (" + role_list() + ")");
+  if (!is_role(role, rules.module_roles)) {
+    out.push_back(at(where, key::kRole) + ": unknown role " + text_of(role) + " (" + role_list(rules.module_roles) + ")");
   } else if (is_text(role, rf::kRoleModel)) {
     is_model = true;
     if (normal && *normal != model_path) {
@@ -61,6 +80,7 @@ bool check_file_fields(const JsonView& f, const std::string& where, const std::o
                     " is not " + at(rf::kArtifacts, rf::artifacts_key::kModel) + " (" + quote(model_path) + ")");
     }
   }
+  if (normal && is_role(role, rules.module_roles)) listed.push_back({*normal, std::string(role.string()), where});
   const JsonView bytes = member(f, key::kBytes);
   if (!bytes.is_number_integer() || (!bytes.is_number_unsigned() && bytes.integer() < 0)) {
     out.push_back(at(where, key::kBytes) + ": must be a non-negative integer, not " + text_of(bytes));
@@ -72,8 +92,10 @@ bool check_file_fields(const JsonView& f, const std::string& where, const std::o
   return is_model;
 }
 
-void check_artifact_files(const JsonView& files, const std::string& model_path, bool checked, Problems& out) {
+void check_artifact_files(const JsonView& files, const FileRules& rules, std::vector<ListedFile>& listed,
+                          Problems& out) {
   const std::string files_where = at(rf::kArtifacts, rf::artifacts_key::kFiles);
+  const std::string& model_path = rules.model_path;
   if (!files.is_array()) {
     out.push_back(files_where + ": must be a list, not " + json_type_name(files));
     return;
@@ -87,9 +109,9 @@ void check_artifact_files(const JsonView& files, const std::string& model_path, 
     if (!is_object_or_report(f, where, out)) continue;
     exact_keys(f, where, rf::file_key::kKeys, out);
     const auto normal = check_file_path(member(f, rf::file_key::kPath), where, i - 1, seen, out);
-    if (check_file_fields(f, where, normal, model_path, out)) ++model_entries;
+    if (check_file_fields(f, where, normal, rules, listed, out)) ++model_entries;
   }
-  if (checked && model_entries != 1) {
+  if (rules.checked && model_entries != 1) {
     out.push_back(files_where + ": a checked record must list exactly one " + rf::kRoleModel + " entry (" +
                   quote(model_path) + "), found " + std::to_string(model_entries));
   }
@@ -113,11 +135,12 @@ void check_model_opset(const JsonView& model, Problems& out) {
 
 }  // namespace
 
-void check_artifacts(const JsonView& record, const Stages& view, Problems& out) {
+std::vector<ListedFile> check_artifacts(const JsonView& record, const Stages& view, bool module_roles, Problems& out) {
   namespace key = rf::artifacts_key;
+  std::vector<ListedFile> listed;
   const JsonView artifacts = record[rf::kArtifacts];
-  if (!artifacts.exists()) return;
-  if (!is_object_or_report(artifacts, rf::kArtifacts, out)) return;
+  if (!artifacts.exists()) return listed;
+  if (!is_object_or_report(artifacts, rf::kArtifacts, out)) return listed;
   exact_keys(artifacts, rf::kArtifacts, key::kKeys, out);
   const JsonView directory = artifacts[key::kDirectory];
   if (directory.exists() && !directory.is_string()) {
@@ -127,9 +150,10 @@ void check_artifacts(const JsonView& record, const Stages& view, Problems& out) 
   if (model.exists() && !model.is_text(kModelFile)) {
     out.push_back(at(rf::kArtifacts, key::kModel) + ": must be " + quote(kModelFile) + ", not " + text_of(model));
   }
-  const bool checked = stage(view, Stage::check).status == StageStatus::passed;
+  const FileRules rules{kModelFile, stage(view, Stage::check).status == StageStatus::passed, module_roles};
   const JsonView files = artifacts[key::kFiles];
-  if (files.exists()) check_artifact_files(files, kModelFile, checked, out);
+  if (files.exists()) check_artifact_files(files, rules, listed, out);
+  return listed;
 }
 
 void check_opset(const JsonView& record, const Stages& view, Problems& out) {

@@ -1,5 +1,6 @@
 // The input cases of a record: their fields, the case table of doc/record-format.md §5 and the parity stage
-// (§4 parity, §6 input cases).
+// (§4 parity, §6 input cases). The rules are those of either format's cases (§10: a module record's case
+// holds dims, inputs and outputs where v1's holds shape; its CaseShapeRule is validate_module_cases.cc's).
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -12,9 +13,6 @@
 
 namespace nnx::validation {
 namespace {
-
-// A case read once against its ten keys: the rules below ask each of them several times.
-using CaseMembers = KnownMembers<rf::case_key::kKeys.size()>;
 
 bool is_error_value(const JsonView& v) {
   double d = 0.0;
@@ -65,8 +63,11 @@ void check_case_failure(const JsonView& failure, const std::string& where, Probl
   }
 }
 
-// One case's keys and types; true when the case table may be applied to it.
-bool check_case_fields(const CaseMembers& c, const std::string& label, Problems& out) {
+// One case's keys and types; true when the case table may be applied to it. `c` is the case read once
+// against its keys (KnownMembers): the rules below ask each of them several times.
+template <class CaseMembers>
+bool check_case_fields(const CaseMembers& c, const std::string& label, const CaseShapeRule& shape_rule,
+                       Problems& out) {
   namespace key = rf::case_key;
   bool ok = exact_keys(c, label, out);
   auto bad = [&](const char* field, const std::string& what) {
@@ -77,10 +78,7 @@ bool check_case_fields(const CaseMembers& c, const std::string& label, Problems&
   if (!name.is_string() || name.string().empty()) {
     bad(key::kName, "must be a non-empty string, not " + text_of(name));
   }
-  const JsonView shape = member(c, key::kShape);
-  if (!is_case_shape(shape)) {
-    bad(key::kShape, text_of(shape) + " is not two integers, each 1..65537, with a product <= 2^24");
-  }
+  if (!shape_rule(c.object(), label, out)) ok = false;
   const JsonView seed = member(c, key::kSeed);
   if (!is_seed(seed)) bad(key::kSeed, text_of(seed) + " is not an integer in [0, 2^63)");
   const JsonView expect = member(c, key::kExpect);
@@ -106,6 +104,7 @@ bool check_case_fields(const CaseMembers& c, const std::string& label, Problems&
 
 // Errors and detail of a case with an outcome: a compared outcome carries both errors and no detail,
 // every other outcome no errors and a string detail.
+template <class CaseMembers>
 void check_case_evidence(const CaseMembers& c, const std::string& label, std::string_view o, Problems& out) {
   namespace key = rf::case_key;
   const bool has_abs = !c[key::kMaxAbsError].is_null(), has_rel = !c[key::kMaxRelError].is_null();
@@ -123,6 +122,7 @@ void check_case_evidence(const CaseMembers& c, const std::string& label, std::st
 }
 
 // The case table of §5 for a case whose fields are well typed.
+template <class CaseMembers>
 void check_case_table(const CaseMembers& c, const std::string& label, Problems& out) {
   namespace key = rf::case_key;
   const JsonView outcome = c[key::kOutcome];
@@ -182,6 +182,7 @@ std::string case_label(const JsonView& c, std::size_t i) {
 }
 
 // A case against the parity stage: an outcome iff parity ran; every case passed when parity passed.
+template <class CaseMembers>
 void check_case_against_parity(const CaseMembers& c, const std::string& label, const StageView& parity, Problems& out) {
   const JsonView outcome = c[rf::case_key::kOutcome];
   if (parity.status == StageStatus::not_run && !outcome.is_null()) {
@@ -197,7 +198,9 @@ void check_case_against_parity(const CaseMembers& c, const std::string& label, c
 
 }  // namespace
 
-void check_cases(const JsonView& record, const Stages& view, Problems& out) {
+template <std::size_t N>
+void check_case_list(const JsonView& record, const Stages& view, const std::array<const char*, N>& keys,
+                     const CaseShapeRule& shape_rule, Problems& out) {
   const JsonView cases = record[rf::kInputCases];
   if (!cases.exists()) return;
   if (!cases.is_array()) {
@@ -214,9 +217,9 @@ void check_cases(const JsonView& record, const Stages& view, Problems& out) {
       all_well_typed = false;
       continue;
     }
-    const CaseMembers c(item, rf::case_key::kKeys);
+    const KnownMembers<N> c(item, keys);
     if (is_text(member(c, rf::case_key::kExpect), rf::kExpectMatch)) ++valid_cases;
-    if (!check_case_fields(c, label, out)) {
+    if (!check_case_fields(c, label, shape_rule, out)) {
       all_well_typed = false;
       continue;
     }
@@ -227,6 +230,22 @@ void check_cases(const JsonView& record, const Stages& view, Problems& out) {
     out.push_back(std::string(rf::kInputCases) + ": no valid (" + quote(rf::kExpectMatch) + ") case");
   }
   if (parity.status == StageStatus::failed && parity.failure && all_well_typed) check_parity_failure(cases, parity, out);
+}
+
+template void check_case_list(const JsonView&, const Stages&, const std::array<const char*, 10>&, const CaseShapeRule&,
+                              Problems&);
+template void check_case_list(const JsonView&, const Stages&, const std::array<const char*, 12>&, const CaseShapeRule&,
+                              Problems&);
+
+void check_cases(const JsonView& record, const Stages& view, Problems& out) {
+  static const CaseShapeRule shape_rule = [](const JsonView& item, const std::string& label, Problems& problems) {
+    const JsonView shape = item[rf::case_key::kShape];
+    if (is_case_shape(shape)) return true;
+    problems.push_back(at(label, rf::case_key::kShape) + ": " + text_of(shape) +
+                       " is not two integers, each 1..65537, with a product <= 2^24");
+    return false;
+  };
+  check_case_list(record, view, rf::case_key::kKeys, shape_rule, out);
 }
 
 }  // namespace nnx::validation

@@ -3,13 +3,16 @@
 // The checks read the record where it lies (a JsonView of its tape: base/json_view.h); a value is built
 // only to be quoted in a problem.
 //
-//   validate_record.cc     record_problems: top-level keys, strict JSON, the simple sections, tolerances
+//   validate_record.cc     record_problems: top-level keys, strict JSON, the simple sections, tolerances;
+//                          the dispatch on `format` (v1, §6; a module record, §10)
 //   validate_stages.cc     stages, the summary (status/failure/level via derive_outcome), model_state
-//   validate_cases.cc      input cases against the case table and the parity stage
+//   validate_cases.cc      input cases against the case table and the parity stage (either format's cases)
 //   validate_artifacts.cc artifacts (paths, roles, sizes, hashes, the model entry) and opset
+//   validate_module_*.cc   a module record's own parts (validate_module.h)
 #pragma once
 
 #include <array>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -77,10 +80,32 @@ void check_summary(const JsonView& record, const Stages& view, Problems& out);
 void check_model_state(const JsonView& record, const Stages& view, Problems& out);
 
 // validate_cases.cc
+// The rule of a case's own fields beside the shared ten (v1's `shape`; a module record's dims, inputs and
+// outputs): called once per case object, in order, at the place of `shape`; false when the case table
+// may not be applied to the case.
+using CaseShapeRule = std::function<bool(const JsonView& item, const std::string& label, Problems& out)>;
+// The input cases of a record whose cases hold `keys`: every case's fields (name, seed, expect, outcome,
+// passed, failure, errors, detail; `shape_rule` for the rest), the case table, the parity stage.
+template <std::size_t N>
+void check_case_list(const JsonView& record, const Stages& view, const std::array<const char*, N>& keys,
+                     const CaseShapeRule& shape_rule, Problems& out);
+extern template void check_case_list(const JsonView&, const Stages&, const std::array<const char*, 10>&,
+                                     const CaseShapeRule&, Problems&);
+extern template void check_case_list(const JsonView&, const Stages&, const std::array<const char*, 12>&,
+                                     const CaseShapeRule&, Problems&);
+// v1's cases (§5): check_case_list with `shape`.
 void check_cases(const JsonView& record, const Stages& view, Problems& out);
 
 // validate_artifacts.cc
-void check_artifacts(const JsonView& record, const Stages& view, Problems& out);
+// One entry of artifacts.files with a valid path and a known role: its normalised path, role and place.
+struct ListedFile {
+  std::string path;
+  std::string role;
+  std::string where;
+};
+// `module_roles`: the record may list stored tensors (rf::kModuleRoles, §10) besides v1's roles.
+std::vector<ListedFile> check_artifacts(const JsonView& record, const Stages& view, bool module_roles,
+                                        Problems& out);
 void check_opset(const JsonView& record, const Stages& view, Problems& out);
 
 }  // namespace nnx::validation

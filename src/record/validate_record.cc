@@ -1,6 +1,8 @@
 // validate_record (doc/record-format.md §6): the form of a record (its 17 keys, strict JSON, the format), the
 // simple sections and tolerances here; stages, cases and artifacts in validate_stages.cc,
 // validate_cases.cc and validate_artifacts.cc (validate_internal.h); the settings rule in profile_rebuild.cc.
+// A module record (§10: its format says so) has its 19 keys, the same shared rules, and its own parts in
+// validate_module_*.cc (validate_module.h) instead of config, dtype, v1's cases and the settings rule.
 #include "record/validate_record.h"
 
 #include <algorithm>
@@ -18,6 +20,7 @@
 #include "record/profile_rebuild.h"
 #include "record/record.h"
 #include "record/validate_internal.h"
+#include "record/validate_module.h"
 
 namespace nnx {
 namespace validation {
@@ -129,7 +132,13 @@ void check_strict_json(const json& record, Problems& out) {
 
 // ---- the top-level keys and the simple sections ----------------------------------------------------------
 
-void check_top_level_keys(const JsonView& record, Problems& out) { exact_keys(record, "record", rf::kRecordKeys, out); }
+void check_top_level_keys(const JsonView& record, bool module, Problems& out) {
+  if (module) {
+    exact_keys(record, "record", rf::kModuleRecordKeys, out);
+  } else {
+    exact_keys(record, "record", rf::kRecordKeys, out);
+  }
+}
 
 void check_config(const JsonView& config, Problems& out) {
   const auto where = [] { return at(rf::kConfig, rf::config_key::kWeightsSha256); };
@@ -166,9 +175,11 @@ void check_runtime(const JsonView& runtime, Problems& out) {
   }
 }
 
-void check_sections(const JsonView& record, Problems& out) {
-  if (const JsonView format = record[rf::kFormat]; format.exists() && !format.is_text(kFormat)) {
-    out.push_back(std::string(rf::kFormat) + ": must be " + quote(kFormat) + ", not " + text_of(format));
+// The sections both formats share; `module`: a module record (its format is known), which has no config.
+void check_sections(const JsonView& record, bool module, Problems& out) {
+  if (const JsonView format = record[rf::kFormat]; !module && format.exists() && !format.is_text(kFormat)) {
+    out.push_back(std::string(rf::kFormat) + ": must be " + quote(kFormat) + " or " + quote(kModuleFormat) +
+                  ", not " + text_of(format));
   }
   if (const JsonView profile = record[rf::kProfile]; profile.exists() && !profile.is_string()) {
     out.push_back(std::string(rf::kProfile) + ": must be a string, not " + json_type_name(profile));
@@ -176,7 +187,8 @@ void check_sections(const JsonView& record, Problems& out) {
   for (const char* key : {rf::kSource, rf::kVersions}) {
     if (const JsonView section = record[key]; section.exists()) is_object_or_report(section, key, out);
   }
-  if (const JsonView config = record[rf::kConfig]; config.exists() && is_object_or_report(config, rf::kConfig, out)) {
+  if (const JsonView config = record[rf::kConfig];
+      !module && config.exists() && is_object_or_report(config, rf::kConfig, out)) {
     check_config(config, out);
   }
   if (const JsonView exporter = record[rf::kExporter];
@@ -220,17 +232,24 @@ std::vector<std::string> problems_of(const JsonView& record, const validation::P
   using namespace validation;
   if (!record.is_object()) return {"record: must be an object, not " + json_type_name(record)};
   Problems out;
-  check_top_level_keys(record, out);
+  const bool module = record[rf::kFormat].is_text(kModuleFormat);
+  check_top_level_keys(record, module, out);
   out.insert(out.end(), strict.begin(), strict.end());
-  check_sections(record, out);
+  check_sections(record, module, out);
   const Stages view = check_stages(record, out);
   check_summary(record, view, out);
-  check_cases(record, view, out);
+  std::vector<NamedFile> named;  // the files a module record's cases name
+  if (module) {
+    named = check_module_record(record, view, out);
+  } else {
+    check_cases(record, view, out);
+  }
   check_model_state(record, view, out);
-  check_artifacts(record, view, out);
+  const std::vector<ListedFile> listed = check_artifacts(record, view, module, out);
+  if (module) check_stored_files(named, listed, view, out);
   check_opset(record, view, out);
   check_tolerances(record, out);
-  std::vector<std::string> settings = settings_problems(record);
+  std::vector<std::string> settings = module ? std::vector<std::string>{} : settings_problems(record);
   if (out.empty() && settings.empty()) return out;  // a valid record: nothing to make unique
   Problems unique;
   add_unique(unique, out);

@@ -150,6 +150,26 @@ const json& case_margin(const json& record, const std::string& case_name) {
   return margin == entry.end() ? null_json() : *margin;
 }
 
+bool is_module_record(const json& record) {
+  return text_of(record, rf::kFormat) == kModuleFormat;
+}
+
+std::string module_factory(const json& record) {
+  if (!record.is_object()) return "";
+  return text_of(record.value(rf::kModule, json::object()), rf::module_key::kFactory);
+}
+
+std::string inputs_text(const json& inputs) {
+  if (!inputs.is_array()) return "";
+  std::string out;
+  for (const auto& input : inputs) {
+    if (!input.is_object()) continue;
+    out += (out.empty() ? "" : "; ") + text_of(input, rf::input_key::kName) + " " +
+           text_of(input, rf::input_key::kDtype) + " " + value_text(input.value(rf::input_key::kShape, json()));
+  }
+  return out;
+}
+
 std::string value_text(const json& value) {
   if (value.is_null()) return "null";
   if (value.is_number_float()) return python_float_repr(value.get<double>());

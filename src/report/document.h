@@ -1,5 +1,6 @@
 // What the renderers read (README, "Looking at the evidence"): a conformance report
-// ({format, profiles, status}, doc/record-format.md §8), one record (nnx.export-conformance/1) or a runtime
+// ({format, profiles, status}, doc/record-format.md §8), one record (nnx.export-conformance/1, or a module
+// record nnx.module-conformance/1, §10: shown by its module's factory and its cases' inputs) or a runtime
 // matrix (nnx.runtime-matrix/1: {report, runtimes: [{version, library_sha256, status, records}], drift}).
 // Only the keys the pages show are read, each checked for its type; anything else is refused with
 // ConformanceError naming the key. The values are never recomputed: a page shows the record's numbers.
@@ -63,6 +64,14 @@ std::string stage_status(const json& record, const char* stage);               /
 const json& triangulation_of(const json& record, const std::string& case_name);
 // The case's margin (error ÷ allowed error) when triangulated: a number, or null (infinite margin / none).
 const json& case_margin(const json& record, const std::string& case_name);
+
+// A module record (§10): its format says so.
+bool is_module_record(const json& record);
+// A module record's factory (module.factory; "" when absent).
+std::string module_factory(const json& record);
+// The inputs of a module record's specs or of one of its cases, each as `name dtype shape`, "; " between
+// them ("image float32 [2,3,64,64]"); "" when there are none.
+std::string inputs_text(const json& inputs);
 
 // A number exactly as the record writer prints it (base/json_python.h: Python's repr for floats); other
 // values as canonical JSON text; null as "null".

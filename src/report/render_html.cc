@@ -126,13 +126,15 @@ std::string cases_section(const json& record) {
   const json cases = record.value(rf::kInputCases, json::array());
   if (!cases.is_array() || cases.empty()) return "<p>no input cases</p>";
   const json tolerances = record.value(rf::kTolerances, json::object());
+  const bool module = is_module_record(record);  // a module case shows its inputs where v1's shows its shape
   std::string out = "<p>margin = error ÷ allowed error (atol " +
                     escape_html(value_text(tolerances.value(tolerance_key::kAtol, json()))) +
                     ", rtol " + escape_html(value_text(tolerances.value(tolerance_key::kRtol, json()))) +
                     "), log scale 10<sup>-4</sup> … 10<sup>2</sup>; the black line is the tolerance (1); "
                     "<span style=\"color:#1565c0\">●</span> runtime vs float64 oracle, "
                     "<span style=\"color:#ef6c00\">◆</span> reference vs oracle.</p>"
-                    "<table class=\"cases\"><thead><tr><th>case</th><th>shape</th><th>expect</th><th>outcome</th>"
+                    "<table class=\"cases\"><thead><tr><th>case</th><th>" +
+                    (module ? "inputs" : "shape") + "</th><th>expect</th><th>outcome</th>"
                     "<th>max abs error</th><th>max rel error</th><th>margin</th><th></th></tr></thead><tbody>";
   for (const auto& c : cases) {
     const std::string name = text_of(c, case_key::kName);
@@ -140,7 +142,9 @@ std::string cases_section(const json& record) {
     const json& triangulation = triangulation_of(record, name);
     out += std::string("<tr class=\"case ") + (passed ? "case-passed" : "case-failed") + "\" data-case=\"" +
            escape_html(name) + "\"><td>" + escape_html(name) + "</td><td><code>" +
-           escape_html(value_text(c.value(case_key::kShape, json()))) + "</code></td><td>" +
+           escape_html(module ? inputs_text(c.value(rf::module_case_key::kInputs, json()))
+                              : value_text(c.value(case_key::kShape, json()))) +
+           "</code></td><td>" +
            escape_html(text_of(c, case_key::kExpect)) +
            "</td><td>" + escape_html(text_of(c, case_key::kOutcome)) + (passed ? "" : " " + status_badge(rf::kFailed)) +
            "</td><td class=\"abs\"><code>" + escape_html(value_text(c.value(case_key::kMaxAbsError, json()))) +
@@ -175,6 +179,13 @@ std::string artifacts_section(const json& record) {
   return out + "</tbody></table>";
 }
 
+// v1's dtype, or a module record's factory and input specs (doc/record-format.md §10).
+std::string model_line(const json& record) {
+  if (!is_module_record(record)) return " · dtype <code>" + escape_html(text_of(record, rf::kDtype)) + "</code>";
+  return " · module <code>" + escape_html(module_factory(record)) + "</code> · inputs <code>" +
+         escape_html(inputs_text(record.value(rf::kInputs, json()))) + "</code>";
+}
+
 std::string record_section(const json& record, const std::string& heading_prefix) {
   const std::string profile = text_of(record, rf::kProfile);
   const std::string status = text_of(record, rf::kStatus);
@@ -184,8 +195,7 @@ std::string record_section(const json& record, const std::string& heading_prefix
                     status_badge(status) + (failure.empty() ? "" : " <code>" + escape_html(failure) + "</code>") +
                     "</h2><p>level <code>" + escape_html(text_of(record, rf::kLevel)) + "</code> · exporter <code>" +
                     escape_html(text_of(record.value(rf::kExporter, json::object()), rf::exporter_key::kName)) +
-                    "</code> · dtype <code>" +
-                    escape_html(text_of(record, rf::kDtype)) + "</code></p>";
+                    "</code>" + model_line(record) + "</p>";
   out += "<h3>Stages</h3>" + stage_section(record);
   out += "<h3>Input cases</h3>" + cases_section(record);
   out += "<h3>Artifacts</h3>" + artifacts_section(record);

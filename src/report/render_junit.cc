@@ -23,6 +23,12 @@ std::string failure(const std::string& type, const std::string& message, const s
          "</failure>\n";
 }
 
+// "inputs <name dtype shape; ...>, " for a module record's case (doc/record-format.md §10), else "".
+std::string case_inputs(const json& record, const json& c) {
+  if (!is_module_record(record)) return "";
+  return "inputs " + inputs_text(c.value(rf::module_case_key::kInputs, json())) + ", ";
+}
+
 std::string suite(const json& record, const std::string& suite_name, Counts& total) {
   Counts counts;
   std::string cases;
@@ -53,7 +59,8 @@ std::string suite(const json& record, const std::string& suite_name, Counts& tot
         const std::string cls = text_of(c, case_key::kFailure);
         body = failure(cls.empty() ? "not-passed" : cls,
                        text_of(c, case_key::kName) + ": " + (cls.empty() ? text_of(c, case_key::kOutcome) : cls),
-                       "expect " + text_of(c, case_key::kExpect) + ", outcome " + text_of(c, case_key::kOutcome) +
+                       case_inputs(record, c) + "expect " + text_of(c, case_key::kExpect) + ", outcome " +
+                           text_of(c, case_key::kOutcome) +
                            ", max_abs_error " + value_text(c.value(case_key::kMaxAbsError, json())) +
                            ", max_rel_error " + value_text(c.value(case_key::kMaxRelError, json())) + "\n" +
                            text_of(c, case_key::kDetail));

@@ -39,7 +39,10 @@ std::string profile_rows(const json& record, const std::string& prefix) {
       if (c.value(case_key::kPassed, false) == true) ++passed;
     }
   }
-  std::string row = "| " + prefix + "`" + markdown_cell(text_of(record, rf::kProfile)) + "` | " +
+  // A module record (doc/record-format.md §10) names its module's factory beside its profile.
+  const std::string module =
+      is_module_record(record) ? " (module `" + markdown_cell(module_factory(record)) + "`)" : std::string();
+  std::string row = "| " + prefix + "`" + markdown_cell(text_of(record, rf::kProfile)) + "`" + module + " | " +
                     status_mark(text_of(record, rf::kStatus)) + " | " + markdown_cell(text_of(record, rf::kFailure)) +
                     " | " + markdown_cell(text_of(record, rf::kLevel)) + " |";
   for (const char* stage : kStageNames) row += " " + status_mark(stage_status(record, stage)) + " |";
@@ -73,7 +76,10 @@ std::string failure_rows(const json& record, const std::string& prefix) {
         c.value(case_key::kOutcome, json()).is_null() && c.value(case_key::kFailure, json()).is_null();
     if (never_run) continue;
     const std::string detail = text_of(c, case_key::kDetail);
-    out += "| `" + markdown_cell(profile) + "` | case " + markdown_cell(text_of(c, case_key::kName)) + " | " +
+    const std::string inputs = is_module_record(record)
+                                   ? " (" + markdown_cell(inputs_text(c.value(rf::module_case_key::kInputs, json()))) + ")"
+                                   : std::string();
+    out += "| `" + markdown_cell(profile) + "` | case " + markdown_cell(text_of(c, case_key::kName)) + inputs + " | " +
            markdown_cell(text_of(c, case_key::kFailure)) + " | max abs error " +
            value_text(c.value(case_key::kMaxAbsError, json())) +
            ", max rel error " + value_text(c.value(case_key::kMaxRelError, json())) +

@@ -1,0 +1,57 @@
+// Private to src/record/validate_*.cc: a module record's own rules (doc/record-format.md §10), beside the
+// rules both formats share (validate_internal.h). Every check appends "<where>: <what>" and never throws.
+//
+//   validate_module_specs.cc   module, inputs, dims, outputs: the specs a module record's cases are read against
+//   validate_module_cases.cc   each case's dims, inputs and outputs against the specs and the stored-tensor
+//                              layout (artifacts/layout.h); the files the cases name against artifacts.files
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "record/validate_internal.h"
+
+namespace nnx::validation {
+
+// One size of an input spec's shape: fixed, or a symbolic dim's name.
+struct SpecSize {
+  std::optional<std::int64_t> fixed;
+  std::string symbol;
+};
+
+struct SpecInput {
+  std::string name;
+  std::string dtype;
+  std::vector<SpecSize> shape;
+};
+
+// The record's inputs, dims and outputs as far as they are well formed.
+struct ModuleSpecs {
+  bool usable = false;  // inputs and dims are well formed: a case can be compared with them
+  std::vector<SpecInput> inputs;
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> dims;  // in the record's order
+  std::optional<std::vector<std::string>> outputs;                       // the names, when stated
+};
+
+// validate_module_specs.cc: module (factory, class, the digests against the export stage), inputs, dims
+// and outputs.
+ModuleSpecs check_module_specs(const JsonView& record, const Stages& view, Problems& out);
+
+// A stored tensor's file a case names, and where.
+struct NamedFile {
+  std::string path;
+  std::string where;
+};
+
+// validate_module_cases.cc: check_module_specs, then the input cases (check_case_list with the module's
+// case keys); returns the files the cases name.
+std::vector<NamedFile> check_module_record(const JsonView& record, const Stages& view, Problems& out);
+// Once check passed: every named file is listed with the role stored_tensor_role gives, and every listed
+// stored tensor is named by a case.
+void check_stored_files(const std::vector<NamedFile>& named, const std::vector<ListedFile>& listed,
+                        const Stages& view, Problems& out);
+
+}  // namespace nnx::validation
