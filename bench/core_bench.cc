@@ -225,7 +225,7 @@ void BM_ParityTestedRecord(benchmark::State& state) {
   std::vector<std::string> problems;
   const nnx::FeedFwdNN native(nnx::model_config_from_json(record["config"], problems));
   nnx::Record typed = nnx::Record::from_json(record);
-  nnx::StageContext context{typed, g_root, native};
+  nnx::StageContext context{typed, g_root, &native};
   try {
     context.runtime = nnx::open_runtime("onnxruntime", std::nullopt);
   } catch (const std::exception& e) {

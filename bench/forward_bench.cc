@@ -62,7 +62,7 @@ void native_forward(benchmark::State& state) {
 }
 
 void ort_run(benchmark::State& state) {
-  for (auto _ : state) benchmark::DoNotOptimize(g->session->run(g->input_name, g->input, g->shape));
+  for (auto _ : state) benchmark::DoNotOptimize(g->session->run_float(g->input_name, g->input, g->shape));
   counters(state);
 }
 
@@ -82,7 +82,7 @@ void rebuild_weights(benchmark::State& state) {
 void load_session(benchmark::State& state) {
   for (auto _ : state) {
     nnx::Record record = nnx::Record::from_json(g->record);
-    nnx::StageContext context{record, g->root, *g->native};
+    nnx::StageContext context{record, g->root, g->native.get()};
     context.runtime = g->runtime;
     if (!nnx::run_load_stage(context)) state.SkipWithError("load failed");
     benchmark::DoNotOptimize(context.session);
@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> problems;
     fixture.native = std::make_unique<nnx::FeedFwdNN>(nnx::model_config_from_json(fixture.record["config"], problems));
     nnx::Record record = nnx::Record::from_json(fixture.record);
-    nnx::StageContext context{record, root, *fixture.native};
+    nnx::StageContext context{record, root, fixture.native.get()};
     context.runtime = fixture.runtime;
     if (!nnx::run_load_stage(context)) {
       throw std::runtime_error("load failed: " + record.stage(nnx::Stage::load).detail.dump());

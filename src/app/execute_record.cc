@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 
 #include "base/build_info.h"
+#include "app/module_reference.h"
 #include "base/failure.h"
 #include "model/model_config.h"
 #include "model/reference_model.h"
@@ -45,6 +46,20 @@ std::unique_ptr<ExporterClient> start_torch_reference(const ExecuteOptions& opti
     versions[key] = reply.at(wire::kEnvironment).value(key, json());
   }
   return worker;
+}
+
+// The feed-forward net a v1 record's config builds, its weights checked against the record's digest.
+std::unique_ptr<ReferenceModel> rebuilt_model(const Record& record) {
+  std::vector<std::string> problems;
+  const ModelConfig config = model_config_from_json(record.config, problems);
+  if (!problems.empty()) throw ConformanceError("record config cannot be rebuilt: " + problems.front());
+  auto model = make_reference_model(config);
+  const std::string digest = model->weights_sha256();
+  const std::string recorded = record.config[rf::config_key::kWeightsSha256].get<std::string>();
+  if (digest != recorded) {
+    throw ConformanceError("rebuilt weights have SHA-256 " + digest + ", the record says " + recorded);
+  }
+  return model;
 }
 
 // The environment that produces the new evidence (§7): the previous versions kept under exported_with.
@@ -105,15 +120,7 @@ json execute_record(const json& input, const std::filesystem::path& root, const 
                            "\" cannot be executed: its check stage did not pass, so no artifacts were recorded");
   }
   std::shared_ptr<Runtime> runtime = options.open_runtime(record.runtime.name, options.onnxruntime_library);
-  std::vector<std::string> problems;
-  const ModelConfig config = model_config_from_json(record.config, problems);
-  if (!problems.empty()) throw ConformanceError("record config cannot be rebuilt: " + problems.front());
-  const auto model = make_reference_model(config);
-  const std::string digest = model->weights_sha256();
-  const std::string recorded = record.config[rf::config_key::kWeightsSha256].get<std::string>();
-  if (digest != recorded) {
-    throw ConformanceError("rebuilt weights have SHA-256 " + digest + ", the record says " + recorded);
-  }
+  const std::unique_ptr<ReferenceModel> model = record.module ? nullptr : rebuilt_model(record);
   json versions = execution_versions(record, runtime->name(), runtime->version(), runtime->location(),
                                      options.reference);
   std::unique_ptr<ExporterClient> worker;
@@ -122,11 +129,18 @@ json execute_record(const json& input, const std::filesystem::path& root, const 
   record.runtime.version = runtime->version();
   record.reset_input_cases();
   for (Stage s : {Stage::load, Stage::parity}) record.reset_stage(s);
-  StageContext context{record, root, *model};
+  StageContext context{record, root, model.get()};
   context.runtime = std::move(runtime);
   context.reference = options.reference;
   context.exporter = std::move(worker);
-  run_stages(context, kExecutePipeline);
+  if (record.module && options.reference == ReferenceKind::torch) {
+    if (run_stages(context, std::span(kExecutePipeline).first<1>())) {  // load: the stored inputs verified
+      recompute_module_references(context);
+      run_stages(context, std::span(kExecutePipeline).subspan<1>());
+    }
+  } else {
+    run_stages(context, kExecutePipeline);  // a module record's native reference is its stored outputs
+  }
   record.finalize();
   return record.to_json();
 }

@@ -88,14 +88,14 @@ struct ProfileRunState {
   ProfileRunState(const Profile& profile_, const std::filesystem::path& root, const RunOptions& options)
       : profile(profile_),
         observer(options.observer),
-        model(make_reference_model(profile.model)),
+        model(profile.is_module() ? nullptr : make_reference_model(profile.model)),
         record(blank_record_of(profile, options.source ? *options.source : detect_source(options.source_revision),
-                               model->weights_sha256())),
-        context(record, root, *model, &profile) {}
+                               model ? model->weights_sha256() : std::string())),
+        context(record, root, model.get(), &profile) {}
 
   const Profile profile;
   const std::shared_ptr<RunObserver> observer;
-  const std::unique_ptr<ReferenceModel> model;
+  const std::unique_ptr<ReferenceModel> model;  // null for a module profile (§9)
   Record record;
   StageContext context;
   bool worker_part_passed = false;

@@ -23,7 +23,7 @@ json ArtifactEntry::to_json() const {
 }
 
 std::vector<ArtifactEntry> build_manifest(const std::filesystem::path& folder,
-                                          const std::vector<std::string>& external_locations) {
+                                          const std::vector<std::string>& external_locations, bool stored_tensors) {
   std::vector<FolderEntry> entries;
   try {
     entries = list_folder(folder);
@@ -59,8 +59,10 @@ std::vector<ArtifactEntry> build_manifest(const std::filesystem::path& folder,
       continue;
     }
     written.insert(e.path);
+    const char* stored = stored_tensors ? stored_tensor_role(e.path) : nullptr;
     const std::string role = e.path == kModelFile           ? rf::kRoleModel
                              : external.count(e.path) != 0 ? rf::kRoleExternalData
+                             : stored != nullptr           ? stored
                                                            : rf::kRoleSidecar;
     manifest.push_back({e.path, role, d.bytes, d.sha256});
   }

@@ -14,6 +14,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -47,6 +48,15 @@ class JsonView {
   bool boolean() const { return is_boolean() && token().boolean; }
   std::int64_t integer() const;
   std::uint64_t unsigned_integer() const;
+  // An integer as int64, whether the tape holds it signed or unsigned (a parsed 5 is unsigned, a written 5
+  // signed); nullopt for anything else or an unsigned value above INT64_MAX.
+  std::optional<std::int64_t> int64() const {
+    if (is_number_unsigned()) {
+      const std::uint64_t u = unsigned_integer();
+      return u <= static_cast<std::uint64_t>(INT64_MAX) ? std::optional<std::int64_t>(static_cast<std::int64_t>(u)) : std::nullopt;
+    }
+    return is_number_integer() ? std::optional<std::int64_t>(integer()) : std::nullopt;
+  }
   double number() const { return is_number_float() ? token().number : 0.0; }
   std::string_view string() const;
   // true when this is a string equal to `s`.

@@ -220,6 +220,7 @@ inline constexpr const char* kOptionDynamicBatch = "dynamic_batch";
 inline constexpr const char* kOptionExportBatch = "export_batch";
 inline constexpr const char* kOptionInputNames = "input_names";
 inline constexpr const char* kOptionOutputNames = "output_names";
+inline constexpr const char* kOptionDynamicDims = "dynamic_dims";  // a module record's: {dim: [[input, axis]]}
 }  // namespace exporter_key
 
 // The exporters a record names (exporter.name, §3).
@@ -307,6 +308,9 @@ inline constexpr const char* kCases = "cases";
 inline constexpr const char* kCompared = "compared";
 inline constexpr const char* kFailedCases = "failed_cases";
 inline constexpr const char* kBlame = "blame";
+inline constexpr const char* kUnusedInputs = "unused_inputs";      // a module record's parity (§10)
+inline constexpr const char* kMissingWeights = "missing_weights";  // a module record's parity (§10)
+inline constexpr const char* kWeights = "weights";                 // a module record's export (§10)
 }  // namespace detail_key
 
 namespace triangulation_key {  // stages.parity.detail.triangulation[i] (§4 parity)
@@ -332,6 +336,7 @@ inline constexpr const char* kRuntime = "runtime";
 inline constexpr const char* kExporterOptions = "exporter options";
 inline constexpr const char* kModelConfig = "model config";
 inline constexpr const char* kArtifactDirectory = "artifact directory";
+inline constexpr const char* kModule = "module";  // a module profile's spec (§10), instead of the model config
 }  // namespace settings_key
 
 namespace profile_key {  // a profile object as a profile file and the Python Profile spell it (§3)
@@ -347,6 +352,9 @@ inline constexpr const char* kRuntime = "runtime";
 inline constexpr const char* kProvider = "provider";
 inline constexpr const char* kDtype = "dtype";
 inline constexpr const char* kModel = "model";  // the model config's keys are config_key's
+// A module profile's own keys (§10): module, inputs, dims, outputs (rf::kModule, ...), and these.
+inline constexpr const char* kOpset = "opset";
+inline constexpr const char* kTolerances = "tolerances";
 }  // namespace profile_key
 
 namespace report_key {  // the report file (§8)

@@ -40,21 +40,21 @@ class Progress {
 };
 
 // What the sessions of one record returned, one entry per run in call order (none: the run failed).
-using Captured = std::vector<std::optional<std::vector<TensorOutput>>>;
+using Captured = std::vector<std::optional<std::vector<Tensor>>>;
 
 class CapturingSession : public Session {
  public:
   CapturingSession(std::unique_ptr<Session> inner, Captured& captured, const Progress& progress)
       : inner_(std::move(inner)), captured_(captured), progress_(progress) {}
   const std::vector<std::string>& providers() const override { return inner_->providers(); }
-  std::vector<TensorOutput> run(const std::string& input_name, std::span<const float> values,
-                                const std::vector<std::int64_t>& shape) override {
+  std::vector<Tensor> run(std::span<const Tensor> inputs) override {
     progress_.say(std::string(say::kSayRun) + " " + std::to_string(captured_.size()));
     captured_.emplace_back();
-    auto outputs = inner_->run(input_name, values, shape);
+    auto outputs = inner_->run(inputs);
     captured_.back() = outputs;
     return outputs;
   }
+  std::vector<std::string> input_names() const override { return inner_->input_names(); }
 
  private:
   std::unique_ptr<Session> inner_;
@@ -87,9 +87,10 @@ json case_outputs(const json& record, const Captured& captured) {
   json out = json::array();
   const json& cases = record.at(rf::kInputCases);
   for (std::size_t k = 0; k < captured.size() && k < cases.size(); ++k) {
-    if (!captured[k] || captured[k]->size() != 1 || captured[k]->front().dtype != "float") continue;
-    const TensorOutput& t = captured[k]->front();
-    CaseOutput c{cases[k].at(rf::case_key::kName).get<std::string>(), t.shape, t.values};
+    if (!captured[k] || captured[k]->size() != 1 || captured[k]->front().dtype != DType::float32) continue;
+    const Tensor& t = captured[k]->front();
+    const auto values = t.float32_values();
+    CaseOutput c{cases[k].at(rf::case_key::kName).get<std::string>(), t.shape, {values.begin(), values.end()}};
     RuntimeOutputs one{"", {{"p", {c}}}};
     out.push_back(outputs_to_json(one)["p"][0]);
   }

@@ -9,6 +9,7 @@
 #include "base/json_python.h"
 #include "base/limits.h"
 #include "base/record_vocabulary.h"
+#include "profile/profile_module.h"
 
 namespace nnx {
 namespace {
@@ -21,6 +22,7 @@ namespace settings_key = rf::settings_key;  // the canonical settings object
 }  // namespace
 
 json Profile::exporter_options() const {
+  if (is_module()) return module_exporter_options(*this);
   return json{{option::kOptionExporter, exporter},
               {option::kOptionDynamo, dynamo()},
               {option::kOptionOpsetVersion, opset_version},
@@ -37,17 +39,19 @@ std::vector<std::string> Profile::requirements() const {
 }
 
 std::vector<InputCase> Profile::input_cases() const {
+  if (is_module()) return module_input_cases(*this);
   std::vector<InputCase> cases;
   for (std::int64_t b : batches) {
     cases.push_back({"batch-" + std::to_string(b), {b, model.input_dim}, static_cast<std::uint64_t>(1000 + b),
-                     rf::kExpectMatch});
+                     rf::kExpectMatch, std::nullopt});
   }
   const std::int64_t wrong = model.input_dim + 1;
-  cases.push_back({"width-" + std::to_string(wrong), {3, wrong}, 2000, rf::kExpectRejected});
+  cases.push_back({"width-" + std::to_string(wrong), {3, wrong}, 2000, rf::kExpectRejected, std::nullopt});
   return cases;
 }
 
 json Profile::settings() const {
+  if (is_module()) return module_settings(*this);
   json cases = json::array();
   for (const auto& c : input_cases()) {
     cases.push_back({{case_key::kName, c.name}, {case_key::kShape, c.shape}, {case_key::kSeed, c.seed},
@@ -75,6 +79,15 @@ std::vector<std::string> Profile::problems() const {
   }
   if (exporter != rf::kExporterTorchscript && exporter != rf::kExporterDynamo) {
     p.push_back("exporter must be \"torchscript\" or \"dynamo\", not \"" + exporter + "\"");
+  }
+  if (is_module()) {
+    if (!std::isfinite(rtol) || rtol < 0) p.push_back("rtol must be finite and >= 0");
+    if (!std::isfinite(atol) || atol < 0) p.push_back("atol must be finite and >= 0");
+    if (runtime != "onnxruntime") p.push_back("runtime must be \"onnxruntime\", not \"" + runtime + "\"");
+    if (provider.empty()) p.push_back("provider must be a non-empty string");
+    for (auto& problem : module_profile_problems(*this)) p.push_back(std::move(problem));
+    if (p.empty() && is_tested_name(name)) p.push_back("profile \"" + name + "\" reuses a tested profile's name");
+    return p;
   }
   auto bounded = [&](const std::string& what, std::int64_t v) {
     if (v < 1 || v > limits::kMaxUnits) {
@@ -144,6 +157,7 @@ Profile tested_profile_named(const std::string& name) {
 bool is_tested_name(const std::string& name) { return tested_profile(name).has_value(); }
 
 json Profile::to_json() const {
+  if (is_module()) return module_profile_json(*this);
   return json{{key::kName, name},         {key::kExporter, exporter},   {key::kOpsetVersion, opset_version},
               {key::kExportBatch, export_batch}, {key::kDynamicBatch, dynamic_batch}, {key::kBatches, batches},
               {key::kRtol, rtol},         {key::kAtol, atol},           {key::kRuntime, runtime},
@@ -151,6 +165,7 @@ json Profile::to_json() const {
 }
 
 Profile profile_from_json(const json& value, std::vector<std::string>& problems) {
+  if (is_module_profile_object(value)) return module_profile_from_json(value, problems);
   Profile p;
   if (!value.is_object()) {
     problems.push_back("profile: must be an object, not " + json_type_name(value));

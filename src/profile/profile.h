@@ -18,6 +18,7 @@
 #include "artifacts/layout.h"
 #include "base/record_vocabulary.h"
 #include "model/model_config.h"
+#include "profile/module_spec.h"
 
 namespace nnx {
 
@@ -28,6 +29,7 @@ struct InputCase {
   std::vector<std::int64_t> shape;  // [batch, width]
   std::uint64_t seed = 0;
   std::string expect;               // rf::kExpectMatch or rf::kExpectRejected
+  std::optional<ModuleCase> module;  // a module profile's case (then `shape` is unused)
 };
 
 struct Profile {
@@ -43,6 +45,10 @@ struct Profile {
   std::string provider = "CPUExecutionProvider";
   std::string dtype = "float32";
   ModelConfig model;
+  // A module profile (§10): the user's own module; then `model`, `dtype`, `batches`, `export_batch` and
+  // `dynamic_batch` are unused and the cases are the module spec's.
+  std::optional<ModuleSpec> module;
+  bool is_module() const { return module.has_value(); }
 
   bool dynamo() const { return exporter == rf::kExporterDynamo; }
   // The record's exporter options: exactly 7 keys.

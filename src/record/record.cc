@@ -46,6 +46,37 @@ RecordCase RecordCase::blank(const InputCase& c) {
   return out;
 }
 
+namespace {
+
+// A module profile's blank record parts (§10): the module's fields, and each case's dims and input files
+// (the k-th case expected to match stores test_data_set_<k>/, a refusal case refusal_cases/<name>/).
+void blank_module_parts(Record& r, const Profile& profile) {
+  const ModuleSpec& spec = *profile.module;
+  r.format = std::string(kModuleFormat);
+  const json given = spec.to_json();
+  r.module = Record::Module{spec.factory, nullptr, nullptr, nullptr, given[rf::kInputs], given[rf::kDims],
+                            given[rf::kOutputs]};
+  r.config = nullptr;
+  r.dtype.clear();
+  std::size_t match = 0;
+  const std::vector<InputCase> cases = profile.input_cases();
+  for (std::size_t i = 0; i < r.input_cases.size(); ++i) {
+    RecordCase& rc = r.input_cases[i];
+    const ModuleCase& mc = *cases[i].module;
+    ModuleCaseFields fields{mc.dims, {}, std::nullopt};
+    const bool matching = mc.expect == rf::kExpectMatch;
+    for (std::size_t j = 0; j < spec.inputs.size(); ++j) {
+      fields.inputs.push_back({spec.inputs[j].name, std::string(dtype_name(spec.inputs[j].dtype)), mc.input_shapes[j],
+                               matching ? test_input_path(match, j) : refusal_input_path(mc.name, j), std::nullopt});
+    }
+    if (matching) ++match;
+    rc.shape.clear();
+    rc.module = std::move(fields);
+  }
+}
+
+}  // namespace
+
 void RecordCase::reset() {
   outcome.reset();
   passed = false;
@@ -72,6 +103,7 @@ Record blank_record_of(const Profile& profile, const SourceInfo& source, const s
   r.dtype = profile.dtype;
   for (const auto& c : profile.input_cases()) r.input_cases.push_back(RecordCase::blank(c));
   r.tolerances = {profile.rtol, profile.atol};
+  if (profile.is_module()) blank_module_parts(r, profile);
   return r;
 }
 

@@ -52,8 +52,9 @@ std::optional<std::vector<std::int64_t>> read_shape(const JsonView& shape, std::
   if (!shape.is_array()) return std::nullopt;
   std::vector<std::int64_t> out;
   for (const JsonView d : shape.items()) {
-    if (!d.is_number_integer() || d.is_number_unsigned() || d.integer() < least) return std::nullopt;
-    out.push_back(d.integer());
+    const auto size = d.int64();
+    if (!size || *size < least) return std::nullopt;
+    out.push_back(*size);
   }
   return out;
 }
@@ -74,13 +75,13 @@ bool check_case_dims(const ModuleSpecs& specs, const JsonView& dims, CaseAt& c, 
   std::map<std::string, std::int64_t> values;
   for (const auto& [name, sizes] : specs.dims) {
     const JsonView v = dims[name];
-    const bool known = v.is_number_integer() && !v.is_number_unsigned() &&
-                       std::find(sizes.begin(), sizes.end(), v.integer()) != sizes.end();
+    const auto value = v.int64();
+    const bool known = value && std::find(sizes.begin(), sizes.end(), *value) != sizes.end();
     if (!known) {
       out.push_back(at(where, name) + ": " + text_of(v) + " is not one of " + at(rf::kDims, name) + " " + sizes_text(sizes));
       ok = false;
     } else {
-      values[name] = v.integer();
+      values[name] = *value;
     }
   }
   if (ok) c.dims = std::move(values);

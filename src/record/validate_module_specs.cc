@@ -75,9 +75,8 @@ void check_range(const JsonView& range, const std::string& where, std::string_vi
   JsonView low, high;
   std::size_t i = 0;
   for (const JsonView v : range.items()) (i++ == 0 ? low : high) = v;
-  const bool integers = low.is_number_integer() && !low.is_number_unsigned() && high.is_number_integer() &&
-                        !high.is_number_unsigned();
-  if (!integers || low.integer() >= high.integer()) {
+  const auto low_value = low.int64(), high_value = high.int64();
+  if (!low_value || !high_value || *low_value >= *high_value) {
     out.push_back(w + ": " + text_of(range) + " is not two integers low < high");
   } else if (!dtype.empty() && !is_integer_dtype(dtype)) {
     out.push_back(w + ": a range is for an integer input only, not " + quote(dtype));

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 
 #include "base/build_info.h"
@@ -76,8 +77,8 @@ class OnnxSession : public Session {
   OnnxSession(std::shared_ptr<OnnxRuntime> runtime, std::span<const std::byte> model,
               const std::vector<ExternalFile>& external, const SessionSettings& settings);
   const std::vector<std::string>& providers() const override { return providers_; }
-  std::vector<TensorOutput> run(const std::string& input_name, std::span<const float> values,
-                                const std::vector<std::int64_t>& shape) override;
+  std::vector<Tensor> run(std::span<const Tensor> inputs) override;
+  std::vector<std::string> input_names() const override;
 
  private:
   std::vector<std::string> output_names() const;
@@ -284,37 +285,59 @@ std::vector<std::string> OnnxSession::output_names() const {
   return names;
 }
 
-std::vector<TensorOutput> OnnxSession::run(const std::string& input_name, std::span<const float> values,
-                                           const std::vector<std::int64_t>& shape) {
+std::vector<std::string> OnnxSession::input_names() const {
+  use_api(runtime_->impl().api);
+  Ort::AllocatorWithDefaultOptions allocator;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < session_->GetInputCount(); ++i) {
+    names.push_back(session_->GetInputNameAllocated(i, allocator).get());
+  }
+  return names;
+}
+
+namespace {
+
+ONNXTensorElementDataType ort_element_type(DType dtype) {
+  return static_cast<ONNXTensorElementDataType>(onnx_element_type(dtype));  // ORT's enum is ONNX's DataType
+}
+
+// An output value as a Tensor: its bytes copied; a non-tensor or an unsupported element type is refused.
+Tensor tensor_of(const std::string& name, const Ort::Value& value) {
+  if (!value.IsTensor()) throw RuntimeFailure(false, "UNSUPPORTED_TYPE", "output " + name + " is not a tensor");
+  auto info = value.GetTensorTypeAndShapeInfo();
+  const auto dtype = dtype_of_onnx_element_type(static_cast<std::int32_t>(info.GetElementType()));
+  if (!dtype) {
+    throw RuntimeFailure(false, "UNSUPPORTED_TYPE", "output " + name + " has element type " +
+                                                        element_type_name(info.GetElementType()) +
+                                                        ", which cannot be compared");
+  }
+  Tensor t{name, *dtype, info.GetShape(), {}};
+  t.bytes.resize(info.GetElementCount() * dtype_size(*dtype));
+  if (!t.bytes.empty()) std::memcpy(t.bytes.data(), value.GetTensorRawData(), t.bytes.size());
+  return t;
+}
+
+}  // namespace
+
+std::vector<Tensor> OnnxSession::run(std::span<const Tensor> inputs) {
   use_api(runtime_->impl().api);
   try {
     const auto outputs = output_names();
     std::vector<const char*> output_ptrs;
     for (const auto& n : outputs) output_ptrs.push_back(n.c_str());
     auto memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
-    Ort::Value input = Ort::Value::CreateTensor<float>(memory, const_cast<float*>(values.data()), values.size(),
-                                                       shape.data(), shape.size());
-    const char* input_ptr = input_name.c_str();
-    Ort::RunOptions run_options;
-    auto results = session_->Run(run_options, &input_ptr, &input, 1, output_ptrs.data(), output_ptrs.size());
-    std::vector<TensorOutput> out;
-    for (size_t i = 0; i < results.size(); ++i) {
-      TensorOutput t;
-      t.name = outputs[i];
-      if (!results[i].IsTensor()) {
-        t.dtype = "non-tensor";
-        out.push_back(std::move(t));
-        continue;
-      }
-      auto info = results[i].GetTensorTypeAndShapeInfo();
-      t.dtype = element_type_name(info.GetElementType());
-      t.shape = info.GetShape();
-      if (info.GetElementType() == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
-        const float* data = results[i].GetTensorData<float>();
-        t.values.assign(data, data + info.GetElementCount());
-      }
-      out.push_back(std::move(t));
+    std::vector<Ort::Value> values;
+    std::vector<const char*> input_ptrs;
+    for (const Tensor& t : inputs) {
+      values.push_back(Ort::Value::CreateTensor(memory, const_cast<std::byte*>(t.bytes.data()), t.bytes.size(),
+                                                t.shape.data(), t.shape.size(), ort_element_type(t.dtype)));
+      input_ptrs.push_back(t.name.c_str());
     }
+    Ort::RunOptions run_options;
+    auto results = session_->Run(run_options, input_ptrs.data(), values.data(), values.size(), output_ptrs.data(),
+                                 output_ptrs.size());
+    std::vector<Tensor> out;
+    for (size_t i = 0; i < results.size(); ++i) out.push_back(tensor_of(outputs[i], results[i]));
     return out;
   } catch (const Ort::Exception& e) {
     throw from_ort(e);

@@ -3,7 +3,8 @@
 //
 // A Runtime creates Sessions from bytes in memory (the model and its external data, already verified
 // against the record), never from a path, so the bytes executed are the bytes hashed. A Session runs one
-// float32 input and returns every output. Failures are RuntimeFailure carrying whether the runtime refused
+// set of named, typed input tensors and returns every output as a named, typed tensor (base/tensor.h); `run_float`
+// is the one-float32-input form the feed-forward profiles use, over the same run. Failures are RuntimeFailure carrying whether the runtime refused
 // the input as an INVALID ARGUMENT (parity's `rejected`) and the runtime's own code name.
 // `open_runtime` is the one place that maps a profile's runtime name to an implementation; a run is given
 // a RuntimeOpener (default: open_runtime), which is where tests wrap the real runtime (tests/fakes/).
@@ -23,6 +24,7 @@
 
 #include "base/error.h"
 #include "base/record_vocabulary.h"
+#include "base/tensor.h"
 
 namespace nnx {
 
@@ -39,6 +41,9 @@ struct ExternalFile {
   std::string location;  // exactly as the model writes it ("./w.bin")
   std::span<const std::byte> bytes;
 };
+
+// The runtime's lowercase name of an element type ("float", "double", "int64", "int32", "bool").
+std::string runtime_type_name(DType dtype);
 
 struct TensorOutput {
   std::string name;
@@ -65,9 +70,15 @@ class Session {
   virtual ~Session() = default;
   // The providers the session runs on, the declared one first.
   virtual const std::vector<std::string>& providers() const = 0;
-  // Runs one float32 input; every output is returned. Throws RuntimeFailure.
-  virtual std::vector<TensorOutput> run(const std::string& input_name, std::span<const float> values,
-                                        const std::vector<std::int64_t>& shape) = 0;
+  // Runs the named inputs (each fed under its name); every output is returned, named, in the session's order.
+  // An input or output of an element type base/tensor.h has no DType for is a RuntimeFailure
+  // (UNSUPPORTED_TYPE); so is every failure of the runtime.
+  virtual std::vector<Tensor> run(std::span<const Tensor> inputs) = 0;
+  // The session's input names, in the graph's order.
+  virtual std::vector<std::string> input_names() const = 0;
+  // One float32 input; outputs as TensorOutput (values filled for float outputs). Throws RuntimeFailure.
+  std::vector<TensorOutput> run_float(const std::string& input_name, std::span<const float> values,
+                                      const std::vector<std::int64_t>& shape);
 };
 
 class Runtime {

@@ -9,6 +9,7 @@
 #include "artifacts/layout.h"
 #include "model/feedfwd.h"
 #include "record/record.h"
+#include "stages/module_stages.h"
 #include "stages/reference_outputs.h"
 #include "stages/stages.h"
 #include "worker/tensor_wire.h"
@@ -25,7 +26,7 @@ namespace detail_key = rf::detail_key;
 json export_request(const StageContext& context) {
   const Profile& profile = *context.profile;
   const std::vector<std::int64_t> example_shape = {profile.export_batch, profile.model.input_dim};
-  json request = worker_network_fields(context.model);  // the model the profile's config built
+  json request = worker_network_fields(*context.model);  // the model the profile's config built
   const std::string output_dir = std::filesystem::absolute(profile_folder(context.root, profile.name)).string();
   request.update(json{{wire::kOp, wire::kOpExport},
                       {wire::kExporter, profile.exporter},
@@ -44,6 +45,7 @@ bool fail(StageContext& context, FailureClass failure, json detail) {
 }  // namespace
 
 bool run_export_stage(StageContext& context) {
+  if (context.profile->is_module()) return run_module_export_stage(context);
   const auto folder = profile_folder(context.root, context.profile->name);
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);

@@ -14,6 +14,7 @@
 
 #include "artifacts/artifact_path.h"
 #include "artifacts/artifacts.h"
+#include "artifacts/layout.h"
 #include "onnx_file/onnx_model_file.h"
 #include "record/record.h"
 #include "stages/stages.h"
@@ -60,7 +61,7 @@ std::vector<ExternalFile> external_files(StageContext& context, const VerifyOutc
   const OnnxModelFile model = read_onnx_model(verified.contents.at(record.artifacts.model), lookup);
   std::vector<ExternalFile> external;
   for (const auto& location : model.external_locations) external.push_back({location, *lookup(location)});
-  context.weights = weights_in_model(context.model, model);
+  if (context.model != nullptr) context.weights = weights_in_model(*context.model, model);  // a module: §9 weights
   return external;
 }  // the parsed model (a copy of every initializer) is gone before the session is created
 
@@ -109,6 +110,12 @@ bool load(StageContext& context) {
                 {detail_key::kProviders, providers}};
     context.session.reset();
     return fail(context, FailureClass::load_error, std::move(detail));
+  }
+  if (record.module) {  // a module record's stored tensors, for parity (verified above)
+    for (auto& [path, bytes] : verified.contents) {
+      if (stored_tensor_role(path) != nullptr) context.stored.emplace(path, std::move(bytes));
+    }
+    context.graph_input_names = context.session->input_names();
   }
   context.record.set_stage_passed(Stage::load, json{{detail_key::kProviders, providers}});
   return true;

@@ -14,6 +14,7 @@
 #include "base/tolerance_compare.h"
 #include "model/feedfwd.h"
 #include "record/record.h"
+#include "stages/module_stages.h"
 #include "stages/reference_outputs.h"
 #include "stages/stages.h"
 #include "stages/triangulation.h"
@@ -80,13 +81,13 @@ void compare_values(RecordCase& c, std::span<const float> runtime, std::span<con
   c.detail.reset();
 
   // The margin over every row; the triangulation over the leading rows the oracle can afford.
-  const std::int64_t rows = triangulation_rows(c.shape[0], context.model.config().weight_count());
-  const auto width = static_cast<std::size_t>(context.model.output_width());
+  const std::int64_t rows = triangulation_rows(c.shape[0], context.model->config().weight_count());
+  const auto width = static_cast<std::size_t>(context.model->output_width());
   const std::span<const float> sample = input.first(static_cast<std::size_t>(rows * c.shape[1]));
-  const std::vector<double> oracle = context.model.forward_oracle(sample, rows);
+  const std::vector<double> oracle = context.model->forward_oracle(sample, rows);
   const std::vector<double> runtime64 = widen(runtime.first(rows * width));
   const std::vector<double> reference64 = widen(reference.first(rows * width));
-  const std::vector<float> native = context.model.forward(sample, rows);
+  const std::vector<float> native = context.model->forward(sample, rows);
   CaseTriangulation t{c.name,
                       rows,
                       departure_of(errors),
@@ -100,7 +101,7 @@ void compare_values(RecordCase& c, std::span<const float> runtime, std::span<con
 
 void compare_case(RecordCase& c, const std::vector<TensorOutput>& outputs, const CaseReference& reference,
                   const StageContext& context, std::span<const float> input, ParityEvidence& evidence) {
-  if (const std::string why = incomparable(outputs, {c.shape[0], context.model.output_width()}); !why.empty()) {
+  if (const std::string why = incomparable(outputs, {c.shape[0], context.model->output_width()}); !why.empty()) {
     evidence.runtime_departs = true;
     return set_case(c, rf::kOutcomeMismatch, FailureClass::mismatch, why);
   }
@@ -128,7 +129,7 @@ void run_case(RecordCase& c, StageContext& context, const std::vector<float>& in
   const std::string input_name = input_names[0].get<std::string>();
   std::vector<TensorOutput> outputs;
   try {
-    outputs = context.session->run(input_name, input, c.shape);
+    outputs = context.session->run_float(input_name, input, c.shape);
   } catch (const RuntimeFailure& e) {
     const bool expected = e.invalid_argument() && c.expect == rf::kExpectRejected;
     evidence.runtime_departs = evidence.runtime_departs || !expected;
@@ -152,6 +153,7 @@ void run_case(RecordCase& c, StageContext& context, const std::vector<float>& in
 }  // namespace
 
 void prepare_parity(StageContext& context) {
+  if (context.record.module) return;  // a module's reference was computed and stored by its export (§9)
   PreparedParity prepared;
   std::vector<ReferenceInput> wanted;
   for (const auto& c : context.record.input_cases) {
@@ -159,7 +161,7 @@ void prepare_parity(StageContext& context) {
     if (c.expect == rf::kExpectMatch) wanted.push_back({c.name, {c.shape, prepared.inputs.back()}});
   }
   try {
-    prepared.references = reference_outputs(context.reference, context.model, context.exporter.get(), wanted);
+    prepared.references = reference_outputs(context.reference, *context.model, context.exporter.get(), wanted);
   } catch (const WorkerError& e) {
     prepared.missing =
         "the " + std::string(reference_name(context.reference)) + " reference could not be computed: " + e.what();
@@ -203,6 +205,7 @@ bool record_parity_outcome(StageContext& context, ParityEvidence& evidence) {
 }  // namespace
 
 bool run_parity_stage(StageContext& context) {
+  if (context.record.module) return run_module_parity_stage(context);
   Record& record = context.record;
   record.reset_input_cases();
   if (!context.prepared_parity) prepare_parity(context);

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
+#include <map>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -47,13 +49,14 @@ struct PreparedParity {
 };
 
 struct StageContext {
-  StageContext(Record& record_, std::filesystem::path root_, const ReferenceModel& model_,
+  StageContext(Record& record_, std::filesystem::path root_, const ReferenceModel* model_,
                const Profile* profile_ = nullptr)
       : record(record_), root(std::move(root_)), model(model_), profile(profile_) {}
 
   Record& record;
   std::filesystem::path root;             // the artifacts root; the profile folder is layout.h's rule
-  const ReferenceModel& model;            // what parity compares with; its parameters are exported
+  const ReferenceModel* model;            // a feed-forward record's net (parity compares with it; its
+                                          // parameters are exported); null for a module record (§9)
   const Profile* profile = nullptr;       // run only: what is exported and checked
 
   RuntimeOpener open_runtime;             // how the runtime is opened (runtime.h)
@@ -69,6 +72,12 @@ struct StageContext {
   std::unique_ptr<ExporterClient> exporter;  // started by dependencies (run), by execute for a torch reference
 
   StageTimes times;
+  // A module record (§9): the verified bytes of its stored tensors, kept by load; the graph's input names
+  // (load); PyTorch's recomputed outputs by case name when execute asked for the torch reference.
+  std::map<std::string, std::vector<std::byte>> stored;
+  std::vector<std::string> graph_input_names;
+  std::optional<std::map<std::string, std::vector<Tensor>>> module_references;
+  std::string module_reference_missing;  // why a case is not in module_references
 };
 
 }  // namespace nnx

@@ -14,6 +14,8 @@ inline constexpr const char* kOpDependencies = "dependencies";
 inline constexpr const char* kOpExport = "export";
 inline constexpr const char* kOpReference = "reference";
 inline constexpr const char* kOpCheck = "check";
+inline constexpr const char* kOpModuleExport = "module_export";        // a module profile's export (forked child)
+inline constexpr const char* kOpModuleReference = "module_reference";  // execute --reference torch of a module record
 inline constexpr const char* kOk = "ok";
 inline constexpr const char* kError = "error";  // an ok:false answer's message; check's checker error
 
@@ -61,6 +63,25 @@ inline constexpr const char* kExternalData = "external_data";  // answer
 
 inline constexpr const char* kName = "name";  // a named tensor's name
 inline constexpr const char* kShape = "shape";
-inline constexpr const char* kData = "data";  // base64 of the float32 values
+inline constexpr const char* kData = "data";  // base64 of the float32 values (a typed tensor's: of its bytes)
+inline constexpr const char* kDtype = "dtype";  // a typed tensor's element type (base/tensor.h dtype_name)
+
+// ---- module_export and module_reference (a module profile) ------------------------------------------------
+
+inline constexpr const char* kFactory = "factory";                // request: as the profile gives it
+inline constexpr const char* kFactoryPath = "factory_path";       // request: FILE.py made absolute, or null
+inline constexpr const char* kOpsetVersion = "opset_version";     // request
+inline constexpr const char* kDims = "dims";                      // request: [[name, [values]]]
+inline constexpr const char* kOutputNames = "output_names";       // request (given or null) and answer (used)
+inline constexpr const char* kExample = "example";                // request: one tensor per input
+inline constexpr const char* kCases = "cases";                    // request: [{name, inputs: [tensor]}]
+inline constexpr const char* kImportError = "import_error";       // answer: the factory's module did not import
+inline constexpr const char* kModuleIdentity = "module";          // answer: {class, source_sha256, state_sha256}
+inline constexpr const char* kDimsInGraph = "dims_in_graph";      // answer: {dim: "dynamic" | "static"}
+inline constexpr const char* kGraph = "graph";                    // answer: the graph's inputs and outputs
+inline constexpr const char* kReferences = "references";          // answer: [{name, outputs: [tensor]}]
+inline constexpr const char* kOracle = "oracle";                  // answer: the same in float64, or null
+inline constexpr const char* kOracleMissing = "oracle_missing";   // answer: why the oracle is null
+inline constexpr const char* kWeights = "weights";                // answer: {kept, transformed, missing}
 
 }  // namespace nnx::worker_protocol

@@ -1,6 +1,7 @@
 // Test fakes: the in-memory runtime and session (fake_runtime.h).
 #include "fakes/fake_runtime.h"
 
+#include <cstring>
 #include <utility>
 
 namespace nnx::fakes {
@@ -8,10 +9,23 @@ namespace nnx::fakes {
 FakeSession::FakeSession(SessionAnswer answer, std::vector<std::string> providers)
     : answer_(std::move(answer)), providers_(std::move(providers)) {}
 
-std::vector<TensorOutput> FakeSession::run(const std::string& input_name, std::span<const float> values,
-                                           const std::vector<std::int64_t>& shape) {
-  runs_.push_back({input_name, shape});
-  return answer_(input_name, values, shape);
+std::vector<Tensor> FakeSession::run(std::span<const Tensor> inputs) {
+  const Tensor& input = inputs.front();
+  runs_.push_back({input.name, input.shape});
+  std::vector<Tensor> out;
+  for (const TensorOutput& o : answer_(input.name, input.float32_values(), input.shape)) {
+    const auto dtype = o.dtype == "float" ? DType::float32 : DType::float64;
+    Tensor t{o.name, dtype, o.shape, {}};
+    if (dtype == DType::float32) {
+      t = Tensor::float32(o.name, o.shape, o.values);
+    } else {
+      std::vector<double> widened(o.values.begin(), o.values.end());
+      t.bytes.resize(widened.size() * sizeof(double));
+      if (!widened.empty()) std::memcpy(t.bytes.data(), widened.data(), t.bytes.size());
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
 }
 
 FakeRuntime::FakeRuntime(SessionAnswer answer, std::vector<std::string> providers,

@@ -33,8 +33,9 @@ class FakeSession : public Session {
  public:
   FakeSession(SessionAnswer answer, std::vector<std::string> providers = {"CPUExecutionProvider"});
   const std::vector<std::string>& providers() const override { return providers_; }
-  std::vector<TensorOutput> run(const std::string& input_name, std::span<const float> values,
-                                const std::vector<std::int64_t>& shape) override;
+  // The first input (float32) is handed to the answer; its TensorOutputs come back as tensors.
+  std::vector<Tensor> run(std::span<const Tensor> inputs) override;
+  std::vector<std::string> input_names() const override { return {"features"}; }
   const std::vector<SessionRun>& runs() const { return runs_; }  // every run asked, in order
 
  private:

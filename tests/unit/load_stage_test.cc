@@ -70,7 +70,7 @@ class LoadStage : public ::testing::Test {
   Record record_ = Record::from_json(test_support::engine_record(profile_, Stage::check));
   fakes::TinyModel model_{profile_.model.input_dim, profile_.model.output_dim};
   std::string model_bytes_ = test_support::onnx_model_bytes(model_.parameters());
-  StageContext context_{record_, root_.path(), model_};
+  StageContext context_{record_, root_.path(), &model_};
   std::shared_ptr<fakes::FakeRuntime> runtime_;
 };
 

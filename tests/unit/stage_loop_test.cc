@@ -32,7 +32,7 @@ struct Loop {
   const Profile& profile = tested_profiles().front();
   std::unique_ptr<ReferenceModel> model = make_reference_model(profile.model);
   Record record = blank_record_of(profile, SourceInfo{}, model->weights_sha256());
-  StageContext context{record, "unused-root", *model, &profile};
+  StageContext context{record, "unused-root", model.get(), &profile};
   std::vector<std::string> told;
 
   StageHook hook() {

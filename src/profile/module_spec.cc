@@ -1,0 +1,230 @@
+// A module profile's model and its cases (module_spec.h; doc/record-format.md §9).
+#include "profile/module_spec.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "artifacts/layout.h"
+#include "base/json_fields.h"
+#include "base/record_vocabulary.h"
+
+namespace nnx {
+namespace {
+
+using nlohmann::json;
+namespace ik = rf::input_key;
+
+std::int64_t export_value(const ModuleSpec& spec, const std::string& symbol) {
+  for (const auto& [name, values] : spec.dims) {
+    if (name == symbol && !values.empty()) return values.front();
+  }
+  return 1;  // unknown symbol: problems() names it
+}
+
+std::vector<std::vector<std::int64_t>> shapes_with(const ModuleSpec& spec,
+                                                   const std::vector<std::pair<std::string, std::int64_t>>& dims) {
+  std::vector<std::vector<std::int64_t>> shapes;
+  for (const auto& input : spec.inputs) {
+    std::vector<std::int64_t> shape;
+    for (const auto& size : input.shape) {
+      if (size.fixed) {
+        shape.push_back(*size.fixed);
+        continue;
+      }
+      std::int64_t value = export_value(spec, size.symbol);
+      for (const auto& [name, v] : dims) {
+        if (name == size.symbol) value = v;
+      }
+      shape.push_back(value);
+    }
+    shapes.push_back(std::move(shape));
+  }
+  return shapes;
+}
+
+std::vector<std::pair<std::string, std::int64_t>> export_dims(const ModuleSpec& spec) {
+  std::vector<std::pair<std::string, std::int64_t>> dims;
+  for (const auto& [name, values] : spec.dims) dims.emplace_back(name, values.empty() ? 1 : values.front());
+  return dims;
+}
+
+std::set<std::string> used_symbols(const ModuleSpec& spec) {
+  std::set<std::string> used;
+  for (const auto& input : spec.inputs) {
+    for (const auto& size : input.shape) {
+      if (!size.fixed) used.insert(size.symbol);
+    }
+  }
+  return used;
+}
+
+void input_problems(const InputSpec& input, const std::string& where, std::vector<std::string>& out) {
+  if (!is_plain_name(input.name)) out.push_back(where + ".name: \"" + input.name + "\" is not a plain name ([A-Za-z0-9._-]+)");
+  if (input.shape.size() > module_limits::kMaxRank) {
+    out.push_back(where + ".shape: more than " + std::to_string(module_limits::kMaxRank) + " dimensions");
+  }
+  for (const auto& size : input.shape) {
+    if (size.fixed && (*size.fixed < 1 || *size.fixed > module_limits::kMaxDimSize)) {
+      out.push_back(where + ".shape: a fixed size must lie in 1.." + std::to_string(module_limits::kMaxDimSize));
+    }
+    if (!size.fixed && !is_plain_name(size.symbol)) {
+      out.push_back(where + ".shape: \"" + size.symbol + "\" is not a plain dimension name");
+    }
+  }
+  const bool integer = input.dtype == DType::int64 || input.dtype == DType::int32;
+  if (input.dtype == DType::boolean) out.push_back(where + ".dtype: bool inputs are not supported (float32, float64, int64, int32)");
+  if (integer && !input.range) out.push_back(where + ".range: an integer input needs \"range\": [low, high)");
+  if (!integer && input.range) out.push_back(where + ".range: only integer inputs take a range");
+  if (input.range && input.range->first >= input.range->second) out.push_back(where + ".range: low must be below high");
+}
+
+void size_problems(const ModuleSpec& spec, std::vector<std::string>& out) {
+  const auto cases = spec.cases();
+  if (cases.size() > module_limits::kMaxCases) {
+    out.push_back("cases: " + std::to_string(cases.size()) + " cases, more than the limit of " +
+                  std::to_string(module_limits::kMaxCases) + " (fewer dims values)");
+  }
+  std::uint64_t total = 0;
+  for (const auto& c : cases) {
+    for (std::size_t i = 0; i < c.input_shapes.size() && i < spec.inputs.size(); ++i) {
+      Tensor probe{spec.inputs[i].name, spec.inputs[i].dtype, c.input_shapes[i], {}};
+      const auto count = probe.element_count();
+      const std::uint64_t bytes = count ? static_cast<std::uint64_t>(*count) * dtype_size(probe.dtype) : UINT64_MAX;
+      if (bytes > module_limits::kMaxTensorBytes) {
+        out.push_back("case " + c.name + ": input " + probe.name + " would hold more than " +
+                      std::to_string(module_limits::kMaxTensorBytes >> 20) + " MiB");
+        return;
+      }
+      total += bytes;
+    }
+  }
+  if (total > module_limits::kMaxStoredBytes) {
+    out.push_back("cases: the stored inputs would hold more than " +
+                  std::to_string(module_limits::kMaxStoredBytes >> 20) + " MiB");
+  }
+}
+
+}  // namespace
+
+json DimSize::to_json() const { return fixed ? json(*fixed) : json(symbol); }
+
+json InputSpec::to_json() const {
+  json shape_json = json::array();
+  for (const auto& size : shape) shape_json.push_back(size.to_json());
+  return json{{ik::kName, name},
+              {ik::kShape, shape_json},
+              {ik::kDtype, std::string(dtype_name(dtype))},
+              {ik::kRange, range ? json::array({range->first, range->second}) : json()}};
+}
+
+std::optional<std::string> ModuleSpec::factory_file() const {
+  const auto colon = factory.rfind(':');
+  if (colon == std::string::npos) return std::nullopt;
+  const std::string target = factory.substr(0, colon);
+  if (!target.ends_with(".py")) return std::nullopt;
+  return target;
+}
+
+std::string ModuleSpec::factory_name() const {
+  const auto colon = factory.rfind(':');
+  return colon == std::string::npos ? std::string() : factory.substr(colon + 1);
+}
+
+std::vector<std::vector<std::int64_t>> ModuleSpec::export_shapes() const { return shapes_with(*this, export_dims(*this)); }
+
+std::uint64_t input_seed(std::uint64_t case_seed, std::size_t index) {
+  return case_seed + (static_cast<std::uint64_t>(index) << 32);
+}
+
+std::vector<ModuleCase> ModuleSpec::cases() const {
+  std::vector<ModuleCase> out;
+  const auto base = export_dims(*this);
+  auto add = [&](std::string name, std::vector<std::pair<std::string, std::int64_t>> dims,
+                 std::vector<std::vector<std::int64_t>> shapes, std::uint64_t seed, const char* expect) {
+    out.push_back({std::move(name), std::move(dims), std::move(shapes), seed, expect});
+  };
+  const std::string first = dims.empty() ? std::string("export") : dims.front().first + "-" +
+                                                                      std::to_string(base.front().second);
+  add(first, base, shapes_with(*this, base), 1000, rf::kExpectMatch);
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    for (std::size_t v = 1; v < dims[d].second.size(); ++v) {
+      auto case_dims = base;
+      case_dims[d].second = dims[d].second[v];
+      std::string name = dims[d].first + "-" + std::to_string(dims[d].second[v]);
+      auto shapes = shapes_with(*this, case_dims);
+      const std::uint64_t seed = 1000 + out.size();
+      add(std::move(name), std::move(case_dims), std::move(shapes), seed, rf::kExpectMatch);
+    }
+  }
+  std::uint64_t refusal = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    for (std::size_t axis = 0; axis < inputs[i].shape.size(); ++axis) {
+      if (!inputs[i].shape[axis].fixed) continue;
+      auto shapes = shapes_with(*this, base);
+      shapes[i][axis] += 1;
+      std::string name = inputs[i].name + "-axis" + std::to_string(axis) + "-" + std::to_string(shapes[i][axis]);
+      add(std::move(name), base, std::move(shapes), 2000 + refusal++, rf::kExpectRejected);
+    }
+  }
+  return out;
+}
+
+json ModuleSpec::to_json() const {
+  json inputs_json = json::array();
+  for (const auto& input : inputs) inputs_json.push_back(input.to_json());
+  json dims_json = json::object();
+  for (const auto& [name, values] : dims) dims_json[name] = values;
+  return json{{rf::kModule, factory},
+              {rf::kInputs, inputs_json},
+              {rf::kDims, dims_json},
+              {rf::kOutputs, outputs ? json(*outputs) : json()}};
+}
+
+std::vector<std::string> ModuleSpec::problems() const {
+  std::vector<std::string> out;
+  const auto colon = factory.rfind(':');
+  if (colon == std::string::npos || colon == 0 || factory_name().empty()) {
+    out.push_back("module: \"" + factory + "\" is not FILE.py:FACTORY or package.module:FACTORY");
+  } else if (const auto file = factory_file()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(*file, ec)) {
+      out.push_back("module: the file " + *file + " does not exist (a path relative to the current folder, or absolute)");
+    }
+  }
+  if (inputs.empty()) out.push_back("inputs: at least one input is needed");
+  if (inputs.size() > module_limits::kMaxInputs) {
+    out.push_back("inputs: more than " + std::to_string(module_limits::kMaxInputs) + " inputs");
+  }
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    input_problems(inputs[i], "inputs[" + std::to_string(i) + "]", out);
+    if (!names.insert(inputs[i].name).second) out.push_back("inputs: the name " + inputs[i].name + " is given twice");
+  }
+  const auto used = used_symbols(*this);
+  std::set<std::string> given;
+  for (const auto& [name, values] : dims) {
+    given.insert(name);
+    if (!used.count(name)) out.push_back("dims." + name + ": no input uses this dimension");
+    if (values.empty()) out.push_back("dims." + name + ": needs at least one value (the first is the export's)");
+    std::set<std::int64_t> seen;
+    for (const auto v : values) {
+      if (v < 1 || v > module_limits::kMaxDimSize) {
+        out.push_back("dims." + name + ": values must lie in 1.." + std::to_string(module_limits::kMaxDimSize));
+      }
+      if (!seen.insert(v).second) out.push_back("dims." + name + ": the value " + std::to_string(v) + " is given twice");
+    }
+  }
+  for (const auto& symbol : used) {
+    if (!given.count(symbol)) out.push_back("dims: the dimension \"" + symbol + "\" has no values");
+  }
+  if (outputs) {
+    for (const auto& name : *outputs) {
+      if (!is_plain_name(name)) out.push_back("outputs: \"" + name + "\" is not a plain name");
+    }
+  }
+  if (out.empty()) size_problems(*this, out);
+  return out;
+}
+
+}  // namespace nnx

@@ -1,0 +1,114 @@
+// A module profile's exporter options, cases, settings and profile-file form (profile_module.h; §9).
+#include "profile/profile_module.h"
+
+#include "base/json_fields.h"
+#include "base/record_vocabulary.h"
+
+namespace nnx {
+namespace {
+
+using nlohmann::json;
+namespace key = rf::profile_key;
+namespace option = rf::exporter_key;
+namespace case_key = rf::case_key;
+namespace settings_key = rf::settings_key;
+
+json dims_of(const std::vector<std::pair<std::string, std::int64_t>>& dims) {
+  json out = json::object();
+  for (const auto& [name, value] : dims) out[name] = value;
+  return out;
+}
+
+void read_tolerances(const json& value, Profile& p, std::vector<std::string>& problems) {
+  const auto it = value.find(key::kTolerances);
+  if (it == value.end()) return;
+  FieldReader t(*it, "profile.tolerances", problems);
+  if (it->is_object() && it->contains(rf::tolerance_key::kRtol)) t.number(rf::tolerance_key::kRtol, p.rtol);
+  if (it->is_object() && it->contains(rf::tolerance_key::kAtol)) t.number(rf::tolerance_key::kAtol, p.atol);
+  t.finish();
+}
+
+}  // namespace
+
+json module_exporter_options(const Profile& profile) {
+  const ModuleSpec& spec = *profile.module;
+  json input_names = json::array();
+  json dynamic = json::object();
+  for (const auto& input : spec.inputs) {
+    input_names.push_back(input.name);
+    for (std::size_t axis = 0; axis < input.shape.size(); ++axis) {
+      if (input.shape[axis].fixed) continue;
+      dynamic[input.shape[axis].symbol].push_back(json::array({input.name, axis}));
+    }
+  }
+  return json{{option::kOptionExporter, profile.exporter},
+              {option::kOptionOpsetVersion, profile.opset_version},
+              {option::kOptionInputNames, input_names},
+              {option::kOptionOutputNames, spec.outputs ? json(*spec.outputs) : json()},
+              {option::kOptionDynamicDims, dynamic}};
+}
+
+std::vector<InputCase> module_input_cases(const Profile& profile) {
+  std::vector<InputCase> cases;
+  for (auto& c : profile.module->cases()) {
+    InputCase ic{c.name, {}, c.seed, c.expect, std::nullopt};
+    ic.module = std::move(c);
+    cases.push_back(std::move(ic));
+  }
+  return cases;
+}
+
+json module_settings(const Profile& profile) {
+  json cases = json::array();
+  for (const auto& c : module_input_cases(profile)) {
+    cases.push_back({{case_key::kName, c.name}, {rf::module_case_key::kDims, dims_of(c.module->dims)},
+                     {rf::kInputs, c.module->input_shapes}, {case_key::kSeed, c.seed}, {case_key::kExpect, c.expect}});
+  }
+  const json tolerances{{rf::tolerance_key::kRtol, profile.rtol}, {rf::tolerance_key::kAtol, profile.atol}};
+  return json{{settings_key::kTolerances, tolerances},
+              {settings_key::kInputCases, cases},
+              {settings_key::kRuntime, json::array({profile.runtime, profile.provider})},
+              {settings_key::kExporterOptions, module_exporter_options(profile)},
+              {settings_key::kModule, profile.module->to_json()},
+              {settings_key::kArtifactDirectory, profile.name}};
+}
+
+json module_profile_json(const Profile& profile) {
+  json out{{key::kName, profile.name}, {key::kExporter, profile.exporter}};
+  out.update(profile.module->to_json());
+  out[key::kOpset] = profile.opset_version;
+  out[key::kTolerances] = {{rf::tolerance_key::kRtol, profile.rtol}, {rf::tolerance_key::kAtol, profile.atol}};
+  out[key::kRuntime] = profile.runtime;
+  out[key::kProvider] = profile.provider;
+  return out;
+}
+
+std::vector<std::string> module_profile_problems(const Profile& profile) {
+  std::vector<std::string> out;
+  if (profile.opset_version < 7 || profile.opset_version > 30) {
+    out.push_back("opset must be an integer in 7..30, not " + std::to_string(profile.opset_version));
+  }
+  for (auto& problem : profile.module->problems()) out.push_back(std::move(problem));
+  return out;
+}
+
+bool is_module_profile_object(const json& value) { return value.is_object() && value.contains(rf::kModule); }
+
+Profile module_profile_from_json(const json& value, std::vector<std::string>& problems) {
+  Profile p;
+  p.opset_version = kModuleDefaultOpset;
+  p.module = module_spec_from_json(value, problems);
+  FieldReader r(value, "profile", problems);
+  for (const char* k : {rf::kModule, rf::kInputs, rf::kDims, rf::kOutputs, key::kTolerances}) r.allow_extra(k);
+  if (value.contains(key::kName)) r.string(key::kName, p.name); else problems.push_back("profile.name: missing");
+  if (value.contains(key::kExporter)) r.string(key::kExporter, p.exporter);
+  else problems.push_back("profile.exporter: missing (torchscript or dynamo)");
+  if (value.contains(key::kOpset)) r.integer(key::kOpset, p.opset_version);
+  if (value.contains(key::kRuntime)) r.string(key::kRuntime, p.runtime);
+  if (value.contains(key::kProvider)) r.string(key::kProvider, p.provider);
+  read_tolerances(value, p, problems);
+  r.finish();
+  return p;
+}
+
+}  // namespace nnx

@@ -1,0 +1,183 @@
+// The export stage of a module profile (doc/record-format.md §10; stages.h): the worker, in a child forked
+// for this profile alone, imports the factory, builds the module, computes PyTorch's reference (and the
+// float64 oracle) on the drawn case inputs, gives the module gradients and a mixed mode, snapshots it,
+// exports and compares (worker/PROTOCOL.md, "module_export"). Then the case tensors are stored in the
+// profile folder (stages/module_tensors.h) and the record gets the module's identity and each case's
+// outputs. Failures: the factory's module does not import → the dependencies stage's missing-dependency
+// (export not run); state-changed (first); export-error (the factory raised or returned no module, the
+// exporter raised or wrote no model.onnx, the worker could not answer, the answer is malformed).
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "artifacts/layout.h"
+#include "base/error.h"
+#include "record/record.h"
+#include "stages/module_stages.h"
+#include "stages/module_tensors.h"
+#include "stages/stages.h"
+#include "worker/typed_tensor_wire.h"
+#include "worker/worker_protocol.h"
+
+namespace nnx {
+namespace {
+
+using nlohmann::json;
+namespace wire = worker_protocol;
+namespace detail_key = rf::detail_key;
+
+json tensors_json(const std::vector<Tensor>& tensors) {
+  json out = json::array();
+  for (const auto& t : tensors) out.push_back(tensor_json(t));
+  return out;
+}
+
+json export_request(const StageContext& context, const std::vector<std::vector<Tensor>>& inputs) {
+  const Profile& profile = *context.profile;
+  const ModuleSpec& spec = *profile.module;
+  json specs = json::array();
+  for (const auto& input : spec.inputs) specs.push_back(input.to_json());
+  json dims = json::array();
+  for (const auto& [name, values] : spec.dims) dims.push_back(json::array({name, values}));
+  json cases = json::array();
+  for (std::size_t i = 0; i < context.record.input_cases.size(); ++i) {
+    const RecordCase& c = context.record.input_cases[i];
+    if (c.expect == rf::kExpectMatch) cases.push_back({{wire::kName, c.name}, {wire::kInputs, tensors_json(inputs[i])}});
+  }
+  const auto file = spec.factory_file();
+  return json{{wire::kOp, wire::kOpModuleExport},
+              {wire::kExporter, profile.exporter},
+              {wire::kOpsetVersion, profile.opset_version},
+              {wire::kFactory, spec.factory},
+              {wire::kFactoryPath, file ? json(std::filesystem::absolute(*file).string()) : json()},
+              {wire::kInputs, specs},
+              {wire::kDims, dims},
+              {wire::kOutputNames, spec.outputs ? json(*spec.outputs) : json()},
+              {wire::kExample, tensors_json(inputs.front())},
+              {wire::kCases, cases},
+              {wire::kOutputDir, std::filesystem::absolute(profile_folder(context.root, profile.name)).string()},
+              {wire::kModelFile, kModelFile}};
+}
+
+bool fail(StageContext& context, FailureClass failure, json detail) {
+  context.record.set_stage_failed(Stage::export_model, failure, std::move(detail));
+  return false;
+}
+
+// The outputs of each case expected to match, from the answer's references (and oracle), in case order.
+std::vector<std::vector<Tensor>> case_outputs(const json& answer, const char* key, const Record& record) {
+  std::vector<std::vector<Tensor>> out;
+  const json& list = answer.at(key);
+  std::size_t next = 0;
+  for (const auto& c : record.input_cases) {
+    if (c.expect != rf::kExpectMatch) continue;
+    if (next >= list.size() || list[next].at(wire::kName) != c.name) {
+      throw WorkerError(WorkerError::Kind::malformed, std::string(key) + ": no outputs for case " + c.name);
+    }
+    std::vector<Tensor> tensors;
+    for (const auto& t : list[next++].at(wire::kOutputs)) {
+      tensors.push_back(tensor_from_json(t, std::string(key) + " of " + c.name, module_limits::kMaxTensorBytes));
+    }
+    out.push_back(std::move(tensors));
+  }
+  return out;
+}
+
+// Stores every case's tensors and records each match case's outputs (§10).
+void store_case_tensors(StageContext& context, const std::vector<std::vector<Tensor>>& inputs, const json& answer) {
+  Record& record = context.record;
+  const auto folder = profile_folder(context.root, context.profile->name);
+  const auto references = case_outputs(answer, wire::kReferences, record);
+  const bool has_oracle = answer.contains(wire::kOracle) && answer[wire::kOracle].is_array();
+  const auto oracle = has_oracle ? case_outputs(answer, wire::kOracle, record) : decltype(references){};
+  std::size_t match = 0;
+  for (std::size_t i = 0; i < record.input_cases.size(); ++i) {
+    RecordCase& c = record.input_cases[i];
+    for (std::size_t j = 0; j < inputs[i].size(); ++j) write_stored_tensor(folder, c.module->inputs[j].file, inputs[i][j]);
+    if (c.expect != rf::kExpectMatch) continue;
+    std::vector<CaseTensor> outputs;
+    for (std::size_t j = 0; j < references[match].size(); ++j) {
+      const Tensor& t = references[match][j];
+      CaseTensor out{t.name, std::string(dtype_name(t.dtype)), t.shape, test_output_path(match, j), std::nullopt};
+      write_stored_tensor(folder, out.file, t);
+      if (has_oracle && j < oracle[match].size()) {
+        out.oracle_file = oracle_output_path(match, j);
+        write_stored_tensor(folder, *out.oracle_file, oracle[match][j]);
+      }
+      outputs.push_back(std::move(out));
+    }
+    c.module->outputs = std::move(outputs);
+    ++match;
+  }
+}
+
+void record_identity(Record& record, const json& answer) {
+  const json identity = answer.value(wire::kModuleIdentity, json());
+  if (!identity.is_object()) return;
+  record.module->class_name = identity.value("class", json());
+  record.module->source_sha256 = identity.value("source_sha256", json());
+  record.module->state_sha256 = identity.value("state_sha256", json());
+}
+
+json export_detail(const json& answer) {
+  json detail{{detail_key::kWarnings, answer.value(wire::kWarnings, json::array())}};
+  for (const char* key : {wire::kOutputNames, wire::kDimsInGraph, wire::kGraph, wire::kWeights, wire::kOracleMissing}) {
+    detail[key] = answer.value(key, json());
+  }
+  return detail;
+}
+
+bool record_answer(StageContext& context, const json& answer, const std::vector<std::vector<Tensor>>& inputs) {
+  Record& record = context.record;
+  record_identity(record, answer);
+  if (const json error = answer.value(wire::kImportError, json()); error.is_string()) {
+    record.set_stage_failed(Stage::dependencies, FailureClass::missing_dependency,
+                            json{{detail_key::kProblems, json::array({"the module " + record.module->factory +
+                                                                      " does not import: " + error.get<std::string>()})}});
+    return false;
+  }
+  const json warnings = answer.value(wire::kWarnings, json::array());
+  const json exception = answer.value(wire::kException, json());
+  const json export_failure{{detail_key::kError, exception}, {detail_key::kLog, answer.value(wire::kLog, "")}};
+  if (answer.contains(wire::kModelState)) record.model_state = answer[wire::kModelState];
+  const json changed = answer.value(wire::kChanged, json::array());
+  if (!changed.empty()) {
+    json detail{{detail_key::kChanged, changed}, {detail_key::kWarnings, warnings}};
+    if (!exception.is_null()) detail[detail_key::kExport] = export_failure;
+    return fail(context, FailureClass::state_changed, std::move(detail));
+  }
+  if (!exception.is_null()) return fail(context, FailureClass::export_error, export_failure);
+  if (!answer.value(wire::kWroteModel, false)) {
+    return fail(context, FailureClass::export_error,
+                json{{detail_key::kError, "the exporter wrote no model.onnx"}, {detail_key::kLog, answer.value(wire::kLog, "")}});
+  }
+  store_case_tensors(context, inputs, answer);
+  record.set_stage_passed(Stage::export_model, export_detail(answer));
+  return true;
+}
+
+}  // namespace
+
+bool run_module_export_stage(StageContext& context) {
+  const ModuleSpec& spec = *context.profile->module;
+  std::vector<std::vector<Tensor>> inputs;
+  for (const auto& c : context.profile->input_cases()) inputs.push_back(draw_case_inputs(spec, *c.module));
+  json answer;
+  try {
+    answer = context.exporter->export_model(export_request(context, inputs));
+    return record_answer(context, answer, inputs);
+  } catch (const WorkerError& e) {
+    json detail{{detail_key::kError, std::string("exporter worker: ") + e.what()},
+                {detail_key::kLog, context.exporter->log_tail(20)}};
+    context.exporter->stop();
+    return fail(context, FailureClass::export_error, std::move(detail));
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const std::exception& e) {  // a stored tensor that cannot be written, an answer that does not parse
+    return fail(context, FailureClass::export_error,
+                json{{detail_key::kError, std::string("storing the case tensors: ") + e.what()},
+                     {detail_key::kLog, answer.value(wire::kLog, "")}});
+  }
+}
+
+}  // namespace nnx

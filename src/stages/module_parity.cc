@@ -1,0 +1,263 @@
+// The parity stage of a module record (doc/record-format.md §10; module_stages.h): every case runs on the
+// stored inputs it names (the verified bytes the load stage kept: stages/module_tensors.h); the graph's own
+// inputs are fed by name (an input the exporter dropped is not fed, and the detail says so). A refusal as an
+// invalid argument is `rejected`, any other runtime failure `error` (v1's case table). A case that ran is
+// compared output by output, matched by name, with the stored reference outputs (or, for
+// `execute --reference torch`, PyTorch's recomputed ones: context.module_references), every element
+// within |runtime - reference| <= atol + rtol * |reference| (base/tolerance_compare.h); its errors are the
+// largest over its outputs. The triangulation measures the runtime and the reference against the stored
+// float64 oracle where it was computed; the blame is stages/triangulation.h's, with `weights` when the
+// export found state-dict entries nothing in the graph explains.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "base/tolerance_compare.h"
+#include "model/feedfwd.h"
+#include "record/record.h"
+#include "stages/module_stages.h"
+#include "stages/module_tensors.h"
+#include "stages/stages.h"
+#include "stages/triangulation.h"
+
+namespace nnx {
+namespace {
+
+using nlohmann::json;
+namespace detail_key = rf::detail_key;
+
+struct Evidence {
+  bool runtime_departs = false;
+  bool reference_departs = false;
+  json triangulation = json::array();
+};
+
+void set_case(RecordCase& c, const char* outcome, std::optional<FailureClass> failure, std::string detail) {
+  c.outcome = outcome;
+  c.failure = failure;
+  c.passed = !failure;
+  c.detail = std::move(detail);
+  c.max_abs_error.reset();
+  c.max_rel_error.reset();
+}
+
+std::string names_of(const std::vector<Tensor>& tensors) {
+  std::string out;
+  for (const auto& t : tensors) out += (out.empty() ? "" : ", ") + t.name;
+  return out.empty() ? "none" : out;
+}
+
+const Tensor* named(const std::vector<Tensor>& tensors, const std::string& name) {
+  for (const auto& t : tensors) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+// Why `actual` cannot be compared with `expected`, or "".
+std::string incomparable(const Tensor* actual, const Tensor& expected, const std::vector<Tensor>& outputs) {
+  if (actual == nullptr) return "the runtime returned no output named " + expected.name + " (it returned: " + names_of(outputs) + ")";
+  if (actual->dtype != expected.dtype) {
+    return "output " + expected.name + " is " + std::string(dtype_name(actual->dtype)) + ", not " +
+           std::string(dtype_name(expected.dtype));
+  }
+  if (actual->shape != expected.shape) return "output " + expected.name + " has shape " + shape_text(actual->shape) +
+                                              ", not the reference's " + shape_text(expected.shape);
+  return "";
+}
+
+std::size_t nonfinite(const std::vector<double>& values) {
+  return static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); }));
+}
+
+// Compares every reference output; fills the case and its triangulation entry.
+void compare_outputs(RecordCase& c, const std::vector<Tensor>& outputs, const std::vector<Tensor>& references,
+                     const std::vector<std::optional<Tensor>>& oracle, const Tolerance& tolerance, Evidence& evidence) {
+  ToleranceComparison worst;
+  Departure runtime_oracle, reference_oracle;
+  bool triangulated = !oracle.empty();
+  for (std::size_t j = 0; j < references.size(); ++j) {
+    const Tensor* actual = named(outputs, references[j].name);
+    if (const std::string why = incomparable(actual, references[j], outputs); !why.empty()) {
+      evidence.runtime_departs = true;
+      return set_case(c, rf::kOutcomeMismatch, FailureClass::mismatch, why);
+    }
+    const auto runtime = actual->as_doubles();
+    const auto reference = references[j].as_doubles();
+    if (const auto bad_runtime = nonfinite(runtime), bad_reference = nonfinite(reference); bad_runtime || bad_reference) {
+      evidence.runtime_departs = evidence.runtime_departs || bad_runtime;
+      evidence.reference_departs = evidence.reference_departs || bad_reference;
+      return set_case(c, rf::kOutcomeMismatch, FailureClass::mismatch,
+                      "output " + references[j].name + ": " + std::to_string(bad_runtime) + " runtime and " +
+                          std::to_string(bad_reference) + " reference values are not finite");
+    }
+    const ToleranceComparison errors = compare_to_tolerance(runtime, reference, tolerance);
+    worst.max_abs = std::max(worst.max_abs, errors.max_abs);
+    worst.max_rel = std::max(worst.max_rel, errors.max_rel);
+    worst.within = worst.within && errors.within;
+    if (!errors.margin || (worst.margin && *errors.margin > *worst.margin)) worst.margin = errors.margin;
+    if (j < oracle.size() && oracle[j]) {
+      const auto exact = oracle[j]->as_doubles();
+      const Departure ro = departure(runtime, exact, tolerance.rtol, tolerance.atol);
+      const Departure fo = departure(reference, exact, tolerance.rtol, tolerance.atol);
+      if (!ro.margin || (runtime_oracle.margin && *ro.margin > *runtime_oracle.margin)) runtime_oracle = ro;
+      if (!fo.margin || (reference_oracle.margin && *fo.margin > *reference_oracle.margin)) reference_oracle = fo;
+      runtime_oracle.max_abs_error = std::max(runtime_oracle.max_abs_error, ro.max_abs_error);
+      reference_oracle.max_abs_error = std::max(reference_oracle.max_abs_error, fo.max_abs_error);
+    } else {
+      triangulated = false;
+    }
+  }
+  c.outcome = worst.within ? rf::kOutcomeMatch : rf::kOutcomeMismatch;
+  c.failure = worst.within ? std::nullopt : std::optional<FailureClass>(FailureClass::mismatch);
+  c.passed = worst.within;
+  c.max_abs_error = worst.max_abs;
+  c.max_rel_error = worst.max_rel;
+  c.detail.reset();
+  namespace tk = rf::triangulation_key;
+  json entry{{tk::kCase, c.name}, {tk::kMargin, departure_of(worst).to_json()[tk::kMargin]}};
+  entry[tk::kRuntimeVsOracle] = triangulated ? runtime_oracle.to_json() : json();
+  entry[tk::kReferenceVsOracle] = triangulated ? reference_oracle.to_json() : json();
+  if (triangulated) {
+    evidence.runtime_departs = evidence.runtime_departs || runtime_oracle.beyond_tolerance();
+    evidence.reference_departs = evidence.reference_departs || reference_oracle.beyond_tolerance();
+  } else if (!worst.within) {
+    evidence.runtime_departs = evidence.reference_departs = true;  // no oracle: either side may be off
+  }
+  evidence.triangulation.push_back(std::move(entry));
+}
+
+// The stored tensors of a case's outputs (reference and, where stored, oracle).
+struct CaseTruth {
+  std::vector<Tensor> references;
+  std::vector<std::optional<Tensor>> oracle;  // empty when no output has an oracle file
+};
+
+CaseTruth truth_of(const StageContext& context, const RecordCase& c) {
+  CaseTruth truth;
+  if (context.module_references) {
+    const auto it = context.module_references->find(c.name);
+    if (it == context.module_references->end()) {
+      throw ConformanceError("not compared: " + (context.module_reference_missing.empty()
+                                                     ? std::string("the torch reference has no outputs for it")
+                                                     : context.module_reference_missing));
+    }
+    truth.references = it->second;
+    return truth;
+  }
+  bool any_oracle = false;
+  for (const auto& out : *c.module->outputs) {
+    truth.references.push_back(stored_tensor(context.stored, out, out.file));  // ConformanceError: not the record's
+    if (out.oracle_file) {
+      CaseTensor as_oracle = out;
+      as_oracle.dtype = std::string(dtype_name(DType::float64));
+      truth.oracle.push_back(stored_tensor(context.stored, as_oracle, *out.oracle_file));
+      any_oracle = true;
+    } else {
+      truth.oracle.push_back(std::nullopt);
+    }
+  }
+  if (!any_oracle) truth.oracle.clear();
+  return truth;
+}
+
+// The case's stored inputs the graph takes, by name; the names it does not take go to `unused`.
+std::vector<Tensor> graph_inputs(const StageContext& context, const RecordCase& c, std::vector<std::string>& unused) {
+  std::vector<Tensor> inputs;
+  for (const auto& in : c.module->inputs) {
+    const auto& names = context.graph_input_names;
+    if (std::find(names.begin(), names.end(), in.name) == names.end()) {
+      if (std::find(unused.begin(), unused.end(), in.name) == unused.end()) unused.push_back(in.name);
+      continue;
+    }
+    inputs.push_back(stored_tensor(context.stored, in, in.file));
+  }
+  return inputs;
+}
+
+void run_case(RecordCase& c, StageContext& context, std::vector<std::string>& unused, Evidence& evidence) {
+  std::vector<Tensor> outputs;
+  try {
+    const std::vector<Tensor> inputs = graph_inputs(context, c, unused);
+    outputs = context.session->run(inputs);
+  } catch (const RuntimeFailure& e) {
+    const bool expected = e.invalid_argument() && c.expect == rf::kExpectRejected;
+    evidence.runtime_departs = evidence.runtime_departs || !expected;
+    if (e.invalid_argument()) {
+      return set_case(c, rf::kOutcomeRejected, expected ? std::nullopt : std::optional(FailureClass::input_contract),
+                      std::string("refused as an invalid argument: ") + e.what());
+    }
+    return set_case(c, rf::kOutcomeError, FailureClass::runtime_error,
+                    "runtime failed (" + e.code_name() + "): " + e.what());
+  }
+  if (c.expect == rf::kExpectRejected) {
+    evidence.runtime_departs = true;
+    std::string shapes;
+    for (const auto& o : outputs) shapes += (shapes.empty() ? "" : ", ") + o.name + " " + shape_text(o.shape);
+    return set_case(c, rf::kOutcomeAccepted, FailureClass::input_contract,
+                    "a refusal was expected, but the runtime ran it (output " + shapes + ")");
+  }
+  const CaseTruth truth = truth_of(context, c);
+  const Tolerance tolerance{context.record.tolerances.rtol.value(), context.record.tolerances.atol.value()};
+  compare_outputs(c, outputs, truth.references, truth.oracle, tolerance, evidence);
+}
+
+// Whether the export found state-dict entries that nothing in the graph explains (worker/PROTOCOL.md).
+bool weights_missing(const Record& record, json& missing) {
+  const json& detail = record.stage(Stage::export_model).detail;
+  if (!detail.is_object() || !detail.contains(rf::detail_key::kWeights)) return false;
+  const json& weights = detail[rf::detail_key::kWeights];
+  if (!weights.is_object() || !weights.contains("missing") || !weights["missing"].is_array()) return false;
+  missing = weights["missing"];
+  return !missing.empty();
+}
+
+bool record_outcome(StageContext& context, Evidence& evidence, const std::vector<std::string>& unused) {
+  Record& record = context.record;
+  std::vector<std::string> failed;
+  std::vector<FailureClass> failures;
+  for (const auto& c : record.input_cases) {
+    if (!c.failure) continue;
+    failed.push_back(c.name);
+    failures.push_back(*c.failure);
+  }
+  json missing = json::array();
+  const bool weights_differ = weights_missing(record, missing);
+  json detail{{detail_key::kReference, context.profile != nullptr || context.module_references ? "torch" : "stored"},
+              {detail_key::kTriangulation, evidence.triangulation},
+              {rf::detail_key::kUnusedInputs, unused},
+              {rf::detail_key::kMissingWeights, missing}};
+  if (failed.empty()) {
+    detail[detail_key::kCases] = record.input_cases.size();
+    detail[detail_key::kCompared] = evidence.triangulation.size();
+    record.set_stage_passed(Stage::parity, std::move(detail));
+    return true;
+  }
+  detail[detail_key::kFailedCases] = failed;
+  detail[detail_key::kBlame] = blame_of({weights_differ, evidence.runtime_departs, evidence.reference_departs});
+  record.set_stage_failed(Stage::parity, parity_failure_class(failures).value_or(FailureClass::input_contract),
+                          std::move(detail));
+  return false;
+}
+
+}  // namespace
+
+bool run_module_parity_stage(StageContext& context) {
+  Record& record = context.record;
+  record.reset_input_cases();
+  Evidence evidence;
+  std::vector<std::string> unused;
+  for (RecordCase& c : record.input_cases) {
+    try {
+      run_case(c, context, unused, evidence);
+    } catch (const ConformanceError& e) {  // a stored tensor that is not the record's, a reference not computed
+      evidence.reference_departs = true;
+      set_case(c, rf::kOutcomeMismatch, FailureClass::mismatch, e.what());
+    }
+  }
+  return record_outcome(context, evidence, unused);
+}
+
+}  // namespace nnx

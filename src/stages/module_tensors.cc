@@ -1,0 +1,72 @@
+// A module profile's case tensors: drawn, written and read back (module_tensors.h).
+#include "stages/module_tensors.h"
+
+#include <cstring>
+
+#include "base/atomic_file.h"
+#include "base/error.h"
+#include "model/torch_random.h"
+#include "onnx_file/tensor_proto.h"
+
+namespace nnx {
+namespace {
+
+template <typename T>
+void put(std::vector<std::byte>& bytes, std::size_t index, T value) {
+  std::memcpy(bytes.data() + index * sizeof(T), &value, sizeof(T));
+}
+
+Tensor draw_input(const InputSpec& spec, const std::vector<std::int64_t>& shape, std::uint64_t seed) {
+  Tensor t{spec.name, spec.dtype, shape, {}};
+  const auto count = static_cast<std::size_t>(t.element_count().value_or(0));
+  t.bytes.resize(count * dtype_size(spec.dtype));
+  if (spec.dtype == DType::float32 || spec.dtype == DType::float64) {
+    std::vector<float> values(count);
+    TorchGenerator(seed).randn(values);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (spec.dtype == DType::float32) put(t.bytes, i, values[i]);
+      else put(t.bytes, i, static_cast<double>(values[i]));
+    }
+    return t;
+  }
+  const auto [low, high] = spec.range.value_or(std::make_pair(std::int64_t{0}, std::int64_t{1}));
+  const auto span = static_cast<std::uint64_t>(high - low);
+  Mt19937 engine(seed);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint64_t word = (static_cast<std::uint64_t>(engine()) << 32) | engine();
+    const std::int64_t value = low + static_cast<std::int64_t>(word % span);
+    if (spec.dtype == DType::int64) put(t.bytes, i, value);
+    else put(t.bytes, i, static_cast<std::int32_t>(value));
+  }
+  return t;
+}
+
+}  // namespace
+
+std::vector<Tensor> draw_case_inputs(const ModuleSpec& spec, const ModuleCase& c) {
+  std::vector<Tensor> inputs;
+  for (std::size_t i = 0; i < spec.inputs.size(); ++i) {
+    inputs.push_back(draw_input(spec.inputs[i], c.input_shapes[i], input_seed(c.seed, i)));
+  }
+  return inputs;
+}
+
+void write_stored_tensor(const std::filesystem::path& folder, const std::string& relative, const Tensor& tensor) {
+  const auto path = folder / relative;
+  std::filesystem::create_directories(path.parent_path());
+  write_file_atomically(path, encode_tensor_proto(tensor));
+}
+
+Tensor stored_tensor(const std::map<std::string, std::vector<std::byte>>& verified, const CaseTensor& expected,
+                     const std::string& relative) {
+  const auto it = verified.find(relative);
+  if (it == verified.end()) throw ConformanceError("the stored tensor " + relative + " is not among the verified files");
+  Tensor t = decode_tensor_proto(it->second, relative, module_limits::kMaxTensorBytes);
+  if (t.name != expected.name || dtype_name(t.dtype) != expected.dtype || t.shape != expected.shape) {
+    throw ConformanceError("the stored tensor " + relative + " is " + t.name + " " + std::string(dtype_name(t.dtype)) +
+                           ", not the record's " + expected.name + " " + expected.dtype);
+  }
+  return t;
+}
+
+}  // namespace nnx

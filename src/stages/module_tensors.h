@@ -1,0 +1,33 @@
+// A module profile's case tensors (doc/record-format.md §10): drawn from each case's seeds, written into the
+// profile folder in ONNX's test-data layout (artifacts/layout.h) as TensorProto files, and read back from
+// the verified bytes the load stage kept, so that parity compares what the record hashes.
+//
+// Draws: a float input is PyTorch's torch.randn with a generator seeded by the input's seed
+// (module_spec.h input_seed; model/torch_random.h), widened for float64; an integer input is uniform in
+// [low, high) from the 64-bit values of an MT19937 seeded the same way (two 32-bit outputs per value,
+// high word first, taken modulo high - low).
+#pragma once
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/tensor.h"
+#include "profile/module_spec.h"
+#include "record/record.h"
+
+namespace nnx {
+
+// Every input of `c`, named and typed by the spec.
+std::vector<Tensor> draw_case_inputs(const ModuleSpec& spec, const ModuleCase& c);
+
+// Writes `tensor` as TensorProto bytes at <folder>/<relative> (atomically; folders made as needed).
+void write_stored_tensor(const std::filesystem::path& folder, const std::string& relative, const Tensor& tensor);
+
+// The stored tensor at `relative` among the verified contents; ConformanceError when it is not there, does
+// not parse, or differs in name, dtype or shape from what the record says.
+Tensor stored_tensor(const std::map<std::string, std::vector<std::byte>>& verified, const CaseTensor& expected,
+                     const std::string& relative);
+
+}  // namespace nnx
