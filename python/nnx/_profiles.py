@@ -9,10 +9,11 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Union
 
 from . import _core
 from ._boundary import PathLike, _dumps, _is_sequence, _plain
+from ._module_profiles import ModuleProfile, is_module_profile_json
 from ._vocabulary import _DEFAULTS, MODEL
 
 
@@ -74,7 +75,7 @@ class Profile:
 
 
 def _profile_item(item: Any) -> Any:
-    return item.to_json() if isinstance(item, Profile) else item
+    return item.to_json() if isinstance(item, (Profile, ModuleProfile)) else item
 
 
 #: The tested profiles by name, in run order (torchscript, then dynamo): the only executed-parity claims.
@@ -83,9 +84,10 @@ PROFILES: Mapping[str, Profile] = MappingProxyType(
 )
 
 
-def load_profiles(path: PathLike) -> list[Profile]:
+def load_profiles(path: PathLike) -> list[Union[Profile, ModuleProfile]]:
     """The profiles of a profile file (the format of ``run --profile-file``: a JSON list of objects with
-    :class:`Profile`'s fields, ``name`` and ``exporter`` required, the others optional with their defaults),
-    in file order, ready for :func:`run_profiles`. The core reads and checks the file: every bad entry is
+    :class:`Profile`'s fields, ``name`` and ``exporter`` required, the others optional with their defaults;
+    an object with a ``module`` is a :class:`ModuleProfile`), in file order, ready for :func:`run_profiles`. The core reads and checks the file: every bad entry is
     named by its index (``profiles[2].exporter: ...``) in one :class:`UsageError`."""
-    return [Profile(**entry) for entry in json.loads(_core.load_profiles(os.fspath(path)))]
+    return [ModuleProfile.from_json(entry) if is_module_profile_json(entry) else Profile(**entry)
+            for entry in json.loads(_core.load_profiles(os.fspath(path)))]

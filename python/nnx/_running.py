@@ -13,7 +13,10 @@ from typing import Any, Optional, Union
 
 from . import _core
 from ._boundary import PathLike, _directory, _dumps
+from ._module_profiles import ModuleProfile
 from ._profiles import Profile, _profile_item
+
+MODULE_FORMAT = "nnx.module-conformance/1"
 
 
 def _worker() -> tuple[str, str]:
@@ -50,14 +53,14 @@ def _onnxruntime_library(explicit: Optional[PathLike]) -> Optional[str]:
 
 
 def run_profile(
-    profile_or_name: Union[str, Profile],
+    profile_or_name: Union[str, Profile, ModuleProfile],
     directory: PathLike,
     *,
     source_revision: Optional[str] = None,
     force: bool = False,
     onnxruntime: Optional[PathLike] = None,
 ) -> dict[str, Any]:
-    """Run one profile (a :class:`Profile` or a tested name) with its artifacts in ``directory/<name>/`` and
+    """Run one profile (a :class:`Profile`, a :class:`ModuleProfile` or a tested name) with its artifacts in ``directory/<name>/`` and
     return its record. Refused before anything is written: an unknown name, an invalid Profile or one
     reusing a tested name (:class:`ConformanceError`; an unknown name is its :class:`UsageError`), a folder
     ``directory/<name>`` that exists as a file or, without ``force``, holds files (:class:`FolderInUse`);
@@ -79,7 +82,7 @@ def run_profile(
 
 def run_profiles(
     directory: PathLike,
-    names: Optional[Iterable[Union[str, Profile]]] = None,
+    names: Optional[Iterable[Union[str, Profile, ModuleProfile]]] = None,
     *,
     source_revision: Optional[str] = None,
     force: bool = False,
@@ -88,7 +91,7 @@ def run_profiles(
 ) -> dict[str, Any]:
     """Run several profiles into ``directory`` and return the report ``{format, status, profiles}`` (the
     core's report: ``status`` is ``passed`` iff there is a record and every record passed; ``profiles`` the
-    records in run order). ``names``: tested names (a :class:`Profile` too); None means every tested
+    records in run order). ``names``: tested names (a :class:`Profile` or :class:`ModuleProfile` too); None means every tested
     profile, torchscript first; a name given twice runs once. Everything is checked before anything is
     written: an unknown tested name is a :class:`UsageError`, an invalid Profile a :class:`ConformanceError`,
     and without ``force`` a profile folder holding files is :class:`FolderInUse`; ``force`` clears only the
@@ -98,7 +101,7 @@ def run_profiles(
     root = _directory(directory, "run_profiles(directory, names=None, *, source_revision=None, force=False)")
     if names is None:
         items: Any = None
-    elif isinstance(names, (str, Profile, Mapping)):
+    elif isinstance(names, (str, Profile, ModuleProfile, Mapping)):
         items = [_profile_item(names)]
     else:
         items = [_profile_item(item) for item in names]
@@ -121,16 +124,21 @@ def execute(
     directory: PathLike,
     *,
     onnxruntime: Optional[PathLike] = None,
-    reference: str = "torch",
+    reference: Optional[str] = None,
 ) -> dict[str, Any]:
     """Run a saved record's load and parity stages again on its artifacts under ``directory``: the record is
     validated, its weights rebuilt and compared with ``weights_sha256``, every artifact verified before
     anything is loaded (a mismatch is a ``hash-mismatch`` record). Parity compares ONNX Runtime with
-    ``reference``: ``"torch"`` (default, as the original: the PyTorch network in eval mode, computed in the
-    exporter worker) or ``"native"`` (the core's C++ forward; no PyTorch needed). Returns the new record,
+    ``reference``: ``"torch"`` (the PyTorch network in eval mode, computed in the exporter worker) or
+    ``"native"`` (no PyTorch needed: the core's C++ forward; for a module record, the outputs it stored).
+    None (default) is ``"torch"`` for an export record, as the original, and ``"native"`` for a module
+    record (``nnx.module-conformance/1``): its stored inputs against its stored outputs, with no Python and
+    without importing the record's module; ``"torch"`` rebuilds that module in the worker. Returns the new record,
     whose versions describe the environment that produced it. Refused: an invalid record or one whose check
     did not pass (:class:`ConformanceError`), no usable ONNX Runtime or, for the torch reference, no usable
     PyTorch (:class:`RuntimeUnavailable`), an unknown reference (:class:`UsageError`)."""
+    if reference is None:
+        reference = "native" if isinstance(record, Mapping) and record.get("format") == MODULE_FORMAT else "torch"
     python, script = _worker()
     text = _core.execute(_dumps(record, "the record"), os.fspath(directory), _onnxruntime_library(onnxruntime),
                          reference, python, script)

@@ -1,0 +1,118 @@
+"""Module profiles on the Python side: :class:`ModuleProfile`, the user's own PyTorch module named by its
+factory (doc/record-format.md §10). Its JSON form is exactly a profile file's module object, and the core
+reads it with the profile file's reader (src/profile/profile_module.h): the same rules, the same problems."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from . import _core
+from ._boundary import _dumps, _is_sequence, _plain
+
+#: A module profile's defaults (the core's: profile_module.h, module_spec.h).
+MODULE_OPSET = 18
+MODULE_RTOL = 1e-4
+MODULE_ATOL = 1e-5
+_RUNTIME = "onnxruntime"
+_PROVIDER = "CPUExecutionProvider"
+
+
+def _input_spec(spec: Any) -> Any:
+    """An input spec as the profile file holds it: shape and range as lists (tuples accepted), no null range."""
+    if not isinstance(spec, Mapping):
+        return spec  # the core names the problem
+    out = dict(spec)
+    if "range" in out and out["range"] is None:
+        del out["range"]
+    for key in ("shape", "range"):
+        if _is_sequence(out.get(key)):
+            out[key] = list(out[key])
+    return out
+
+
+@dataclass(frozen=True)
+class ModuleProfile:
+    """A module profile: the user's own ``nn.Module``, made by ``module`` (``FILE.py:FACTORY``, a path relative
+    to the current folder or absolute, or ``package.module:FACTORY``; the factory takes no argument), with its
+    ``inputs`` (each ``{"name", "shape", "dtype"[, "range"]}``: a shape of fixed sizes and symbolic names,
+    a dtype of float32, float64, int64, int32, and for an integer input its ``[low, high)`` range) and the
+    values of each symbolic dim in ``dims`` (``{"batch": [2, 1, 3]}``: the first is the export's).
+    ``outputs`` names the outputs (None: the exporter's names).
+
+    The core checks it when it is made, with the reader of ``run --profile-file``: an invalid one raises
+    :class:`UsageError` whose ``problems`` are the profile file's lines without their ``profiles[i]: ``
+    (e.g. ``module: the file m.py does not exist (...)``). :meth:`to_json` is the profile file's object.
+    """
+
+    name: str
+    exporter: str
+    module: str
+    inputs: Sequence[Mapping[str, Any]]
+    dims: Mapping[str, Sequence[int]]
+    outputs: Optional[Sequence[str]] = None
+    opset: int = MODULE_OPSET
+    rtol: float = MODULE_RTOL
+    atol: float = MODULE_ATOL
+    runtime: str = _RUNTIME
+    provider: str = _PROVIDER
+
+    def __post_init__(self) -> None:
+        if _is_sequence(self.inputs):
+            object.__setattr__(self, "inputs", tuple(_input_spec(s) for s in self.inputs))
+        if isinstance(self.dims, Mapping):
+            object.__setattr__(self, "dims", {k: tuple(v) if _is_sequence(v) else v for k, v in self.dims.items()})
+        if _is_sequence(self.outputs):
+            object.__setattr__(self, "outputs", tuple(self.outputs))
+        _core.checked_profile(_dumps(self.to_json(), "the module profile"))  # UsageError naming every problem
+
+    def to_json(self) -> dict[str, Any]:
+        """The profile file's object: name, exporter, module, inputs, dims[, outputs], opset, tolerances
+        (runtime and provider too when they are not the defaults)."""
+        out: dict[str, Any] = {
+            "name": self.name,
+            "exporter": self.exporter,
+            "module": self.module,
+            "inputs": _plain(list(self.inputs)) if _is_sequence(self.inputs) else _plain(self.inputs),
+            "dims": _plain(self.dims),
+        }
+        if self.outputs is not None:
+            out["outputs"] = _plain(list(self.outputs)) if _is_sequence(self.outputs) else _plain(self.outputs)
+        out["opset"] = self.opset
+        out["tolerances"] = {"rtol": self.rtol, "atol": self.atol}
+        if self.runtime != _RUNTIME:
+            out["runtime"] = self.runtime
+        if self.provider != _PROVIDER:
+            out["provider"] = self.provider
+        return out
+
+    @classmethod
+    def from_json(cls, value: Mapping[str, Any]) -> "ModuleProfile":
+        """A ModuleProfile from a profile file's module object (checked by the core, as when made)."""
+        known = {"name", "exporter", "module", "inputs", "dims", "outputs", "opset", "tolerances", "runtime",
+                 "provider"}
+        extra = sorted(set(value) - known)
+        if extra:  # the core's words for an unknown key, through the same reader
+            _core.checked_profile(_dumps(dict(value), "the module profile"))
+        tolerances = value.get("tolerances") or {}
+        fields = {k: value[k] for k in ("name", "exporter", "module", "inputs", "dims", "outputs", "opset", "runtime",
+                                        "provider") if k in value}
+        for key in ("rtol", "atol"):
+            if key in tolerances:
+                fields[key] = tolerances[key]
+        return cls(**fields)
+
+    @property
+    def requires(self) -> tuple[str, ...]:
+        """What this profile needs at run time (the core's list): torch, onnx, onnxruntime[, onnxscript]."""
+        return tuple(_core.requirements(_dumps(self.to_json(), "the module profile")))
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(self.to_json(), sort_keys=True))
+
+
+def is_module_profile_json(value: Any) -> bool:
+    """Whether a profile object (a dict) is a module profile's: the core's rule, a ``module`` key."""
+    return isinstance(value, Mapping) and "module" in value
