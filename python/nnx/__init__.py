@@ -5,7 +5,10 @@ The Python API is :mod:`nnx.export_conformance`; the work is done by the C++ cor
 nor onnxscript: the exporters run in a worker process only when a profile runs.
 """
 
-__all__ = ["__version__"]
+__all__ = ["__version__", "ModuleProfile", "assert_conformant", "check_module"]
+
+# The module-profile names, from nnx.export_conformance on first use (importing nnx stays light).
+_FROM_API = ("ModuleProfile", "assert_conformant", "check_module")
 
 
 def __getattr__(name: str):
@@ -13,4 +16,8 @@ def __getattr__(name: str):
         from ._core import version
 
         return version()
+    if name in _FROM_API:
+        from . import export_conformance
+
+        return getattr(export_conformance, name)
     raise AttributeError(f"module 'nnx' has no attribute {name!r}")

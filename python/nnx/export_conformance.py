@@ -15,6 +15,18 @@ loads it in ONNX Runtime and compares every logit with the native model. Each st
     report = run_profiles("all/", force=True)   # {format, status, profiles}: both tested profiles
     save_report(report, "conformance.json"); print(exit_code(report))
 
+A :class:`ModuleProfile` tests the user's own module (``nnx.module-conformance/1``, record-format §10), as a
+profile file's module object; :func:`check_module` takes an ``nn.Module`` object and example tensors, and
+:func:`assert_conformant` raises ``AssertionError`` (the summary lines) unless the record passed::
+
+    mp = ModuleProfile("convbn", "torchscript", "models.py:conv_bn",
+                       inputs=[{"name": "image", "shape": ["batch", 3, 8, 8], "dtype": "float32"}],
+                       dims={"batch": [2, 1, 3]})
+    record = run_profile(mp, "artifacts/")
+    again = execute(record, "artifacts/")     # a module record: stored inputs vs stored outputs, no Python
+    assert_conformant(net, "artifacts/", torch.randn(2, 3, 8, 8), name="mine", exporter="torchscript",
+                      dims={"batch": (0, [2, 1, 3])})
+
 The signatures are those of the published original (``thekaveh-nnx`` 0.4.1), so code written for it runs
 unchanged; ``force`` and ``onnxruntime`` are keyword-only additions.
 
@@ -46,6 +58,8 @@ from ._boundary import PathLike, _directory, _dumps, _is_sequence, _plain, _reco
 from ._checking import _not_verified, validate_record, validate_records, verify_artifacts, verify_artifacts_many
 from ._errors import ArtifactIOError, ConformanceError, FolderInUse, RuntimeUnavailable, UsageError
 from ._model import BuiltModel, _torch_model, build_model
+from ._module_check import assert_conformant, check_module
+from ._module_profiles import ModuleProfile
 from ._profiles import PROFILES, Profile, _profile_item, load_profiles
 from ._reporting import Records, default_artifacts_root, exit_code, save_report, summary_lines
 from ._running import (_onnxruntime_library, _onnxruntime_wheel_library, _worker, execute, run_profile, run_profiles,
@@ -64,10 +78,13 @@ __all__ = [
     "ArtifactIOError",
     "ConformanceError",
     "FolderInUse",
+    "ModuleProfile",
     "Profile",
     "RuntimeUnavailable",
     "UsageError",
+    "assert_conformant",
     "build_model",
+    "check_module",
     "execute",
     "exit_code",
     "run_profile",
