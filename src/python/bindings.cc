@@ -12,6 +12,7 @@
 #include "app/execute_report.h"
 #include "app/run_profiles.h"
 #include "profile/profile_file.h"
+#include "profile/profile_module.h"
 #include "app/run_report.h"
 #include "artifacts/artifacts.h"
 #include "artifacts/layout.h"
@@ -52,7 +53,8 @@ json parse(const std::string& text, const std::string& what) {
 
 std::string dump(const json& value) { return dumps_canonical(value); }
 
-// A profile object (the JSON of a Python Profile), checked by the core; every problem listed.
+// A profile object (the JSON of a Python Profile or ModuleProfile), checked by the core; every problem listed.
+// A module profile's problems are a usage error, as the same object's in a profile file (profile_file.h).
 Profile profile_of(const json& value) {
   std::vector<std::string> problems;
   Profile p = profile_from_json(value, problems);
@@ -64,7 +66,7 @@ Profile profile_of(const json& value) {
   }
   message += ":";
   for (const auto& item : problems) message += "\n  - " + item;
-  throw ProblemList{message, problems};
+  throw ProblemList{message, problems, is_module_profile_object(value)};
 }
 
 // A tested name (an unknown one is the usage error every front end gives: profile/profile.h) or a profile
@@ -144,7 +146,7 @@ void translate_error(std::exception_ptr error) {
   try {
     if (error) std::rethrow_exception(error);
   } catch (const ProblemList& e) {
-    raise("ConformanceError", e.message, e.problems);
+    raise(e.usage ? "UsageError" : "ConformanceError", e.message, e.problems);
   } catch (const Error& e) {
     raise_error(e);
   }
@@ -365,7 +367,7 @@ py::tuple model_weights(const std::string& config_text) {
   if (!problems.empty()) {
     std::string message = "invalid model config:";
     for (const auto& item : problems) message += "\n  - " + item;
-    throw ProblemList{message, problems};
+    throw ProblemList{message, problems, is_module_profile_object(value)};
   }
   const auto model = make_reference_model(config);
   const std::string digest = model->weights_sha256();

@@ -26,6 +26,7 @@ namespace nnx::python {
 struct ProblemList {
   std::string message;
   std::vector<std::string> problems;
+  bool usage = false;  // raised as UsageError (a module profile's problems, as the profile file's are)
 };
 
 // Raises the Python exception for `error` (registered as pybind11's exception translator).
