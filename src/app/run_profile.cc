@@ -95,7 +95,7 @@ struct ProfileRunState {
 
   const Profile profile;
   const std::shared_ptr<RunObserver> observer;
-  const std::unique_ptr<ReferenceModel> model;  // null for a module profile (§9)
+  const std::unique_ptr<ReferenceModel> model;  // null for a module profile (§10)
   Record record;
   StageContext context;
   bool worker_part_passed = false;

@@ -32,7 +32,7 @@ struct ArtifactEntry {
   json to_json() const;
 };
 
-// `stored_tensors` (a module record, §9): a module's stored tensors get their roles (layout.h stored_tensor_role).
+// `stored_tensors` (a module record, §10): a module's stored tensors get their roles (layout.h stored_tensor_role).
 std::vector<ArtifactEntry> build_manifest(const std::filesystem::path& folder,
                                           const std::vector<std::string>& external_locations,
                                           bool stored_tensors = false);

@@ -73,41 +73,6 @@ inline constexpr std::array<const char*, 17> kRecordKeys = {
     kFormat,   kProfile,  kStatus,  kFailure, kLevel,      kSource,     kConfig,     kExporter, kOpset,
     kArtifacts, kVersions, kRuntime, kDtype,   kInputCases, kTolerances, kModelState, kStages};
 
-// ---- a module record's top-level keys (§10): v1's, with config and dtype replaced by the module's ---------------
-
-inline constexpr const char* kModule = "module";
-inline constexpr const char* kInputs = "inputs";
-inline constexpr const char* kDims = "dims";
-inline constexpr const char* kOutputs = "outputs";
-
-inline constexpr std::array<const char*, 19> kModuleRecordKeys = {
-    kFormat,   kProfile,  kStatus,   kFailure,   kLevel,   kSource,     kModule,     kInputs,      kDims,  kOutputs,
-    kExporter, kOpset,    kArtifacts, kVersions, kRuntime, kInputCases, kTolerances, kModelState, kStages};
-
-namespace module_key {  // module
-inline constexpr const char* kFactory = "factory";
-inline constexpr const char* kClass = "class";
-inline constexpr const char* kSourceSha256 = "source_sha256";
-inline constexpr const char* kStateSha256 = "state_sha256";
-inline constexpr std::array<const char*, 4> kKeys = {kFactory, kClass, kSourceSha256, kStateSha256};
-}  // namespace module_key
-
-namespace input_key {  // inputs[i]
-inline constexpr const char* kName = "name";
-inline constexpr const char* kShape = "shape";
-inline constexpr const char* kDtype = "dtype";
-inline constexpr const char* kRange = "range";
-inline constexpr std::array<const char*, 4> kKeys = {kName, kShape, kDtype, kRange};
-}  // namespace input_key
-
-namespace module_case_key {  // a module record's input_cases[i]: v1's keys with shape replaced by these
-inline constexpr const char* kDims = "dims";
-inline constexpr const char* kInputs = "inputs";    // [{name, dtype, shape, file}]
-inline constexpr const char* kOutputs = "outputs";  // null, or [{name, dtype, shape, file, oracle_file}]
-inline constexpr const char* kFile = "file";
-inline constexpr const char* kOracleFile = "oracle_file";
-}  // namespace module_case_key
-
 // ---- the values a record states (§1, §4, §5) --------------------------------------------------------------
 
 inline constexpr const char* kPassed = "passed";   // a stage or record status
@@ -406,3 +371,5 @@ inline constexpr const char* kWithinTolerance = "within_tolerance";
 
 }  // namespace rf
 }  // namespace nnx
+
+#include "base/module_record_vocabulary.h"  // a module record's own keys (§10), beside these

@@ -1,4 +1,4 @@
-// A module profile's model and its cases (module_spec.h; doc/record-format.md §9).
+// A module profile's model and its cases (module_spec.h; doc/record-format.md §10).
 #include "profile/module_spec.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Reading a module profile's fields from a profile object (module_spec.h; doc/record-format.md §9).
+// Reading a module profile's fields from a profile object (module_spec.h; doc/record-format.md §10).
 #include <string>
 
 #include "base/json_fields.h"

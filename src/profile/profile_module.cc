@@ -1,4 +1,4 @@
-// A module profile's exporter options, cases, settings and profile-file form (profile_module.h; §9).
+// A module profile's exporter options, cases, settings and profile-file form (profile_module.h; §10).
 #include "profile/profile_module.h"
 
 #include "base/json_fields.h"

@@ -61,7 +61,7 @@ std::vector<ExternalFile> external_files(StageContext& context, const VerifyOutc
   const OnnxModelFile model = read_onnx_model(verified.contents.at(record.artifacts.model), lookup);
   std::vector<ExternalFile> external;
   for (const auto& location : model.external_locations) external.push_back({location, *lookup(location)});
-  if (context.model != nullptr) context.weights = weights_in_model(*context.model, model);  // a module: §9 weights
+  if (context.model != nullptr) context.weights = weights_in_model(*context.model, model);  // a module: §10 weights
   return external;
 }  // the parsed model (a copy of every initializer) is gone before the session is created
 

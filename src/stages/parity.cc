@@ -153,7 +153,7 @@ void run_case(RecordCase& c, StageContext& context, const std::vector<float>& in
 }  // namespace
 
 void prepare_parity(StageContext& context) {
-  if (context.record.module) return;  // a module's reference was computed and stored by its export (§9)
+  if (context.record.module) return;  // a module's reference was computed and stored by its export (§10)
   PreparedParity prepared;
   std::vector<ReferenceInput> wanted;
   for (const auto& c : context.record.input_cases) {

@@ -56,7 +56,7 @@ struct StageContext {
   Record& record;
   std::filesystem::path root;             // the artifacts root; the profile folder is layout.h's rule
   const ReferenceModel* model;            // a feed-forward record's net (parity compares with it; its
-                                          // parameters are exported); null for a module record (§9)
+                                          // parameters are exported); null for a module record (§10)
   const Profile* profile = nullptr;       // run only: what is exported and checked
 
   RuntimeOpener open_runtime;             // how the runtime is opened (runtime.h)
@@ -72,7 +72,7 @@ struct StageContext {
   std::unique_ptr<ExporterClient> exporter;  // started by dependencies (run), by execute for a torch reference
 
   StageTimes times;
-  // A module record (§9): the verified bytes of its stored tensors, kept by load; the graph's input names
+  // A module record (§10): the verified bytes of its stored tensors, kept by load; the graph's input names
   // (load); PyTorch's recomputed outputs by case name when execute asked for the torch reference.
   std::map<std::string, std::vector<std::byte>> stored;
   std::vector<std::string> graph_input_names;

@@ -1,0 +1,45 @@
+// A module record's own keys (doc/record-format.md §10), beside the v1 vocabulary of record_vocabulary.h
+// (which includes this header at its end, so every layer spells both from one place): the 19 top-level
+// keys, the module identity, an input spec and a module case's own keys.
+#pragma once
+
+#include <array>
+
+#include "base/record_vocabulary.h"  // kFormat, kProfile, ... (this header is included at its end)
+
+namespace nnx::rf {
+
+inline constexpr const char* kModule = "module";
+inline constexpr const char* kInputs = "inputs";
+inline constexpr const char* kDims = "dims";
+inline constexpr const char* kOutputs = "outputs";
+
+inline constexpr std::array<const char*, 19> kModuleRecordKeys = {
+    kFormat,   kProfile,  kStatus,   kFailure,   kLevel,   kSource,     kModule,     kInputs,      kDims,  kOutputs,
+    kExporter, kOpset,    kArtifacts, kVersions, kRuntime, kInputCases, kTolerances, kModelState, kStages};
+
+namespace module_key {  // module
+inline constexpr const char* kFactory = "factory";
+inline constexpr const char* kClass = "class";
+inline constexpr const char* kSourceSha256 = "source_sha256";
+inline constexpr const char* kStateSha256 = "state_sha256";
+inline constexpr std::array<const char*, 4> kKeys = {kFactory, kClass, kSourceSha256, kStateSha256};
+}  // namespace module_key
+
+namespace input_key {  // inputs[i]
+inline constexpr const char* kName = "name";
+inline constexpr const char* kShape = "shape";
+inline constexpr const char* kDtype = "dtype";
+inline constexpr const char* kRange = "range";
+inline constexpr std::array<const char*, 4> kKeys = {kName, kShape, kDtype, kRange};
+}  // namespace input_key
+
+namespace module_case_key {  // a module record's input_cases[i]: v1's keys with shape replaced by these
+inline constexpr const char* kDims = "dims";
+inline constexpr const char* kInputs = "inputs";    // [{name, dtype, shape, file}]
+inline constexpr const char* kOutputs = "outputs";  // null, or [{name, dtype, shape, file, oracle_file}]
+inline constexpr const char* kFile = "file";
+inline constexpr const char* kOracleFile = "oracle_file";
+}  // namespace module_case_key
+
+}  // namespace nnx::rf
