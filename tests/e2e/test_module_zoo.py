@@ -150,3 +150,14 @@ def test_a_changed_stored_tensor_is_a_hash_mismatch(zoo_run, tmp_path, role):
     redone = redone["profiles"][0] if "profiles" in redone else redone
     assert redone["failure"] == "hash-mismatch"
     assert any(path in p for p in redone["stages"]["load"]["detail"]["problems"])
+
+
+def test_the_readme_example_is_the_profile_file_it_names_and_says_what_its_record_shows(zoo_run):
+    from conftest import REPO
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("## Check your own model", 1)[1].split("\n## ", 1)[0]
+    example = section.split("```json\n", 1)[1].split("```", 1)[0]
+    assert json.loads(example) == json.loads((REPO / "tests" / "models" / "resnet18.json").read_text())
+    weights = record_of(zoo_run, "resnet18-dynamo")["stages"]["export"]["detail"]["weights"]
+    assert "120\nentries `transformed`" in section or "120 entries `transformed`" in section.replace("\n", " ")
+    assert len(weights["transformed"]) == 120 and weights["missing"] == []
