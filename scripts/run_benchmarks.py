@@ -18,7 +18,9 @@ scripts/install_original.sh): original-run (full run of both tested profiles, th
 `run --timings`, critical path), original-scaling (1..16 custom torchscript profiles via `run --profile-file`),
 original-inproc (validate_record / verify_artifacts per record, 10,000 records in one call), original-rss
 (peak RSS of the whole process tree), matrix (bench/matrix_bench.py: a 5-release runtime matrix, --jobs 1 vs
---jobs 2). A subset writes BUILD/bench-work-subset.md unless --output is given.
+--jobs 2), module (bench/module_bench.py: torchvision's resnet18 as a module profile under both exporters: run
+against the exporter and reference alone, execute without Python against a Python re-check, peak RSS). A
+subset writes BUILD/bench-work-subset.md unless --output is given.
 Exit 0 when every target holds, 1 when one does not (the table says which and by how much), 2 on a setup
 problem.
 
@@ -37,6 +39,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import original_compare  # noqa: E402  (bench/: the side-by-side sections against the published original)
 import matrix_bench  # noqa: E402  (bench/: the runtime matrix, --jobs 1 vs --jobs 2)
+import module_bench  # noqa: E402  (bench/: module profiles, resnet18 under both exporters)
 # Beside this script: what the sections share, the sections' measurements and BENCHMARKS.md's text.
 from benchmarks_support import TORCHSCRIPT, bench_python, loadavg, log, machine_text, timed  # noqa: E402
 from benchmarks_sections import (measure_core, measure_execute, measure_full_runs,  # noqa: E402
@@ -54,7 +57,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="skip the largest profiles")
     ap.add_argument("--sections", default="all",
                     help="comma-separated subset to run quickly: existing (this script's own measurements), "
-                         + ", ".join(original_compare.SECTIONS) + ", matrix; default all. A subset writes "
+                         + ", ".join(original_compare.SECTIONS) + ", matrix, module; default all. A subset writes "
                          "BUILD/bench-work-subset.md unless --output is given, never BENCHMARKS.md")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
@@ -90,7 +93,7 @@ def main():
     core = measure_core(tools, report, artifacts, work)
 
     original_results, original_sections = run_original_sections(cli, build, work, selected, record_path, artifacts)
-    original_sections += run_matrix_section(cli, work, selected)
+    original_sections += run_matrix_section(cli, work, selected) + run_module_section(cli, build, work, selected)
 
     elapsed = time.time() - started
     load_after = loadavg()
@@ -120,7 +123,7 @@ def main():
 # ------------------------------------------------------------------- the published original as baseline
 
 def parse_sections(text):
-    known = ["existing", *original_compare.SECTIONS, "matrix"]
+    known = ["existing", *original_compare.SECTIONS, "matrix", "module"]
     chosen = known if text == "all" else [t.strip() for t in text.split(",") if t.strip()]
     unknown = [t for t in chosen if t not in known]
     if unknown:
@@ -168,6 +171,22 @@ def run_matrix_section(cli, work, selected):
     return [(matrix_bench.TITLE, rows)]
 
 
+def run_module_section(cli, build, work, selected):
+    """The `module` section (bench/module_bench.py) as [(title, rows)] when selected; a setup problem exits 2."""
+    if "module" not in selected:
+        return []
+    log(f"module: {module_bench.TITLE}")
+    try:
+        rows = module_bench.module_section(cli, os.path.join(work, "module"),
+                                           os.path.join(build, "original-venv", "bin", "python"))
+    except module_bench.SetupError as e:
+        print(f"benchmark section module: {e}", file=sys.stderr)
+        raise SystemExit(2)
+    for row in rows[5:7]:
+        log(row)
+    return [(module_bench.TITLE, rows)]
+
+
 def original_only(args, build, work, selected):
     """--sections without `existing`: only the original-* sections, a report of their own (not BENCHMARKS.md
     unless --output names it)."""
@@ -192,7 +211,7 @@ def original_only(args, build, work, selected):
             json.dump(document["profiles"][0], f, indent=2, sort_keys=True)
         artifacts = os.path.join(tested, "report-artifacts")
     results, sections = run_original_sections(cli, build, work, selected, record_path, artifacts)
-    sections += run_matrix_section(cli, work, selected)
+    sections += run_matrix_section(cli, work, selected) + run_module_section(cli, build, work, selected)
     output = args.output if args.output != os.path.join(ROOT, "BENCHMARKS.md") or "--output" in sys.argv \
         else os.path.join(build, "bench-work-subset.md")
     with open(output, "w") as f:

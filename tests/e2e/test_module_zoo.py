@@ -161,3 +161,20 @@ def test_the_readme_example_is_the_profile_file_it_names_and_says_what_its_recor
     weights = record_of(zoo_run, "resnet18-dynamo")["stages"]["export"]["detail"]["weights"]
     assert "120\nentries `transformed`" in section or "120 entries `transformed`" in section.replace("\n", " ")
     assert len(weights["transformed"]) == 120 and weights["missing"] == []
+
+
+def test_the_runtime_matrix_runs_module_records_without_python_and_measures_their_drift(zoo_run, tmp_path):
+    from support import runtime_library
+    _, report, out = zoo_run
+    subset = {"format": report["format"], "status": "passed",
+              "profiles": [record_of(zoo_run, "resnet18-torchscript"), record_of(zoo_run, "two-in-two-out-dynamo")]}
+    (tmp_path / "r.json").write_text(json.dumps(subset))
+    done = run_cli("matrix", tmp_path / "r.json", out / "report-artifacts", "--output", tmp_path / "m.json",
+                   "--onnxruntime", runtime_library("1.20.1"), "--onnxruntime", runtime_library("1.32.0"),
+                   env={"NNX_PYTHON": "/bin/false"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    matrix = json.loads((tmp_path / "m.json").read_text())
+    assert [r["status"] for r in matrix["runtimes"]] == ["passed", "passed"]
+    drifted = {c["profile"] for c in matrix["drift"]["cases"]}
+    assert "resnet18-torchscript" in drifted
+    assert matrix["drift"]["beyond_tolerance"] == []

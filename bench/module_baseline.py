@@ -1,0 +1,67 @@
+"""The baselines of bench/module_bench.py, each run as its own process (as a user would run them):
+  export FILE.json NAME OUT   what a user's own script pays for the same evidence: import torch, build the
+                              module from its factory, call the exporter with the same dynamic axes, and
+                              compute PyTorch's reference (eval, no_grad) and a float64 copy's on the cases;
+  recheck FOLDER              the Python re-check a user would write: onnxruntime and numpy on the stored
+                              tensors (test_data_set_*), np.allclose per output;
+  session FOLDER              only an onnxruntime session of FOLDER/model.onnx (its memory footprint)."""
+import copy
+import glob
+import importlib.util
+import json
+import os
+import sys
+
+
+def export(profile_file, name, out):
+    import torch
+    profile = next(p for p in json.load(open(profile_file)) if p["name"] == name)
+    path, factory = profile["module"].rsplit(":", 1)
+    spec = importlib.util.spec_from_file_location("user_models", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    model = getattr(module, factory)().eval()
+    shape = [profile["dims"]["batch"][0] if s == "batch" else s for s in profile["inputs"][0]["shape"]]
+    example = torch.randn(*shape)
+    names = [i["name"] for i in profile["inputs"]]
+    if profile["exporter"] == "dynamo":
+        batch = torch.export.Dim("batch")
+        torch.onnx.export(model, (example,), out, dynamo=True, input_names=names,
+                          dynamic_shapes=({0: batch},), opset_version=18)
+    else:
+        torch.onnx.export(model, (example,), out, dynamo=False, input_names=names,
+                          dynamic_axes={names[0]: {0: "batch"}}, opset_version=18)
+    oracle = copy.deepcopy(model).double()
+    with torch.no_grad():
+        for b in profile["dims"]["batch"]:
+            x = torch.randn(b, *shape[1:])
+            model(x)
+            oracle(x.double())
+
+
+def recheck(folder):
+    import numpy as np
+    import onnx
+    import onnx.numpy_helper
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    session = ort.InferenceSession(os.path.join(folder, "model.onnx"), options, providers=["CPUExecutionProvider"])
+    outputs = [o.name for o in session.get_outputs()]
+    for case in sorted(glob.glob(os.path.join(folder, "test_data_set_*"))):
+        load = lambda f: onnx.numpy_helper.to_array(onnx.load_tensor(f))  # noqa: E731
+        feeds = {i.name: load(f) for i, f in zip(session.get_inputs(), sorted(glob.glob(f"{case}/input_*.pb")))}
+        got = session.run(outputs, feeds)
+        for value, f in zip(got, sorted(glob.glob(f"{case}/output_*.pb"))):
+            assert np.allclose(value, load(f), rtol=1e-4, atol=1e-5), case
+
+
+def session(folder):
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    ort.InferenceSession(os.path.join(folder, "model.onnx"), options, providers=["CPUExecutionProvider"])
+
+
+if __name__ == "__main__":
+    {"export": export, "recheck": recheck, "session": session}[sys.argv[1]](*sys.argv[2:])
