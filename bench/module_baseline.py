@@ -4,7 +4,9 @@
                               compute PyTorch's reference (eval, no_grad) and a float64 copy's on the cases;
   recheck FOLDER              the Python re-check a user would write: onnxruntime and numpy on the stored
                               tensors (test_data_set_*), np.allclose per output;
-  session FOLDER              only an onnxruntime session of FOLDER/model.onnx (its memory footprint)."""
+  session FOLDER              only an onnxruntime session of FOLDER/model.onnx (its memory footprint);
+  polygraphy FOLDER OUT       (in Polygraphy's own virtualenv) the stored tensors as Polygraphy's JSON:
+                              OUT/inputs.json (--load-inputs) and OUT/outputs.json (--load-outputs)."""
 import copy
 import glob
 import importlib.util
@@ -63,5 +65,26 @@ def session(folder):
     ort.InferenceSession(os.path.join(folder, "model.onnx"), options, providers=["CPUExecutionProvider"])
 
 
+def polygraphy(folder, out):
+    import onnx
+    import onnx.numpy_helper
+    from polygraphy.comparator import IterationResult, RunResults
+    from polygraphy.json import save_json
+    load = lambda f: onnx.numpy_helper.to_array(onnx.load_tensor(f))  # noqa: E731
+    model = onnx.load(os.path.join(folder, "model.onnx"), load_external_data=False)
+    inputs = [i.name for i in model.graph.input]
+    outputs = [o.name for o in model.graph.output]
+    feeds, results = [], []
+    for case in sorted(glob.glob(os.path.join(folder, "test_data_set_*"))):
+        feeds.append(dict(zip(inputs, map(load, sorted(glob.glob(f"{case}/input_*.pb"))))))
+        results.append(IterationResult(dict(zip(outputs, map(load, sorted(glob.glob(f"{case}/output_*.pb"))))),
+                                       runner_name="pytorch"))
+    os.makedirs(out, exist_ok=True)
+    save_json(feeds, os.path.join(out, "inputs.json"))
+    run_results = RunResults()
+    run_results.append(("pytorch", results))
+    run_results.save(os.path.join(out, "outputs.json"))
+
+
 if __name__ == "__main__":
-    {"export": export, "recheck": recheck, "session": session}[sys.argv[1]](*sys.argv[2:])
+    {"export": export, "recheck": recheck, "session": session, "polygraphy": polygraphy}[sys.argv[1]](*sys.argv[2:])

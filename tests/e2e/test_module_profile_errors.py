@@ -83,3 +83,29 @@ def test_a_module_record_gets_its_identity_and_the_inputs_it_was_given(tmp_path)
     assert record["inputs"] == [{"name": "image", "shape": ["batch", 3, 8, 8], "dtype": "float32", "range": None}]
     assert [c["name"] for c in record["input_cases"]] == [
         "batch-2", "batch-1", "batch-3", "image-axis1-4", "image-axis2-9", "image-axis3-9"]
+
+
+def test_an_input_the_exporter_drops_is_not_fed_and_the_record_says_so(tmp_path):
+    profile = {"name": "ignores", "exporter": "torchscript", "module": f"{WORKER_MODELS}:ignores_an_input",
+               "inputs": [{"name": "x", "shape": ["batch", 4]}, {"name": "unused", "shape": ["batch", 3]}],
+               "dims": {"batch": [2, 1]}}
+    done, records = run_profiles(tmp_path, [profile])
+    record = records["ignores"]
+    graph_inputs = [i["name"] for i in record["stages"]["export"]["detail"]["graph"]["inputs"]]
+    assert graph_inputs == ["x"]
+    assert record["stages"]["parity"]["detail"]["unused_inputs"] == ["unused"]
+    assert [c["outcome"] for c in record["input_cases"] if c["expect"] == "match"] == ["match", "match"]
+    # a wrong size of the dropped input cannot be refused: the runtime never sees it
+    cases = {c["name"]: c for c in record["input_cases"]}
+    assert cases["unused-axis1-4"]["outcome"] == "accepted" and record["failure"] == "input-contract"
+    assert done.returncode == 17
+
+
+def test_a_factory_that_hangs_is_its_profiles_export_error_and_the_next_profile_runs(tmp_path):
+    done, records = run_profiles(tmp_path, [conv_bn_profile(name="hangs", module=f"{WORKER_MODELS}:sleeps"),
+                                            conv_bn_profile(name="after")],
+                                 env={"NNX_WORKER_TIMEOUT_SECONDS": "30"})
+    assert records["hangs"]["failure"] == "export-error"
+    assert "did not answer" in json.dumps(records["hangs"]["stages"]["export"]["detail"])
+    assert records["after"]["status"] == "passed"
+    assert done.returncode == 11

@@ -65,6 +65,9 @@ def test_a_batch_baked_in_through_a_python_int_is_refused_beyond_the_export_batc
     assert cases["batch-2"]["outcome"] == "match"
     assert cases["batch-1"]["outcome"] == cases["batch-3"]["outcome"] == "rejected"
     assert "INVALID_ARGUMENT" in cases["batch-1"]["detail"] or "invalid" in cases["batch-1"]["detail"].lower()
+    # dynamo silently specialises the batch to the export's 2: the record shows it baked static
+    expected = {"torchscript": "dynamic", "dynamo": "static"}[exporter]
+    assert record["stages"]["export"]["detail"]["dims_in_graph"] == {"batch": expected}
 
 
 @pytest.mark.parametrize("exporter", EXPORTERS)
@@ -75,6 +78,9 @@ def test_a_python_branch_on_the_batch_bakes_the_export_branch_and_mismatches(zoo
     assert cases["batch-2"]["outcome"] == cases["batch-1"]["outcome"] == "match"
     assert cases["batch-3"]["outcome"] == "mismatch" and cases["batch-3"]["max_abs_error"] > 0.1
     assert record["stages"]["parity"]["detail"]["failed_cases"] == ["batch-3"]
+    # the branch batch 3 takes is not in the graph: its weights are missing, which is the blame
+    assert record["stages"]["parity"]["detail"]["missing_weights"] == ["big.weight", "big.bias"]
+    assert record["stages"]["parity"]["detail"]["blame"] == "weights"
 
 
 @pytest.mark.parametrize("exporter", EXPORTERS)

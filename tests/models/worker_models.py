@@ -143,3 +143,25 @@ def marker_seen():
             return x * 0 + seen
 
     return Marker()
+
+
+class IgnoresAnInput(nn.Module):
+    """forward(x, unused): the legacy exporter drops `unused` from the graph's inputs."""
+
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(4, 2)
+
+    def forward(self, x, unused):
+        return self.head(x)
+
+
+def ignores_an_input():
+    torch.manual_seed(0)
+    return IgnoresAnInput()
+
+
+def sleeps():
+    """A factory that hangs (the worker's deadline ends it)."""
+    import time
+    time.sleep(3600)
