@@ -82,17 +82,22 @@ class CapturingRuntime : public Runtime {
   const Progress& progress_;
 };
 
-// The float32 outputs of a record's cases: the k-th run is the k-th case (parity runs every case once, in order).
+// The float32 outputs of a record's cases: the k-th run is the k-th case (parity runs every case once, in order);
+// a case of several outputs (a module record's) gives one entry per float32 output, named <case>/<output>.
 json case_outputs(const json& record, const Captured& captured) {
   json out = json::array();
   const json& cases = record.at(rf::kInputCases);
   for (std::size_t k = 0; k < captured.size() && k < cases.size(); ++k) {
-    if (!captured[k] || captured[k]->size() != 1 || captured[k]->front().dtype != DType::float32) continue;
-    const Tensor& t = captured[k]->front();
-    const auto values = t.float32_values();
-    CaseOutput c{cases[k].at(rf::case_key::kName).get<std::string>(), t.shape, {values.begin(), values.end()}};
-    RuntimeOutputs one{"", {{"p", {c}}}};
-    out.push_back(outputs_to_json(one)["p"][0]);
+    if (!captured[k]) continue;
+    const std::string name = cases[k].at(rf::case_key::kName).get<std::string>();
+    for (const Tensor& t : *captured[k]) {  // a case of several outputs: one entry per float32 output
+      if (t.dtype != DType::float32) continue;
+      const auto values = t.float32_values();
+      const std::string label = captured[k]->size() == 1 ? name : name + "/" + t.name;
+      CaseOutput c{label, t.shape, {values.begin(), values.end()}};
+      RuntimeOutputs one{"", {{"p", {c}}}};
+      out.push_back(outputs_to_json(one)["p"][0]);
+    }
   }
   return out;
 }

@@ -181,6 +181,9 @@ def test_the_runtime_matrix_runs_module_records_without_python_and_measures_thei
     assert done.returncode == 0, done.stdout + done.stderr
     matrix = json.loads((tmp_path / "m.json").read_text())
     assert [r["status"] for r in matrix["runtimes"]] == ["passed", "passed"]
-    drifted = {c["profile"] for c in matrix["drift"]["cases"]}
-    assert "resnet18-torchscript" in drifted
+    drifted = {(c["profile"], c["case"]) for c in matrix["drift"]["cases"]}
+    assert ("resnet18-torchscript", "batch-1") in drifted
+    two = record_of(zoo_run, "two-in-two-out-dynamo")
+    names = [o["name"] for o in two["input_cases"][0]["outputs"]]
+    assert {("two-in-two-out-dynamo", f"batch-1/{n}") for n in names} <= drifted  # one entry per output
     assert matrix["drift"]["beyond_tolerance"] == []
