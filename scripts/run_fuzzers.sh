@@ -34,7 +34,9 @@ JSON_SOURCES=(base/json_strict base/json_python record/validate_record artifacts
               artifacts/artifact_folder base/sha256 base/failure base/record_vocabulary base/json_fields record/profile_rebuild record/settings_in_place
               profile/profile model/model_config record/record record/record_format record/record_json
               record/validate_stages record/validate_cases record/validate_artifacts artifacts/layout
-              base/error base/interrupt base/build_info base/json_tape base/json_view base/file_bytes)
+              base/error base/interrupt base/build_info base/json_tape base/json_view base/file_bytes
+              record/validate_module_specs record/validate_module_cases profile/profile_module profile/module_spec
+              profile/module_spec_json base/tensor)
 declare -A TARGET_SOURCES=(
   [json_record_fuzzer]="${JSON_SOURCES[*]}"
   [artifact_path_fuzzer]="artifacts/artifact_path"
