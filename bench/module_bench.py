@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 PROFILES = REPO / "tests" / "models" / "profiles.json"
 BASELINE = REPO / "bench" / "module_baseline.py"
 REPEATS = 3
+VENV_PYTHON = REPO / ".venv" / "bin" / "python"  # torch, the exporters (the baseline a user would run)
 POLYGRAPHY = REPO / "build" / "polygraphy-venv" / "bin"
 TITLE = "Module profiles: torchvision resnet18 under both exporters (run, execute, peak RSS)"
 
@@ -56,11 +57,11 @@ def _one_exporter(cli, work, name, ort_python):
     for k in range(REPEATS):
         runs.append(_timed([cli, "run", "--profile-file", profiles, "--output", folder / "report.json", "--force",
                             "--quiet"])[0])
-        bases.append(_timed([sys.executable, BASELINE, "export", profiles, name, folder / f"baseline{k}.onnx"])[0])
+        bases.append(_timed([VENV_PYTHON, BASELINE, "export", profiles, name, folder / f"baseline{k}.onnx"])[0])
     artifacts = folder / "report-artifacts"
     for _ in range(REPEATS):
-        executes.append(_timed([cli, "execute", folder / "report.json", artifacts, "--output", folder / "x.json",
-                                "--quiet"], env={"NNX_PYTHON": "/bin/false"}))
+        executes.append(_timed([cli, "execute", folder / "report.json", artifacts, "--output", folder / "x.json"],
+                               env={"NNX_PYTHON": "/bin/false"}))
         rechecks.append(_timed([ort_python, BASELINE, "recheck", artifacts / name]))
     session_rss = _timed([ort_python, BASELINE, "session", artifacts / name])[1]
     polygraphy = _polygraphy(artifacts / name, folder / "polygraphy") if (POLYGRAPHY / "polygraphy").is_file() else None
