@@ -228,14 +228,9 @@ def main() -> int:
 def serve() -> None:
     """Serves requests until stdin closes (main), then ends the process with main's status."""
     status = main()
-    # Skip the interpreter's teardown (seconds after a dynamo export): every file is closed, every
-    # answer written; only the log streams need flushing.
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:  # noqa: BLE001
-            pass
-    os._exit(status)
+    # Skip the interpreter's teardown (seconds after a dynamo export): only the log streams need flushing.
+    from nnx_worker_fork import flush_and_exit  # beside this script; stdlib-only at import
+    flush_and_exit(status)
 
 
 if __name__ == "__main__":

@@ -73,12 +73,18 @@ def _child(work, write_fd: int, out_fd: int) -> None:
     except BaseException:  # noqa: BLE001
         status = 70
     finally:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:  # noqa: BLE001
-                pass
-        os._exit(status)
+        flush_and_exit(status)
+
+
+def flush_and_exit(status: int) -> None:
+    """Flushes the log streams and ends the process at once (no interpreter teardown: every file is closed,
+    every answer written). The worker's own end (nnx_worker.serve) and a forked child's."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001
+            pass
+    os._exit(status)
 
 
 def run_in_child(work, log_lines: int = 5) -> dict:

@@ -14,6 +14,7 @@
 #include "base/tolerance_compare.h"
 #include "model/feedfwd.h"
 #include "record/record.h"
+#include "stages/case_outcome.h"
 #include "stages/module_stages.h"
 #include "stages/reference_outputs.h"
 #include "stages/stages.h"
@@ -38,14 +39,8 @@ struct ParityEvidence {
   std::vector<CaseTriangulation> triangulation;
 };
 
-// An outcome without compared values: errors null, a detail saying what happened.
 void set_case(RecordCase& c, const char* outcome, std::optional<FailureClass> failure, std::string detail) {
-  c.outcome = outcome;
-  c.failure = failure;
-  c.passed = !failure;
-  c.detail = std::move(detail);
-  c.max_abs_error.reset();
-  c.max_rel_error.reset();
+  set_case_outcome(c, outcome, failure, std::move(detail));
 }
 
 // The reason a run's outputs cannot be compared with the reference, or "" when they can.
@@ -131,21 +126,14 @@ void run_case(RecordCase& c, StageContext& context, const std::vector<float>& in
   try {
     outputs = context.session->run_float(input_name, input, c.shape);
   } catch (const RuntimeFailure& e) {
-    const bool expected = e.invalid_argument() && c.expect == rf::kExpectRejected;
-    evidence.runtime_departs = evidence.runtime_departs || !expected;
-    if (e.invalid_argument()) {
-      return set_case(c, rf::kOutcomeRejected, expected ? std::nullopt : std::optional(FailureClass::input_contract),
-                      std::string("refused as an invalid argument: ") + e.what());
-    }
-    return set_case(c, rf::kOutcomeError, FailureClass::runtime_error,
-                    "runtime failed (" + e.code_name() + "): " + e.what());
+    evidence.runtime_departs = record_runtime_failure(c, e) || evidence.runtime_departs;
+    return;
   }
   if (c.expect == rf::kExpectRejected) {
-    evidence.runtime_departs = true;
     std::string shapes;
     for (const auto& o : outputs) shapes += (shapes.empty() ? "" : ", ") + shape_text(o.shape);
-    return set_case(c, rf::kOutcomeAccepted, FailureClass::input_contract,
-                    "a refusal was expected, but the runtime ran it (output " + shapes + ")");
+    evidence.runtime_departs = record_unexpected_run(c, shapes);
+    return;
   }
   compare_case(c, outputs, reference, context, input, evidence);
 }

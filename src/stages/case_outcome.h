@@ -1,0 +1,24 @@
+// A parity case's outcome when nothing was compared (doc/record-format.md §4 parity, §5 the case table),
+// the one rule both parity stages use (parity.cc for a feed-forward record, module_parity.cc for a
+// module's): a refusal as an invalid argument is `rejected` (input-contract unless a refusal was
+// expected), any other runtime failure `error` (runtime-error), and a run of a case that had to be refused
+// `accepted` (input-contract). Each returns whether the runtime departed from what the case expected.
+#pragma once
+#include <optional>
+#include <string>
+
+#include "record/record.h"
+#include "runtime/runtime.h"
+
+namespace nnx {
+
+// An outcome without compared values: errors null, a detail saying what happened.
+void set_case_outcome(RecordCase& c, const char* outcome, std::optional<FailureClass> failure, std::string detail);
+
+// The case's outcome for a run the runtime refused or failed.
+bool record_runtime_failure(RecordCase& c, const RuntimeFailure& failure);
+
+// The case's outcome for a run of a case that had to be refused; `outputs` says what the runtime returned.
+bool record_unexpected_run(RecordCase& c, const std::string& outputs);
+
+}  // namespace nnx
