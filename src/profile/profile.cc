@@ -19,6 +19,14 @@ namespace option = rf::exporter_key;      // the record's exporter options
 namespace case_key = rf::case_key;        // an input case
 namespace settings_key = rf::settings_key;  // the canonical settings object
 
+// The tolerances' and the runtime's problems, which a feed-forward and a module profile share.
+void tolerance_and_runtime_problems(const Profile& profile, std::vector<std::string>& p) {
+  if (!std::isfinite(profile.rtol) || profile.rtol < 0) p.push_back("rtol must be finite and >= 0");
+  if (!std::isfinite(profile.atol) || profile.atol < 0) p.push_back("atol must be finite and >= 0");
+  if (profile.runtime != "onnxruntime") p.push_back("runtime must be \"onnxruntime\", not \"" + profile.runtime + "\"");
+  if (profile.provider.empty()) p.push_back("provider must be a non-empty string");
+}
+
 }  // namespace
 
 json Profile::exporter_options() const {
@@ -81,10 +89,7 @@ std::vector<std::string> Profile::problems() const {
     p.push_back("exporter must be \"torchscript\" or \"dynamo\", not \"" + exporter + "\"");
   }
   if (is_module()) {
-    if (!std::isfinite(rtol) || rtol < 0) p.push_back("rtol must be finite and >= 0");
-    if (!std::isfinite(atol) || atol < 0) p.push_back("atol must be finite and >= 0");
-    if (runtime != "onnxruntime") p.push_back("runtime must be \"onnxruntime\", not \"" + runtime + "\"");
-    if (provider.empty()) p.push_back("provider must be a non-empty string");
+    tolerance_and_runtime_problems(*this, p);
     for (auto& problem : module_profile_problems(*this)) p.push_back(std::move(problem));
     if (p.empty() && is_tested_name(name)) p.push_back("profile \"" + name + "\" reuses a tested profile's name");
     return p;
@@ -103,10 +108,7 @@ std::vector<std::string> Profile::problems() const {
                 std::to_string(limits::kMaxBatches) + " are allowed");
   }
   for (std::size_t i = 0; i < batches.size(); ++i) bounded("batches[" + std::to_string(i) + "]", batches[i]);
-  if (!std::isfinite(rtol) || rtol < 0) p.push_back("rtol must be finite and >= 0");
-  if (!std::isfinite(atol) || atol < 0) p.push_back("atol must be finite and >= 0");
-  if (runtime != "onnxruntime") p.push_back("runtime must be \"onnxruntime\", not \"" + runtime + "\"");
-  if (provider.empty()) p.push_back("provider must be a non-empty string");
+  tolerance_and_runtime_problems(*this, p);
   if (dtype != "float32") p.push_back("dtype must be \"float32\", not \"" + dtype + "\"");
   const auto model_problems = model.problems();
   p.insert(p.end(), model_problems.begin(), model_problems.end());
