@@ -26,7 +26,7 @@ log() { printf 'bootstrap: %s\n' "$*" >&2; }
 
 # --- Debian packages -------------------------------------------------------------------------
 DEB_PACKAGES=(cmake ninja-build g++ make libssl-dev nlohmann-json3-dev libgtest-dev libgmock-dev
-              libbenchmark-dev libopenblas-dev libcli11-dev clang libclang-rt-14-dev python3-venv strace time
+              libbenchmark-dev libopenblas-dev libcli11-dev clang libclang-rt-14-dev python3-venv strace time ccache
               libprotobuf-dev protobuf-compiler
               chromium python3-junitparser)  # the page tests: a real browser, a real JUnit parser
 missing=()

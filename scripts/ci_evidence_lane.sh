@@ -4,8 +4,9 @@
 # package build/python/nnx and build/nnx-conformance).
 #
 #   wheel  the package is built as a wheel from this checkout (pip wheel, no build isolation: scikit-build-core
-#          and pybind11 come from .venv; the CMake build folder build/wheel-build is kept, so a second run
-#          recompiles nothing). The wheel bakes in no path of this checkout.
+#          and pybind11 come from .venv; the CMake build folder build-wheel/ sits beside build/ at the same
+#          depth, so ccache serves what build/ compiled, and it is kept, so a second run recompiles nothing).
+#          The wheel bakes in no path of this checkout.
 #   (a)    a core-only virtualenv (build/lane/core-venv) gets the wheel WITHOUT extras: nnx and
 #          nnx.export_conformance import there (from that virtualenv); torch, onnx, onnxruntime and onnxscript
 #          do not; no ONNX Runtime library is reachable (nothing baked in, no onnxruntime wheel,
@@ -38,11 +39,11 @@ seconds() { date +%s; }
 mkdir -p "$LANE" "$OUT"
 
 # --- the wheel ------------------------------------------------------------------------------------------------
-step "wheel: pip wheel . (no build isolation, build folder $BUILD/wheel-build)"
+step "wheel: pip wheel . (no build isolation, build folder $BUILD-wheel)"
 t0=$(seconds)
 rm -rf "$LANE/wheelhouse"
 "$VENV_PY" -m pip wheel "$ROOT" --no-build-isolation --no-deps --disable-pip-version-check -q \
-  -w "$LANE/wheelhouse" --config-settings=build-dir="$BUILD/wheel-build" || fail "the wheel did not build"
+  -w "$LANE/wheelhouse" --config-settings=build-dir="$BUILD-wheel" || fail "the wheel did not build"
 wheel=("$LANE"/wheelhouse/nnx_conformance-*.whl)
 [[ -f "${wheel[0]}" ]] || fail "no wheel in $LANE/wheelhouse"
 ok "built $(basename "${wheel[0]}") in $(($(seconds) - t0)) s"
