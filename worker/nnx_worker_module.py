@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 
 from nnx_worker_fork import ChildDied, run_in_child
 from nnx_worker_model import ProtocolError, describe, is_int
@@ -205,18 +206,34 @@ def _export_answer() -> dict:
     return {"ok": True, "import_error": None, "exception": None, "log": "", "warnings": [], "module": None,
             "model_state": None, "changed": [], "changed_entries": [], "wrote_model": False, "output_names": [],
             "dims_in_graph": None, "graph": None, "references": [], "oracle": None, "oracle_missing": None,
-            "weights": None}
+            "weights": None, "step_seconds": []}
+
+
+class _Steps:
+    """The wall time of each step of the child's work, in order, into answer["step_seconds"] as [step,
+    seconds] pairs (run --timings)."""
+
+    def __init__(self, answer: dict):
+        self.seconds, self.start = answer.setdefault("step_seconds", []), time.perf_counter()
+
+    def done(self, step: str) -> None:
+        now = time.perf_counter()
+        self.seconds.append([step, now - self.start])
+        self.start = now
 
 
 def _reference_steps(plan: dict, answer: dict):
     """Steps 1-4 (import, call, identity, reference): the module, with `answer` filled in."""
+    steps = _Steps(answer)
     module, answer["module"] = build_module(plan["factory"], plan["factory_path"])
+    steps.done("module")
     if plan["cases"]:
         answer["output_names"], answer["references"] = references(module, plan["cases"], plan["output_names"])
     else:
         sample = plan.get("example") or []
         count = len(forward_leaves(module, sample)) if sample else len(plan["output_names"] or [])
         answer["output_names"] = output_names(plan["output_names"], count)
+    steps.done("reference")
     return module
 
 
@@ -226,12 +243,16 @@ def _export_work(plan: dict) -> dict:
     answer = _export_answer()
     try:
         module = _reference_steps(plan, answer)
+        steps = _Steps(answer)
         answer["oracle"], answer["oracle_missing"] = oracle(module, plan["cases"], answer["output_names"])
+        steps.done("oracle")
         example, path, names = plan["example"], plan["path"], answer["output_names"]
         give_gradients_and_mixed_mode(module, example)
+        steps.done("gradients")
         os.makedirs(plan["output_dir"], exist_ok=True)
         outcome = watch_export(module, path, lambda: export_in_eval(
             module, lambda: call_module_exporter(module, example, path, plan, names)))
+        steps.done("exporter")
     except ModuleProblem as exc:
         answer["import_error" if exc.importing else "exception"] = str(exc)
         return answer
@@ -246,6 +267,7 @@ def _export_work(plan: dict) -> dict:
             answer["weights"] = nnx_worker_weights.classify(module, path)
         except Exception as exc:  # noqa: BLE001 - a graph the classifier cannot read: say so, keep the rest
             answer["warnings"] = sorted(set(answer["warnings"]) | {f"nnx: weights not classified: {describe(exc)}"})
+        steps.done("weights")
     return answer
 
 

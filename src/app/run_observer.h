@@ -1,7 +1,8 @@
 // What a front end may watch of a run without touching the record (doc/architecture.md, "Progress and
 // timings"): `on_stage` is called when a profile's stage starts (the live progress line), `on_phase` when a
 // phase ends, with its wall time relative to the observer's clock. Phase names are those of `run --timings`:
-// "worker_start" (the dependencies stage: starting the worker and its dependency imports), "export",
+// "worker_start" (the dependencies stage: starting the worker and its dependency imports), "export" (and a
+// module export's steps within it, "export_<step>": app/run_profile.cc report_export_steps),
 // "check", "reference" (parity's reference, asked of the worker: stages.h prepare_parity), "load", "parity"
 // (per profile) and "write" (the report, profile null); `on_profile_end` when a profile's record is final.
 // Each is optional. A run's lanes (one per worker, up to `run --jobs N`) each have two threads (the

@@ -52,6 +52,17 @@ void report_imports(const StageContext& context, const RunPhase& dependencies, c
   }
 }
 
+// A module export's steps (worker/PROTOCOL.md, "module_export": step_seconds, then storing the tensors), inside
+// the export phase as "export_<step>", in order: they are its last work, so the last ends with the phase.
+void report_export_steps(const StageContext& context, const RunPhase& exported, const RunObserver& observer) {
+  double start = exported.start_s + exported.seconds;
+  for (const auto& [step, seconds] : context.times.export_step_seconds) start -= seconds;
+  for (const auto& [step, seconds] : context.times.export_step_seconds) {
+    observer.on_phase({"export_" + step, exported.profile, exported.worker, start, seconds});
+    start += seconds;
+  }
+}
+
 // A phase of `profile` from `start` to `end`; the worker's phases name the worker that served them (worker >= 0).
 RunPhase phase_of(const RunObserver& observer, const char* name, const std::string& profile, int worker,
                   Clock::time_point start, Clock::time_point end) {
@@ -76,6 +87,7 @@ bool run_observed_stages(StageContext& context, std::span<const StageUnit> units
           phase_of(*observer, phase_name(stage), profile, warm != nullptr ? warm->serial : -1, start, end);
       observer->on_phase(phase);
       if (stage == Stage::dependencies) report_imports(context, phase, *observer);
+      if (stage == Stage::export_model) report_export_steps(context, phase, *observer);
     }
   };
   return run_stages(context, units, hook);

@@ -6,6 +6,7 @@
 // outputs. Failures: the factory's module does not import → the dependencies stage's missing-dependency
 // (export not run); state-changed (first); export-error (the factory raised or returned no module, the
 // exporter raised or wrote no model.onnx, the worker could not answer, the answer is malformed).
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -127,8 +128,20 @@ json export_detail(const json& answer) {
   return detail;
 }
 
+// The child's step times (worker/PROTOCOL.md, "module_export": step_seconds), for run --timings.
+void keep_step_seconds(StageContext& context, const json& answer) {
+  const auto steps = answer.find(wire::kStepSeconds);
+  if (steps == answer.end() || !steps->is_array()) return;
+  for (const auto& step : *steps) {
+    if (step.is_array() && step.size() == 2 && step[0].is_string() && step[1].is_number()) {
+      context.times.export_step_seconds.emplace_back(step[0].get<std::string>(), step[1].get<double>());
+    }
+  }
+}
+
 bool record_answer(StageContext& context, const json& answer, const std::vector<std::vector<Tensor>>& inputs) {
   Record& record = context.record;
+  keep_step_seconds(context, answer);
   record_identity(record, answer);
   if (const json error = answer.value(wire::kImportError, json()); error.is_string()) {
     record.set_stage_failed(Stage::dependencies, FailureClass::missing_dependency,
@@ -151,7 +164,10 @@ bool record_answer(StageContext& context, const json& answer, const std::vector<
     return fail(context, FailureClass::export_error,
                 json{{detail_key::kError, "the exporter wrote no model.onnx"}, {detail_key::kLog, answer.value(wire::kLog, "")}});
   }
+  const auto stored = std::chrono::steady_clock::now();
   store_case_tensors(context, inputs, answer);
+  context.times.export_step_seconds.emplace_back(
+      "store", std::chrono::duration<double>(std::chrono::steady_clock::now() - stored).count());
   record.set_stage_passed(Stage::export_model, export_detail(answer));
   return true;
 }

@@ -37,6 +37,8 @@ struct StageTimes {
   double load_seconds = 0.0;          // the load stage (verify, then the session)
   // The worker's import of each Python module in the dependencies request, in request order.
   std::vector<std::pair<std::string, double>> import_seconds;
+  // A module export's steps, in order (the worker's child's, then "store": writing the case tensors).
+  std::vector<std::pair<std::string, double>> export_step_seconds;
 };
 
 // Parity's worker part, computed ahead by prepare_parity (stages.h): each input case's tensor (drawn from

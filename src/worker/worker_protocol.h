@@ -83,5 +83,6 @@ inline constexpr const char* kReferences = "references";          // answer: [{n
 inline constexpr const char* kOracle = "oracle";                  // answer: the same in float64, or null
 inline constexpr const char* kOracleMissing = "oracle_missing";   // answer: why the oracle is null
 inline constexpr const char* kWeights = "weights";                // answer: {kept, transformed, missing}
+inline constexpr const char* kStepSeconds = "step_seconds";       // answer: {step: wall seconds}, in step order
 
 }  // namespace nnx::worker_protocol

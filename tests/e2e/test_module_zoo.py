@@ -24,7 +24,8 @@ EXPORTERS = ("torchscript", "dynamo")
 def zoo_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("zoo")
     profiles = write_profiles(out / "profiles.json", zoo_profiles())
-    done = run_cli("run", "--profile-file", profiles, "--output", out / "report.json", timeout=3000)
+    done = run_cli("run", "--profile-file", profiles, "--output", out / "report.json",
+                   "--timings", out / "timings.json", timeout=3000)
     report = json.loads((out / "report.json").read_text())
     return done, report, out
 
@@ -167,6 +168,26 @@ def test_the_readme_example_is_the_profile_file_it_names_and_says_what_its_recor
     weights = record_of(zoo_run, "resnet18-dynamo")["stages"]["export"]["detail"]["weights"]
     assert "120\nentries `transformed`" in section or "120 entries `transformed`" in section.replace("\n", " ")
     assert len(weights["transformed"]) == 120 and weights["missing"] == []
+
+
+STEPS = ["export_module", "export_reference", "export_oracle", "export_gradients", "export_exporter",
+         "export_weights", "export_store"]
+
+
+@pytest.mark.parametrize("exporter", EXPORTERS)
+def test_timings_split_a_module_export_into_its_steps_inside_the_export_phase(zoo_run, exporter):
+    phases = json.loads((zoo_run[2] / "timings.json").read_text())["phases"]
+    mine = [p for p in phases if p["profile"] == f"resnet18-{exporter}"]
+    export = next(p for p in mine if p["name"] == "export")
+    steps = [p for p in mine if p["name"].startswith("export_")]
+    assert [p["name"] for p in steps] == STEPS
+    assert all(p["worker"] == export["worker"] and p["seconds"] >= 0 for p in steps)
+    assert steps[0]["start_s"] >= export["start_s"] - 1e-6
+    for before, after in zip(steps, steps[1:]):
+        assert abs(before["start_s"] + before["seconds"] - after["start_s"]) < 1e-6
+    assert abs(steps[-1]["start_s"] + steps[-1]["seconds"] - export["start_s"] - export["seconds"]) < 1e-6
+    assert sum(p["seconds"] for p in steps) <= export["seconds"]
+    assert max(steps, key=lambda p: p["seconds"])["name"] == "export_exporter", steps
 
 
 def test_the_runtime_matrix_runs_module_records_without_python_and_measures_their_drift(zoo_run, tmp_path):
