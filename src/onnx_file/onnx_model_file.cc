@@ -11,42 +11,85 @@
 namespace nnx {
 namespace {
 
-// Every external-data location of the tensors a graph holds, at any depth (the collector of the walk).
-class LocationWalk {
+// ONNX Runtime's tag for a location whose `offset` is an address in its own memory (tensorprotoutils.h).
+constexpr const char* kOrtMemoryAddressTag = "*/_ORT_MEM_ADDR_/*";
+
+// A node as a message names it: its name (or its index when it has none) and its operator.
+std::string node_name(const onnx::NodeProto& n, int index) {
+  const std::string named = n.name().empty() ? "#" + std::to_string(index) : "\"" + n.name() + "\"";
+  return "node " + named + " (" + (n.domain().empty() ? "" : n.domain() + ".") + n.op_type() + ")";
+}
+
+bool is_onnx_constant(const onnx::NodeProto& n) {
+  return n.op_type() == "Constant" && (n.domain().empty() || n.domain() == "ai.onnx");
+}
+
+// The one walk over every tensor a model holds (doc/external-data.md): the main graph's initializers and
+// sparse initializers, every node attribute's tensors, sparse tensors and graphs (subgraphs at any depth),
+// and every model-local function's nodes and attribute defaults. Each tensor with external data is either
+// served from the verified bytes (a main-graph initializer, or the `value` of a main-graph Constant, which
+// ONNX Runtime turns into one) and its location collected, or refused naming it and where it sits.
+class ExternalDataWalk {
  public:
-  void tensor(const onnx::TensorProto& t) {
-    if (!is_external(t)) return;
-    for (const auto& entry : t.external_data()) {
-      if (entry.key() == "location") found_.insert(entry.value());
+  void model(const onnx::ModelProto& m) {
+    graph(m.graph(), "the main graph", true);
+    for (const auto& f : m.functions()) {
+      const std::string in = "function \"" + f.name() + "\" (domain \"" + f.domain() + "\")";
+      for (const auto& a : f.attribute_proto()) attribute(a, "default of attribute \"" + a.name() + "\" of " + in);
+      nodes(f.node(), in, false);
     }
-  }
-  void sparse(const onnx::SparseTensorProto& s) {
-    if (s.has_values()) tensor(s.values());
-    if (s.has_indices()) tensor(s.indices());
-  }
-  void attribute(const onnx::AttributeProto& a) {
-    if (a.has_t()) tensor(a.t());
-    for (const auto& t : a.tensors()) tensor(t);
-    if (a.has_sparse_tensor()) sparse(a.sparse_tensor());
-    for (const auto& s : a.sparse_tensors()) sparse(s);
-    if (a.has_g()) graph(a.g());
-    for (const auto& g : a.graphs()) graph(g);
-  }
-  void node(const onnx::NodeProto& n) {
-    for (const auto& a : n.attribute()) attribute(a);
-  }
-  void graph(const onnx::GraphProto& g) {
-    for (const auto& t : g.initializer()) tensor(t);
-    for (const auto& s : g.sparse_initializer()) sparse(s);
-    for (const auto& n : g.node()) node(n);
-  }
-  void function(const onnx::FunctionProto& f) {
-    for (const auto& a : f.attribute_proto()) attribute(a);  // default attribute values
-    for (const auto& n : f.node()) node(n);
   }
   std::vector<std::string> sorted() const { return {found_.begin(), found_.end()}; }
 
  private:
+  void graph(const onnx::GraphProto& g, const std::string& in, bool main) {
+    for (const auto& t : g.initializer()) tensor(t, "initializer \"" + t.name() + "\" of " + in, main);
+    for (const auto& s : g.sparse_initializer()) {
+      sparse(s, "sparse initializer \"" + s.values().name() + "\" of " + in);
+    }
+    nodes(g.node(), in, main);
+  }
+  void nodes(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& list, const std::string& in, bool main) {
+    for (int i = 0; i < list.size(); ++i) {
+      const onnx::NodeProto& n = list[i];
+      for (const auto& a : n.attribute()) {
+        const std::string of = "attribute \"" + a.name() + "\" of " + node_name(n, i) + " in " + in;
+        const bool served = main && is_onnx_constant(n) && a.name() == "value";  // becomes an initializer
+        attribute(a, of, served);
+      }
+    }
+  }
+  void attribute(const onnx::AttributeProto& a, const std::string& of, bool served = false) {
+    if (a.has_t()) tensor(a.t(), "the tensor of " + of, served);
+    for (const auto& t : a.tensors()) tensor(t, "a tensor of " + of, false);
+    if (a.has_sparse_tensor()) sparse(a.sparse_tensor(), "the sparse tensor of " + of);
+    for (const auto& s : a.sparse_tensors()) sparse(s, "a sparse tensor of " + of);
+    if (a.has_g()) graph(a.g(), "subgraph \"" + a.g().name() + "\" (" + of + ")", false);
+    for (const auto& g : a.graphs()) graph(g, "subgraph \"" + g.name() + "\" (" + of + ")", false);
+  }
+  void sparse(const onnx::SparseTensorProto& s, const std::string& what) {
+    if (s.has_values()) tensor(s.values(), "the values of " + what, false);
+    if (s.has_indices()) tensor(s.indices(), "the indices of " + what, false);
+  }
+  void tensor(const onnx::TensorProto& t, const std::string& what, bool served) {
+    if (!is_external(t)) return;
+    const std::string named = "tensor \"" + t.name() + "\" (" + what + ")";
+    const ExternalReference ref = external_reference(t, named);
+    if (ref.location == kOrtMemoryAddressTag) {
+      throw ConformanceError(named + " gives its external data location as \"" + ref.location +
+                             "\", ONNX Runtime's tag for an address in its own memory: re-save the model with the "
+                             "data inline or in a file beside model.onnx");
+    }
+    if (!served) {
+      throw ConformanceError(named + " keeps its data in the external file \"" + ref.location +
+                             "\", which ONNX Runtime would open relative to its working directory instead of "
+                             "taking it from the verified artifacts (only main-graph initializers and main-graph "
+                             "Constants are served from them): re-save the model with the data inline or as a "
+                             "main-graph initializer");
+    }
+    found_.insert(ref.location);
+  }
+
   std::set<std::string> found_;
 };
 
@@ -94,9 +137,8 @@ std::vector<OnnxValueInfo> graph_inputs(const onnx::GraphProto& graph) {
 
 OnnxModelFile read_onnx_model(std::span<const std::byte> model_bytes, const ExternalBytes& external) {
   const onnx::ModelProto model = parse_model(model_bytes);
-  LocationWalk walk;
-  walk.graph(model.graph());
-  for (const auto& f : model.functions()) walk.function(f);
+  ExternalDataWalk walk;
+  walk.model(model);
   OnnxModelFile file;
   file.external_locations = walk.sorted();
   file.initializers.reserve(static_cast<std::size_t>(model.graph().initializer_size()));

@@ -1,14 +1,20 @@
 // Reading an ONNX model file (a serialised onnx.ModelProto, ONNX's own onnx.proto compiled by protoc at build
 // time; doc/architecture.md, "The layers"). The load stage uses it to learn which external-data locations a
-// model references, spelled exactly as the model spells them (doc/record-format.md §4 load).
+// model references, spelled exactly as the model spells them (doc/record-format.md §4 load), before any
+// session exists.
 //
-// `read_onnx_model` parses the bytes and returns every external-data `location` the model references
-// (initializers, sparse initializers, node attribute tensors at any subgraph depth, model-local functions)
-// and the graph's initializers in file order; a FLOAT initializer's values come from raw_data (little
-// endian), float_data or its external file (`offset`, `length`), read through `external`. Bytes that do not
-// parse as a model with a graph, or an initializer whose external file is absent, out of range or of the
-// wrong size for its dims, throw ConformanceError naming the tensor and the problem. Nothing is allocated
-// for values before their count is known to match the bytes that hold them.
+// `read_onnx_model` parses the bytes and walks every tensor the model holds, once (doc/external-data.md):
+// initializers and sparse initializers (values and indices) of every graph, node attribute tensors and
+// sparse tensors, subgraphs at any depth, model-local functions' nodes and attribute defaults. A tensor
+// whose data is external must be one whose bytes ONNX Runtime is given from memory — a main-graph initializer
+// or the `value` of a main-graph Constant — and must not use ONNX Runtime's memory-address tag as its location;
+// any other is refused (ConformanceError naming the tensor, where it sits and the way out), since ONNX
+// Runtime would read it from a path relative to its working directory. It returns the served tensors'
+// locations and the graph's initializers in file order; a FLOAT initializer's values come from raw_data
+// (little endian), float_data or its external file (`offset`, `length`), read through `external`. Bytes
+// that do not parse as a model with a graph, or an initializer whose external file is absent, out of range
+// or of the wrong size for its dims, throw ConformanceError naming the tensor and the problem. Nothing is
+// allocated for values before their count is known to match the bytes that hold them.
 //
 // It also returns the graph's inputs (those that are not also initializers, as IR versions before 4 list
 // them) and outputs in file order, each with its element type (a DType when base/tensor.h has one) and its
@@ -56,7 +62,7 @@ struct OnnxValueInfo {
 };
 
 struct OnnxModelFile {
-  std::vector<std::string> external_locations;  // every referenced location as written, sorted, unique
+  std::vector<std::string> external_locations;  // every (served) referenced location as written, sorted, unique
   std::vector<OnnxInitializer> initializers;     // graph.initializer, in file order
   std::vector<OnnxValueInfo> graph_inputs;       // graph.input less the initializers' names, in file order
   std::vector<OnnxValueInfo> graph_outputs;      // graph.output, in file order

@@ -5,7 +5,8 @@
 // External data: ONNX Runtime finds an in-memory external file by the location string the model holds, so
 // every location model.onnx references (read with onnx_file/onnx_model_file.h) is handed over under the
 // model's exact spelling ("./w.bin") with the verified bytes of the file it normalises to (artifact_path.h);
-// a model the reader refuses, or a location that names no file the record lists as external-data: load-error.
+// a model the reader refuses (external data ONNX Runtime would read from its working directory is refused
+// there, doc/external-data.md), or a location that names no file the record lists as external-data: load-error.
 #include <chrono>
 #include <optional>
 #include <span>

@@ -3,7 +3,8 @@ and the fixtures, hostile_support.py what only the hostile tests need).
 
 One helper for one job: reading a record's stage statuses, a report's records by profile, which worker
 served which export, the spy library's environment, a built test tool, a locked ONNX Runtime release, the
-bytes the product saves a JSON document as, a private copy of a run's artifacts, and a file's sha256.
+bytes the product saves a JSON document as, a private copy of a run's artifacts, a file's sha256, and a
+record's artifacts listed again from its folder (as a tamperer keeps the hashes consistent).
 """
 import hashlib
 import json
@@ -16,7 +17,7 @@ import pytest
 from conftest import BUILD, BUNDLED_ORT
 
 STAGES = ("dependencies", "export", "check", "load", "parity")
-SPY = BUILD / "libnnx_ort_spy.so"
+SPY = (BUILD / "libnnx_ort_spy.so").resolve()  # absolute: a test may start the CLI in another folder
 CACHE = Path(os.environ.get("NNX_CACHE", Path.home() / ".cache" / "nnx-conformance"))
 
 
@@ -77,3 +78,17 @@ def copy_artifacts(artifacts: Path, tmp_path: Path) -> Path:
 def sha256_of(path) -> str:
     """The hex sha256 of the file's bytes."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def relist(report_path, folder, roles=None):
+    """The record's artifacts.files listed again from the folder, as the check stage lists them."""
+    report = json.loads(report_path.read_text())
+    record = report["profiles"][0]
+    files = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        rel = path.relative_to(folder).as_posix()
+        data = path.read_bytes()
+        role = "model" if rel == "model.onnx" else (roles or {}).get(rel, "external-data")
+        files.append({"path": rel, "role": role, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+    record["artifacts"]["files"] = files
+    write_json(report_path, report)

@@ -9,7 +9,6 @@ verifies; onnx.checker.check_model(path, full_check=True) accepts the folder; th
 must pass every case and `verify` must pass. A referenced file listed with another role is a load-error
 naming the location; and `import onnx` and the package's reader live together in one Python process.
 """
-import hashlib
 import json
 import os
 import shutil
@@ -22,7 +21,7 @@ import pytest
 from onnx.external_data_helper import convert_model_to_external_data
 
 from conftest import BUILD, run_cli
-from support import copy_artifacts, write_json
+from support import copy_artifacts, relist
 
 PROFILE = "feedfwd-fp32-torchscript"
 
@@ -73,20 +72,6 @@ def file_per_tensor_in_a_subfolder(model, path):
 def locations(model_path):
     model = onnx.load(model_path, load_external_data=False)
     return sorted({e.value for t in model.graph.initializer for e in t.external_data if e.key == "location"})
-
-
-def relist(report_path, folder, roles=None):
-    """The record's artifacts.files listed again from the folder, as the check stage lists them."""
-    report = json.loads(report_path.read_text())
-    record = report["profiles"][0]
-    files = []
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        rel = path.relative_to(folder).as_posix()
-        data = path.read_bytes()
-        role = "model" if rel == "model.onnx" else (roles or {}).get(rel, "external-data")
-        files.append({"path": rel, "role": role, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
-    record["artifacts"]["files"] = files
-    write_json(report_path, report)
 
 
 def rewrite(copied, save):

@@ -74,37 +74,49 @@ def external(tensor, location):
     set_external_data(tensor, location)
     return tensor
 
-# Nested: an If whose branches hold an initializer, a Constant's tensor and, deeper, a Loop body with a
-# Constant; a sparse initializer; a node with a list of tensors; a model-local function with a Constant.
-deep = helper.make_graph([helper.make_node("Constant", [], ["d"], value=external(raw("d", [4]), "deep/./d.bin"))],
-                         "deep", [], [helper.make_tensor_value_info("d", TensorProto.FLOAT, [1])])
-then_branch = helper.make_graph(
-    [helper.make_node("Constant", [], ["c"], value=external(raw("c", [1]), "then/c.bin")),
-     helper.make_node("Loop", ["", ""], [], body=deep)], "then", [],
-    [helper.make_tensor_value_info("c", TensorProto.FLOAT, [1])], [external(raw("ti", [2]), "then/ti.bin")])
-else_branch = helper.make_graph([helper.make_node("Constant", [], ["e"], value_float=1.0)], "else", [],
-                                [helper.make_tensor_value_info("e", TensorProto.FLOAT, [1])])
-fn = helper.make_function("local", "fn", ["x"], ["y"],
-                          [helper.make_node("Constant", [], ["y"], value=external(raw("f", [3]), "fn.bin"))],
-                          [helper.make_opsetid("", 18)])
-nodes = [helper.make_node("If", ["cond"], ["r"], then_branch=then_branch, else_branch=else_branch),
-         helper.make_node("Custom", [], ["z"], domain="local",
-                          many=[external(raw("m0", [5]), "w.bin"), external(raw("m1", [6]), "./w.bin")]),
-         helper.make_node("fn", ["r"], ["s"], domain="local")]
-graph = helper.make_graph(nodes, "nested", [helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
-                          [helper.make_tensor_value_info("s", TensorProto.FLOAT, [1])],
-                          [external(raw("top", [7]), "top.bin")])
-values = external(raw("sv", [8]), "sparse/values.bin")
-indices = numpy_helper.from_array(np.array([0], dtype=np.int64), "si")
-graph.sparse_initializer.append(helper.make_sparse_tensor(values, indices, [4]))
-model = helper.make_model(graph, functions=[fn],
-                          opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("local", 1)])
-for folder in ("sparse", "then", "deep"):
-    os.makedirs(f"{out}/nested/{folder}")
-with open(f"{out}/nested/sparse/values.bin", "wb") as f:  # save_model writes no sparse tensor's data
-    f.write(values.raw_data)
-values.ClearField("raw_data")
-onnx.save_model(model, f"{out}/nested/model.onnx")
+# One model per place a tensor with external data can sit, each beside a served main-graph initializer
+# (top.bin); "served" holds only what ONNX Runtime is given from memory (an initializer, a Constant's value).
+out3 = helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])
+def model(nodes, initializer=(), sparse=(), functions=()):
+    graph = helper.make_graph(nodes, "main", [], [out3], [external(raw("top", [7]), "top.bin"), *initializer])
+    graph.sparse_initializer.extend(sparse)
+    return helper.make_model(graph, functions=list(functions),
+                             opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("local", 1)])
+def graph(name, nodes, initializer=()):
+    return helper.make_graph(nodes, name, [], [out3], list(initializer))
+def constant(name, location, node_name=None):
+    return helper.make_node("Constant", [], ["y"], value=external(raw(name, [1]), location), name=node_name)
+else_branch = graph("else", [helper.make_node("Constant", [], ["y"], value_float=1.0)])
+def if_node(then_branch):
+    return helper.make_node("If", ["cond"], ["y"], then_branch=then_branch, else_branch=else_branch, name="if")
+def sparse(values_location, indices_location):
+    values, indices = raw("sv", [8]), numpy_helper.from_array(np.array([0], dtype=np.int64), "si")
+    if values_location: external(values, values_location)
+    if indices_location: external(indices, indices_location)
+    return helper.make_sparse_tensor(values, indices, [4])
+loop = helper.make_node("Loop", ["", ""], [], body=graph("body", [constant("d", "deep/./d.bin", "k")]), name="loop")
+fn_default = helper.make_function("local", "fd", [], ["y"], [], [helper.make_opsetid("", 18)], ["a"])
+fn_default.attribute_proto.append(helper.make_attribute("a", external(raw("fa", [2]), "fa.bin")))
+places = {
+    "if_initializer": model([if_node(graph("then", [], [external(raw("ti", [2]), "then/ti.bin")]))]),
+    "loop_in_if": model([if_node(graph("then", [loop]))]),
+    "sparse_values": model([], sparse=[sparse("sparse/values.bin", None)]),
+    "sparse_indices": model([], sparse=[sparse(None, "sparse/indices.bin")]),
+    "function_constant": model([], functions=[helper.make_function(
+        "local", "fn", [], ["y"], [constant("f", "fn.bin")], [helper.make_opsetid("", 18)])]),
+    "function_default": model([], functions=[fn_default]),
+    "node_tensors": model([helper.make_node("Custom", [], ["y"], domain="local",
+                                            many=[raw("m0", [5]), external(raw("m1", [6]), "./w.bin")])]),
+    "attribute_tensor": model([helper.make_node("ConstantOfShape", ["s"], ["y"], value=external(raw("v", [1]), "v.bin"))]),
+    "sparse_constant": model([helper.make_node("Constant", [], ["y"], sparse_value=sparse("sc.bin", None))]),
+    "memory_address": model([constant("c", "*/_ORT_MEM_ADDR_/*", "c")]),  # its raw_data cleared below
+    "served": model([constant("c", "./c.bin", "c")]),
+}
+places["memory_address"].graph.node[0].attribute[0].t.ClearField("raw_data")  # save_model writes no file
+for folder in ("then", "deep"):
+    os.makedirs(f"{out}/places/{folder}", exist_ok=True)
+for name, m in places.items():
+    onnx.save_model(m, f"{out}/places/{name}.onnx")
 )PY";
 
 using test_support::read_byte_vector;
@@ -225,13 +237,47 @@ TEST_F(OnnxModelFileTest, ATruncatedModelDoesNotParse) {
   EXPECT_NE(refusal(garbage, nullptr).find("not an ONNX model"), std::string::npos);
 }
 
-TEST_F(OnnxModelFileTest, LocationsOfNestedGraphsSparseTensorsAttributesAndFunctionsAreListedAsWritten) {
-  const OnnxModelFile file = read("nested/model.onnx", files_of(*dir_ / "nested"));
-  EXPECT_EQ(file.external_locations,
-            (std::vector<std::string>{"./w.bin", "deep/./d.bin", "fn.bin", "sparse/values.bin", "then/c.bin",
-                                      "then/ti.bin", "top.bin", "w.bin"}));
-  ASSERT_EQ(file.initializers.size(), 1u);  // the main graph's own
-  EXPECT_EQ(file.initializers[0].values, std::vector<float>{7.0f});
+// The tensor and where it sits, as the refusal of places/<name>.onnx names them.
+const std::map<std::string, std::string> kPlaces = {
+    {"if_initializer", "tensor \"ti\" (initializer \"ti\" of subgraph \"then\" (attribute \"then_branch\" of node "
+                       "\"if\" (If) in the main graph)) keeps its data in the external file \"then/ti.bin\""},
+    {"loop_in_if", "tensor \"d\" (the tensor of attribute \"value\" of node \"k\" (Constant) in subgraph \"body\" "
+                   "(attribute \"body\" of node \"loop\" (Loop) in subgraph \"then\" (attribute \"then_branch\" of "
+                   "node \"if\" (If) in the main graph))) keeps its data in the external file \"deep/./d.bin\""},
+    {"sparse_values", "tensor \"sv\" (the values of sparse initializer \"sv\" of the main graph)"},
+    {"sparse_indices", "tensor \"si\" (the indices of sparse initializer \"sv\" of the main graph)"},
+    {"function_constant", "tensor \"f\" (the tensor of attribute \"value\" of node #0 (Constant) in function \"fn\" "
+                          "(domain \"local\"))"},
+    {"function_default", "tensor \"fa\" (the tensor of default of attribute \"a\" of function \"fd\" (domain "
+                         "\"local\"))"},
+    {"node_tensors", "tensor \"m1\" (a tensor of attribute \"many\" of node #0 (local.Custom) in the main graph)"},
+    {"attribute_tensor", "tensor \"v\" (the tensor of attribute \"value\" of node #0 (ConstantOfShape) in the main "
+                         "graph)"},
+    {"sparse_constant", "tensor \"sv\" (the values of the sparse tensor of attribute \"sparse_value\" of node #0 "
+                        "(Constant) in the main graph)"},
+};
+
+TEST_F(OnnxModelFileTest, ExternalDataAnywhereButTheMainGraphsInitializersAndConstantsIsRefusedNamingWhere) {
+  for (const auto& [name, where] : kPlaces) {
+    const std::string why = refusal(read_byte_vector(*dir_ / "places" / (name + ".onnx")), nullptr);
+    EXPECT_TRUE(why.starts_with(where)) << name << ": " << why;
+    EXPECT_NE(why.find("relative to its working directory"), std::string::npos) << name << ": " << why;
+    EXPECT_TRUE(why.ends_with("re-save the model with the data inline or as a main-graph initializer"))
+        << name << ": " << why;
+  }
+}
+
+TEST_F(OnnxModelFileTest, TheMemoryAddressTagIsRefusedEvenForAServedTensor) {
+  const std::string why = refusal(read_byte_vector(*dir_ / "places/memory_address.onnx"), nullptr);
+  EXPECT_TRUE(why.starts_with("tensor \"c\" (the tensor of attribute \"value\" of node \"c\" (Constant) in the main "
+                              "graph) gives its external data location as \"*/_ORT_MEM_ADDR_/*\""))
+      << why;
+}
+
+TEST_F(OnnxModelFileTest, MainGraphInitializersAndConstantsAreServedAndTheirLocationsListedAsWritten) {
+  const OnnxModelFile file = read("places/served.onnx", files_of(*dir_ / "places"));
+  EXPECT_EQ(file.external_locations, (std::vector<std::string>{"./c.bin", "top.bin"}));
+  ASSERT_EQ(file.initializers.size(), 1u);  // the main graph's own; the Constant is not one in the file
   EXPECT_EQ(file.initializers[0].external_location, "top.bin");
 }
 
