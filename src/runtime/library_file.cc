@@ -13,6 +13,9 @@
 #include <string_view>
 #include <vector>
 
+// Defined by the linker (GNU ld, gold, lld) in every executable and shared object: its own ELF header.
+extern "C" const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
+
 namespace nnx {
 namespace {
 
@@ -21,25 +24,11 @@ using ProgramHeader = ElfW(Phdr);
 using SectionHeader = ElfW(Shdr);
 using Symbol = ElfW(Sym);
 
-constexpr unsigned char kNativeClass = sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32;
-constexpr unsigned char kNativeByteOrder = __BYTE_ORDER == __LITTLE_ENDIAN ? ELFDATA2LSB : ELFDATA2MSB;
-#if defined(__x86_64__)
-constexpr std::uint16_t kNativeMachine = EM_X86_64;
-#elif defined(__aarch64__)
-constexpr std::uint16_t kNativeMachine = EM_AARCH64;
-#elif defined(__i386__)
-constexpr std::uint16_t kNativeMachine = EM_386;
-#elif defined(__arm__)
-constexpr std::uint16_t kNativeMachine = EM_ARM;
-#elif defined(__powerpc64__)
-constexpr std::uint16_t kNativeMachine = EM_PPC64;
-#elif defined(__s390x__)
-constexpr std::uint16_t kNativeMachine = EM_S390;
-#elif defined(__riscv)
-constexpr std::uint16_t kNativeMachine = EM_RISCV;
-#else
-#error "library_file.cc: name this machine's ELF e_machine"
-#endif
+// This very binary's own ELF header (the linker's __ehdr_start, above): its class, byte order and machine
+// are this machine's.
+const unsigned char kNativeClass = __ehdr_start.e_ident[EI_CLASS];
+const unsigned char kNativeByteOrder = __ehdr_start.e_ident[EI_DATA];
+const std::uint16_t kNativeMachine = __ehdr_start.e_machine;
 
 // A symbol table larger than this is not a library's (ONNX Runtime's exports a few hundred symbols).
 constexpr std::uint64_t kMaxTableBytes = std::uint64_t{64} << 20;
