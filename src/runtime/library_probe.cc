@@ -21,6 +21,8 @@ constexpr std::size_t kMaxVersionBytes = 256;
 constexpr std::size_t kMaxAnswerBytes = 4096;
 constexpr char kVersionMark = 'V';  // the child's answer: 'V' + the version, or 'P' + the problem
 constexpr char kProblemMark = 'P';
+constexpr char kExitMark = 'X';     // or 'X' + the status the library passed to exit()
+constexpr int kAnswerFd = 3;
 
 std::string signal_name(int signal) {
   const char* abbreviation = sigabbrev_np(signal);
@@ -37,16 +39,32 @@ void write_all(int fd, const std::string& text) {
   }
 }
 
+void write_answer(char mark, const std::string& text) {
+  std::string answer = mark + text;
+  answer.push_back('\0');  // the answer's end (a process the library started may hold the pipe open)
+  write_all(kAnswerFd, answer);
+}
+
+// Registered last before the load, so run first should a constructor call exit(): the status answered, and
+// none of the parent's exit handlers or static destructors run in the child.
+void answer_exit(int status, void*) {
+  write_answer(kExitMark, std::to_string(status));
+  ::_exit(0);
+}
+
 // The forked child: only the answer pipe kept (as descriptor 3), the library loaded, the answer written.
 [[noreturn]] void probe_in_child(const std::string& path, int answer) {
-  if (answer != 3 && ::dup2(answer, 3) < 0) ::_exit(127);
-  ::close_range(4, ~0U, 0);
+  if (answer != kAnswerFd && ::dup2(answer, kAnswerFd) < 0) ::_exit(127);
+  ::close_range(kAnswerFd + 1, ~0U, 0);
   ::signal(SIGINT, SIG_DFL);
   ::signal(SIGTERM, SIG_DFL);
+  ::on_exit(answer_exit, nullptr);
   const LoadedLibrary loaded = load_library(path);
-  std::string answer_text = loaded.problem.empty() ? kVersionMark + loaded.version : kProblemMark + loaded.problem;
-  answer_text.push_back('\0');  // the answer's end (a process the library started may hold the pipe open)
-  write_all(3, answer_text);
+  if (loaded.problem.empty()) {
+    write_answer(kVersionMark, loaded.version);
+  } else {
+    write_answer(kProblemMark, loaded.problem);
+  }
   ::_exit(0);
 }
 
@@ -146,9 +164,12 @@ std::optional<std::string> probe_problem(const std::string& path) {
   if (WIFSIGNALED(status)) {
     return tried + "loading it killed the process with " + signal_name(WTERMSIG(status)) + " (a constructor that crashes?)";
   }
+  if (!answer.empty() && answer[0] == kExitMark) {
+    return tried + "loading it called exit(" + answer.substr(1) + ") (a constructor that ends the process?)";
+  }
   if (answer.empty() || (answer[0] != kVersionMark && answer[0] != kProblemMark)) {
     return tried + "loading it ended the process (exit code " + std::to_string(WEXITSTATUS(status)) +
-           ") before OrtGetApiBase answered (a constructor that calls exit?)";
+           ") before OrtGetApiBase answered (a constructor that calls _exit?)";
   }
   if (answer[0] == kProblemMark) return answer.substr(1);
   return std::nullopt;

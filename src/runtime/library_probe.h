@@ -10,8 +10,9 @@
 // them crashing, ending the process or blocking. So, unless the library is already loaded here, it is
 // first loaded by `load_library` in a forked child (every descriptor but its answer pipe closed, SIGINT and
 // SIGTERM at their default) that writes what it found and exits; the parent waits at most
-// kProbeSeconds. The problem when the child died by a signal, exited without an answer (a constructor
-// called exit), did not answer in time (it is killed), or answered a problem; nothing when it loaded.
+// kProbeSeconds. The problem when the child died by a signal, called exit (its own on_exit handler, run
+// first, answers the status) or _exit before answering, did not answer in time (it is killed), or answered
+// a problem; nothing when it loaded.
 #pragma once
 
 #include <optional>

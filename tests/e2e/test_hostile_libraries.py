@@ -93,7 +93,7 @@ CASES = {
     "segv-constructor": (lambda t: compiled(t, "segv-constructor"),
                          "loading it killed the process with SIGSEGV (a constructor that crashes?)"),
     "exit-constructor": (lambda t: compiled(t, "exit-constructor"),
-                         "loading it ended the process (exit code 0) before OrtGetApiBase answered"),
+                         "loading it called exit(0) (a constructor that ends the process?)"),
     "blocking-constructor": (lambda t: compiled(t, "blocking-constructor"),
                              "loading it did not finish within 10 s (a constructor that blocks?); the child was killed"),
     "null-version": (lambda t: compiled(t, "null-version"),
