@@ -70,8 +70,15 @@ std::vector<std::string> folder_names(int dir_fd, const std::filesystem::path& s
   return names;
 }
 
-void walk(int dir_fd, const std::string& prefix, const std::filesystem::path& shown,
+// One folder's entries, and those of its folders below it: `depth` folders below the profile folder, at most
+// kMaxFolderDepth (so the recursion, and the descriptors it holds open, stay bounded).
+void walk(int dir_fd, const std::string& prefix, const std::filesystem::path& shown, std::size_t depth,
           std::vector<FolderEntry>& out) {
+  if (depth > kMaxFolderDepth) {
+    throw ArtifactIoError(shown.string() + ": folders nested deeper than " + std::to_string(kMaxFolderDepth) +
+                          " levels (a profile folder holds at most " + std::to_string(kMaxFolderDepth) +
+                          " levels of folders; remove the deeper ones)");
+  }
   std::vector<std::string> names = folder_names(dir_fd, shown);
   std::sort(names.begin(), names.end());
   for (const auto& name : names) {
@@ -86,7 +93,7 @@ void walk(int dir_fd, const std::string& prefix, const std::filesystem::path& sh
       out.push_back({rel, EntryKind::directory});
       Fd child(::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
       if (child.get() < 0) throw ArtifactIoError(os_error((shown / name).string(), errno));
-      walk(child.get(), rel, shown / name, out);
+      walk(child.get(), rel, shown / name, depth + 1, out);
     } else if (S_ISREG(st.st_mode)) {
       out.push_back({rel, EntryKind::regular});
     } else {
@@ -209,7 +216,7 @@ std::vector<FolderEntry> OpenFolder::list() const {
   if (listed_ && ::lseek(fd_, 0, SEEK_SET) != 0) throw ArtifactIoError(os_error(folder_.string(), errno));
   listed_ = true;
   std::vector<FolderEntry> out;
-  walk(fd_, "", folder_, out);
+  walk(fd_, "", folder_, 0, out);
   std::sort(out.begin(), out.end(), [](const FolderEntry& a, const FolderEntry& b) { return a.path < b.path; });
   return out;
 }
@@ -217,7 +224,7 @@ std::vector<FolderEntry> OpenFolder::list() const {
 std::vector<FolderEntry> list_folder(const std::filesystem::path& folder) {
   Fd root = open_root(folder);
   std::vector<FolderEntry> out;
-  walk(root.get(), "", folder, out);
+  walk(root.get(), "", folder, 0, out);
   std::sort(out.begin(), out.end(), [](const FolderEntry& a, const FolderEntry& b) { return a.path < b.path; });
   return out;
 }

@@ -2,8 +2,10 @@
 // folder's descriptor with O_NOFOLLOW; FIFOs, devices and sockets are reported, never opened for reading.
 //
 // `list_folder` walks the folder recursively (entries sorted, '/'-separated, symlinked folders listed but
-// not entered). `hash_file` streams one regular file through SHA-256 in fixed-size chunks, refusing a
-// file larger than an expected size before reading it, and optionally keeps the bytes it hashed.
+// not entered), at most kMaxFolderDepth folders deep (doc/record-format.md §7: a deeper folder is an
+// ArtifactIoError naming it, never a stack overflow or a descriptor per level without end). `hash_file`
+// streams one regular file through SHA-256 in fixed-size chunks, refusing a file larger than an expected size
+// before reading it, and optionally keeps the bytes it hashed.
 // Unreadable files or folders throw ArtifactIoError naming the OS error.
 #pragma once
 
@@ -19,6 +21,9 @@
 
 namespace nnx {
 
+
+// The most folders a profile folder's entries may lie below it (an export writes one or two levels).
+inline constexpr std::size_t kMaxFolderDepth = 64;
 
 enum class EntryKind { regular, directory, symlink, other };
 

@@ -294,6 +294,9 @@ static JsonTape& reused_tape() {
   return tape;
 }
 
+// The records as a tuple of our own: reading one record may call back into Python and change the caller's list.
+static py::tuple records_held(py::handle records) { return py::tuple(py::reinterpret_borrow<py::object>(records)); }
+
 std::vector<std::string> verify_artifacts(py::handle record, const std::filesystem::path& root) {
   JsonTape& tape = reused_tape();
   tape_from_python(record, "the record", tape);  // the whole record read: strict JSON everywhere
@@ -302,7 +305,7 @@ std::vector<std::string> verify_artifacts(py::handle record, const std::filesyst
 }
 
 std::vector<std::vector<std::string>> verify_artifacts_many(py::handle records, const std::filesystem::path& root) {
-  const py::sequence items = py::reinterpret_borrow<py::sequence>(records);
+  const py::tuple items = records_held(records);
   std::vector<JsonTape> tapes;
   tapes.reserve(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) tapes.push_back(tape_from_python(items[i], "record " + std::to_string(i)));
@@ -329,7 +332,7 @@ void validate_record(py::handle record) {
 
 std::vector<std::vector<std::string>> validate_records(py::handle records) {
   // Each record is read under the GIL, one by one, while the queue's workers validate the ones before.
-  const py::sequence items = py::reinterpret_borrow<py::sequence>(records);
+  const py::tuple items = records_held(records);
   const std::size_t count = items.size();
   ValidationQueue queue(count, ValidationQueue::workers_for(count));
   for (std::size_t i = 0; i < count; ++i) {

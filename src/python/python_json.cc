@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "base/error.h"
 #include "base/json_strict.h"
@@ -30,6 +31,7 @@ class Converter {
   // True when some key was an int, float, bool or None: json.dumps wrote it as text, so the round trip differed.
   bool non_string_key = false;
   JsonTape& tape;
+  std::vector<PyObject*> held_;  // the references `Held` takes (below)
 
   void convert(PyObject* value, std::size_t depth) {
     // The exact types a record is made of first, each by one type comparison (PyFloat_Check of a str
@@ -117,28 +119,62 @@ class Converter {
     throw Refused{"keys must be str, int, float, bool or None, not " + type_name(k)};
   }
 
+  // A dict's keys and values, or a list's or tuple's items, each held by a new reference for as long as they are
+  // read: reading one may call back into Python (a Mapping's items(), a Sequence's iteration, an int
+  // subclass's repr), which may empty or free the container it came from. Taken in one go (PyDict_Next and
+  // the item arrays call no Python), they live on `held_` (indices, as nested snapshots may move it) and
+  // are released when the scope ends, exception or not.
+  class Held {
+   public:
+    explicit Held(std::vector<PyObject*>& stack) : stack_(stack), start_(stack.size()) {}
+    ~Held() {
+      for (std::size_t i = start_; i < stack_.size(); ++i) Py_DECREF(stack_[i]);
+      stack_.resize(start_);
+    }
+    Held(const Held&) = delete;
+    Held& operator=(const Held&) = delete;
+    void hold(PyObject* item) { stack_.push_back(Py_NewRef(item)); }
+    std::size_t size() const { return stack_.size() - start_; }
+    PyObject* operator[](std::size_t i) const { return stack_[start_ + i]; }
+
+   private:
+    std::vector<PyObject*>& stack_;
+    const std::size_t start_;
+  };
+
   void dict(PyObject* value, std::size_t depth) {
     enter(depth);
-    const std::size_t slot = tape.open_object();
+    Held pairs(held_);
     Py_ssize_t position = 0;
     PyObject* k = nullptr;
     PyObject* v = nullptr;
-    std::size_t members = 0;
     while (PyDict_Next(value, &position, &k, &v)) {
-      key(k);
-      convert(v, depth);
-      ++members;
+      pairs.hold(k);
+      pairs.hold(v);
     }
-    tape.close(slot, members);
+    const std::size_t slot = tape.open_object();
+    for (std::size_t i = 0; i < pairs.size(); i += 2) {
+      key(pairs[i]);
+      convert(pairs[i + 1], depth);
+    }
+    tape.close(slot, pairs.size() / 2);
   }
 
   void sequence(PyObject* value, std::size_t depth) {
     enter(depth);
-    const std::size_t slot = tape.open_array();
+    Held items(held_);
     const Py_ssize_t size = PySequence_Fast_GET_SIZE(value);
-    PyObject** items = PySequence_Fast_ITEMS(value);
-    for (Py_ssize_t i = 0; i < size; ++i) convert(items[i], depth);
-    tape.close(slot, static_cast<std::size_t>(size));
+    PyObject** borrowed = PySequence_Fast_ITEMS(value);
+    for (Py_ssize_t i = 0; i < size; ++i) items.hold(borrowed[i]);
+    const std::size_t slot = tape.open_array();
+    for (std::size_t i = 0; i < items.size(); ++i) convert(items[i], depth);
+    tape.close(slot, items.size());
+  }
+
+  // A new reference a call returned, or its Python error raised.
+  static py::object owned(PyObject* made) {
+    if (!made) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(made);
   }
 
   // Any other Mapping (through .items()) or Sequence (through iteration), as `_plain` reads them; else refused.
@@ -149,10 +185,14 @@ class Converter {
     if (py::isinstance(object, mapping)) {
       // As `_plain` makes it: a dict of its items (a key given twice keeps its first place and last value,
       // so the tape holds each key once, as the rules read it: base/json_view.h).
+      // Its items are first made a list of our own (items() may return a view of what later calls change),
+      // each pair a tuple of our own; the dict holds every key and value from then on.
       enter(depth + 1);
       py::dict plain;
-      for (py::handle pair : object.attr("items")()) {
-        const py::tuple kv = py::reinterpret_borrow<py::tuple>(pair);
+      const py::list pairs = owned(PySequence_List(object.attr("items")().ptr()));
+      for (py::handle pair : pairs) {
+        const py::tuple kv = owned(PySequence_Tuple(pair.ptr()));
+        if (kv.size() != 2) throw Refused{"the items() of a " + type_name(value) + " gave a non-pair"};
         if (PyDict_SetItem(plain.ptr(), kv[0].ptr(), kv[1].ptr()) != 0) {  // an unhashable key
           const py::error_already_set error;
           throw Refused{py::str(error.value()).cast<std::string>()};
@@ -179,7 +219,7 @@ class Converter {
 
 void tape_from_python(py::handle value, const std::string& what, JsonTape& tape) {
   tape.clear();
-  Converter converter{false, tape};
+  Converter converter{false, tape, {}};
   try {
     converter.convert(value.ptr(), 0);
     if (converter.non_string_key) {

@@ -14,6 +14,9 @@
 //   "it does not survive a JSON round trip unchanged (a non-string key?)"  an int, float, bool or None key
 //   "integer N does not fit in int64 or uint64", "nesting deeper than 128 levels" (also a cycle),
 //   "invalid surrogate escape: a string holds a lone surrogate"  the core parser's refusals of that text
+//   "the items() of a T gave a non-pair"  a Mapping whose items are not (key, value) pairs
+// Everything read is held by a new reference while it is read (a Mapping's items() as a list of our own),
+// so a Mapping or Sequence whose methods change or free the containers around it is never a crash.
 // The first refusal in json.dumps' order wins; a non-string key is named only when nothing else is wrong,
 // as the round trip ran only after json.dumps succeeded. Must be called with the GIL held.
 #pragma once

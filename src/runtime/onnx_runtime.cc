@@ -10,6 +10,8 @@
 #include <mutex>
 
 #include "base/build_info.h"
+#include "runtime/library_file.h"
+#include "runtime/library_probe.h"
 #include "runtime/library_search.h"
 #include "runtime/runtime_telemetry.h"
 
@@ -143,26 +145,27 @@ std::shared_ptr<OnnxRuntime> OnnxRuntime::open(const std::optional<std::filesyst
     turn_off_runtime_telemetry();
   }
   for (const auto& candidate : candidates) {
-    dlerror();
-    void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-      const char* why = dlerror();
-      tried += "\n  " + candidate + ": " + (why ? why : "cannot be opened");
+    // The file is checked, then tried in a child, before this process loads it (library_file.h, library_probe.h).
+    std::optional<std::string> problem = library_file_problem(candidate);
+    if (!problem) problem = probe_problem(candidate);
+    const LoadedLibrary loaded = problem ? LoadedLibrary{} : load_library(candidate);
+    if (!problem && !loaded.problem.empty()) problem = loaded.problem;
+    if (problem) {
+      tried += "\n  " + candidate + ": " + *problem;
       continue;
     }
-    using GetApiBase = const OrtApiBase* (*)();
-    auto get_base = reinterpret_cast<GetApiBase>(dlsym(handle, "OrtGetApiBase"));
-    const OrtApiBase* base = get_base ? get_base() : nullptr;
-    const std::string library_version = base ? base->GetVersionString() : "";
+    void* handle = loaded.handle;
+    const OrtApiBase* base = loaded.base;
+    const std::string& library_version = loaded.version;
     const std::uint32_t api_version = negotiated_api_version(library_version);
-    if (base && api_version < kMinimumApiVersion) {
+    if (api_version < kMinimumApiVersion) {
       tried += "\n  " + candidate + ": ONNX Runtime " + library_version + " is older than 1." +
                std::to_string(kMinimumApiVersion) + ", the oldest release this core supports (C API version " +
                std::to_string(kMinimumApiVersion) + ")";
       dlclose(handle);
       continue;
     }
-    const OrtApi* api = base ? base->GetApi(api_version) : nullptr;
+    const OrtApi* api = base->GetApi(api_version);
     if (!api) {
       tried += "\n  " + candidate + ": does not offer the ONNX Runtime C API version " +
                std::to_string(api_version);
@@ -174,10 +177,10 @@ std::shared_ptr<OnnxRuntime> OnnxRuntime::open(const std::optional<std::filesyst
     lib->impl_->handle = handle;
     lib->impl_->api = api;
     lib->impl_->api_version = api_version;
-    lib->version_ = base->GetVersionString();
+    lib->version_ = library_version;
     Dl_info info{};
     lib->location_ = candidate;
-    if (dladdr(reinterpret_cast<void*>(get_base), &info) && info.dli_fname) lib->location_ = info.dli_fname;
+    if (dladdr(loaded.get_api_base, &info) && info.dli_fname) lib->location_ = info.dli_fname;
     {
       const auto lock = lock_api(api);
       try {

@@ -11,8 +11,10 @@
 // library at step 4's place and names it as the caller's path).
 // The C API version used is the highest both the library (ONNX Runtime 1.x offers 1..x) and our headers
 // (ORT_API_VERSION, 21) know, so every release from 1.16 (API 16) on loads; in-memory external initialisers
-// need API 17 (1.17: under 1.16 a model with external data is that session's load-error). A library that
-// cannot be found or opened, is older than 1.16, or does not offer the negotiated version throws
+// need API 17 (1.17: under 1.16 a model with external data is that session's load-error). Each candidate
+// file is checked (library_file.h) and tried in a child process (library_probe.h) before it is loaded here
+// (doc/architecture.md, "Opening ONNX Runtime"). A library that cannot be found or opened, fails those
+// checks, gives no version string, is older than 1.16, or does not offer the negotiated version throws
 // RuntimeUnavailable: the dependencies stage turns it into missing-dependency (exit 10), never a crash.
 #pragma once
 

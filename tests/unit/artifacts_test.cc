@@ -3,9 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
+#include "artifacts/artifact_folder.h"
 #include "artifacts/artifact_path.h"
 #include "artifacts/artifacts.h"
 #include "base/failure.h"
@@ -127,6 +129,37 @@ TEST_F(ArtifactFolder, DirectoryOutsideTheRootIsAMalformedRecord) {
   r = record();
   r["artifacts"]["files"][0]["path"] = "../escape";
   EXPECT_THROW(verify_artifacts(r, root_), ConformanceError);
+}
+
+// A chain of `levels` folders "c/c/..." under p/, and the relative path of its deepest folder.
+std::string folder_chain(const fs::path& profile, std::size_t levels) {
+  std::string relative = "c";
+  for (std::size_t i = 1; i < levels; ++i) relative += "/c";
+  fs::create_directories(profile / relative);
+  return relative;
+}
+
+TEST_F(ArtifactFolder, AChainOfSixtyFourFoldersIsListedToItsEnd) {
+  const std::string deepest = folder_chain(root_ / "p", kMaxFolderDepth);
+  const auto entries = list_folder(root_ / "p");
+  EXPECT_TRUE(std::any_of(entries.begin(), entries.end(), [&](const FolderEntry& e) {
+    return e.path == deepest && e.kind == EntryKind::directory;
+  }));
+}
+
+TEST_F(ArtifactFolder, AFolderSixtyFiveLevelsDeepIsRefusedByName) {
+  const json r = record();
+  const std::string deepest = folder_chain(root_ / "p", kMaxFolderDepth + 1);
+  try {
+    list_folder(root_ / "p");
+    FAIL() << "a 65-level chain was listed";
+  } catch (const ArtifactIoError& e) {
+    EXPECT_EQ(std::string(e.what()), (root_ / "p" / deepest).string() +
+                                         ": folders nested deeper than 64 levels (a profile folder holds at most "
+                                         "64 levels of folders; remove the deeper ones)");
+  }
+  EXPECT_THROW(verify_artifacts(r, root_), ArtifactIoError);
+  EXPECT_THROW(build_manifest(root_ / "p", {}), StageFailure);  // the check stage's checker-error
 }
 
 }  // namespace
