@@ -206,6 +206,16 @@ def response_line(response: dict) -> bytes:
     return (text + "\n").encode("utf-8", errors="replace")  # a lone surrogate becomes "?", never bad UTF-8
 
 
+def answers(stream, ops: dict = OPS):
+    """The answer to each request line `stream` holds (blank lines skipped), in order, until it ends."""
+    while True:
+        line = stream.readline()
+        if not line:
+            return
+        if line.strip():
+            yield handle(line, ops)
+
+
 def write_response(fd: int, response: dict) -> None:
     view = memoryview(response_line(response))
     while view:
@@ -219,18 +229,12 @@ def main() -> int:
         print("nnx_worker: file descriptor 3 (the response channel) is not open", file=sys.stderr)
         return 2
     os.set_inheritable(RESPONSE_FD, False)  # exporter subprocesses never hold the response channel
-    stdin = sys.stdin.buffer
-    while True:
-        line = stdin.readline()
-        if not line:
-            return 0
-        if not line.strip():
-            continue
-        response = handle(line)
+    for response in answers(sys.stdin.buffer):
         try:
             write_response(RESPONSE_FD, response)
         except BrokenPipeError:
             return 0
+    return 0
 
 
 def serve() -> None:
