@@ -4,20 +4,31 @@
 #   scripts/run_fuzzers.sh [TARGET...]        default: every fuzz/*_fuzzer.cc
 #
 # Environment:
-#   NNX_FUZZ_SECONDS     seconds per target (default 30; -max_total_time)
+#   NNX_FUZZ_SECONDS     seconds per target (default 25, so the 7 targets fuzz for at most 175 s; -max_total_time)
+#   NNX_FUZZ_MIN_EXECS   executions each target must reach (default 50000)
+#   NNX_FUZZ_MIN_TOTAL   executions all targets run together must reach (default 1000000; 0 when targets are
+#                        named on the command line, unless set)
 #   NNX_FUZZ_BUILD_DIR   where objects and binaries go (default <repo>/build/fuzz)
 #   NNX_FUZZ_CXX         the compiler (default clang++-14, else clang++)
+#   NNX_FUZZ_PYTHON      the Python whose headers and libpython the Python-embedding targets link (default
+#                        <repo>/.venv/bin/python, else python3)
 #
 # Each target is built from fuzz/<target>.cc and the core's sources it needs (compiled with
 # -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all; a generated ninja file rebuilds only
-# what changed). Its committed seed corpus fuzz/corpus/<target>/ is COPIED to a scratch folder, which the
-# run grows: the committed corpus never changes here. The script prints, per target, the executions, the
-# speed (exec/s) and the corpus size, and exits non-zero on any finding (a crash, a leak, undefined
-# behaviour, an out-of-memory or a timeout) or a build failure; the input that caused a finding is kept in
-# <build dir>/findings/ and its reproduction command is printed.
+# what changed). The ONNX targets also get onnx.proto (the onnx wheel's, as the build's CMakeLists.txt finds
+# it) compiled by protoc into the fuzz build folder and libprotobuf-lite; the Python targets embed the
+# interpreter (libpython, pybind11's headers from that Python) and run with leak detection off (the
+# interpreter keeps its objects to the end) and PYTHONPATH=<repo>/fuzz:<repo>/worker. Its committed seed corpus
+# fuzz/corpus/<target>/ is COPIED to a scratch folder, which the run grows: the committed corpus never
+# changes here. The script prints, per target, the executions, the speed (exec/s) and the corpus size, then
+# the total, and exits non-zero on any finding (a crash, a leak, undefined behaviour, an out-of-memory or a
+# timeout), a build failure, or a target (or the total) under its bound of executions; the input that caused
+# a finding is kept in <build dir>/findings/ and its reproduction command is printed.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-SECONDS_PER_TARGET="${NNX_FUZZ_SECONDS:-30}"
+SECONDS_PER_TARGET="${NNX_FUZZ_SECONDS:-25}"
+MIN_EXECS="${NNX_FUZZ_MIN_EXECS:-50000}"
+if (($# > 0)); then MIN_TOTAL="${NNX_FUZZ_MIN_TOTAL:-0}"; else MIN_TOTAL="${NNX_FUZZ_MIN_TOTAL:-1000000}"; fi
 OUT="${NNX_FUZZ_BUILD_DIR:-$ROOT/build/fuzz}"
 CXX="${NNX_FUZZ_CXX:-}"
 if [[ -z "$CXX" ]]; then
@@ -26,6 +37,8 @@ fi
 log() { printf 'run_fuzzers: %s\n' "$*" >&2; }
 
 [[ "$SECONDS_PER_TARGET" =~ ^[1-9][0-9]*$ ]] || { log "NNX_FUZZ_SECONDS=$SECONDS_PER_TARGET is not a positive integer"; exit 2; }
+[[ "$MIN_EXECS" =~ ^[0-9]+$ ]] || { log "NNX_FUZZ_MIN_EXECS=$MIN_EXECS is not a number of executions"; exit 2; }
+[[ "$MIN_TOTAL" =~ ^[0-9]+$ ]] || { log "NNX_FUZZ_MIN_TOTAL=$MIN_TOTAL is not a number of executions"; exit 2; }
 command -v "$CXX" >/dev/null || { log "$CXX not found (scripts/bootstrap.sh installs clang and libclang-rt-14-dev)"; exit 1; }
 command -v ninja >/dev/null || { log "ninja not found (scripts/bootstrap.sh installs ninja-build)"; exit 1; }
 
@@ -37,10 +50,24 @@ JSON_SOURCES=(base/json_strict base/json_python record/validate_record artifacts
               base/error base/interrupt base/build_info base/json_tape base/json_view base/file_bytes
               record/validate_module_specs record/validate_module_cases profile/profile_module profile/module_spec
               profile/module_spec_json base/tensor)
+ONNX_SOURCES=(onnx_file/onnx_model_file onnx_file/onnx_tensor onnx_file/tensor_proto base/tensor base/error base/failure
+              base/interrupt)
+PROFILE_SOURCES=(profile/profile_file profile/profile profile/profile_module profile/module_spec
+                 profile/module_spec_json model/model_config artifacts/artifact_path artifacts/layout base/json_strict base/json_fields
+                 base/record_vocabulary base/file_bytes base/error base/failure base/interrupt base/tensor base/json_python)
 declare -A TARGET_SOURCES=(
   [json_record_fuzzer]="${JSON_SOURCES[*]}"
   [artifact_path_fuzzer]="artifacts/artifact_path"
+  [onnx_model_fuzzer]="${ONNX_SOURCES[*]}"
+  [worker_answer_fuzzer]="worker/worker_answer worker/tensor_wire worker/typed_tensor_wire worker/worker_error
+                          base/json_strict base/json_python base/file_bytes base/tensor base/error base/failure base/interrupt"
+  [profile_file_fuzzer]="${PROFILE_SOURCES[*]}"
+  [python_json_fuzzer]="python/python_json base/json_tape base/json_strict base/json_python base/file_bytes
+                        base/error base/failure base/interrupt"
+  [worker_request_fuzzer]=""
 )
+# What a target links beyond its sources: "onnx" (onnx.pb.cc and libprotobuf-lite), "python" (libpython).
+declare -A TARGET_NEEDS=([onnx_model_fuzzer]=onnx [python_json_fuzzer]=python [worker_request_fuzzer]=python)
 
 targets=("$@")
 if ((${#targets[@]} == 0)); then
@@ -52,9 +79,29 @@ for t in "${targets[@]}"; do
 done
 
 mkdir -p "$OUT/obj" "$OUT/findings"
+needs=" "
+for t in "${targets[@]}"; do needs+="${TARGET_NEEDS[$t]:-} "; done
 version="$(sed -nE 's/^project\([^ ]+ VERSION ([0-9.]+).*/\1/p' "$ROOT/CMakeLists.txt")"
 flags="-std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
 flags+=" -Wall -Wextra -I$ROOT/src -DNNX_VERSION=\\\"${version:-0}\\\" -DNNX_SOURCE_DIR=\\\"\\\" -DNNX_BUNDLED_ORT=\\\"\\\""
+onnx_proto=""
+if [[ "$needs" == *" onnx "* ]]; then
+  onnx_proto="$(ls "$ROOT"/.venv/lib/python3*/site-packages/onnx/onnx.proto 2>/dev/null | head -n1)"
+  [[ -f "$onnx_proto" ]] || { log "onnx.proto not found in .venv (make bootstrap installs onnx)"; exit 1; }
+  command -v protoc >/dev/null || { log "protoc not found (scripts/bootstrap.sh installs protobuf-compiler)"; exit 1; }
+  flags+=" -I$OUT/onnx_proto"
+fi
+python_link=""
+if [[ "$needs" == *" python "* ]]; then
+  py="${NNX_FUZZ_PYTHON:-}"
+  [[ -n "$py" ]] || { if [[ -x "$ROOT/.venv/bin/python" ]]; then py="$ROOT/.venv/bin/python"; else py=python3; fi; }
+  read -r py_include py_libdir py_lib pybind_include < <("$py" -c 'import sysconfig, pybind11
+c = sysconfig.get_config_var
+print(sysconfig.get_paths()["include"], c("LIBDIR"), "python" + c("LDVERSION"), pybind11.get_include())') ||
+    { log "$py gives no Python headers and pybind11 (make bootstrap installs pybind11 into .venv)"; exit 1; }
+  flags+=" -I$py_include -I$pybind_include"
+  python_link="-L$py_libdir -l$py_lib -Wl,-rpath,$py_libdir"
+fi
 {
   echo "# generated by scripts/run_fuzzers.sh"
   echo "cxx = $CXX"
@@ -65,20 +112,34 @@ flags+=" -Wall -Wextra -I$ROOT/src -DNNX_VERSION=\\\"${version:-0}\\\" -DNNX_SOU
   echo "  deps = gcc"
   echo "  description = CXX \$out"
   echo "rule link"
-  echo "  command = \$cxx \$flags \$in -o \$out -lcrypto"
+  echo "  command = \$cxx \$flags \$in -o \$out -lcrypto \$libs"
   echo "  description = LINK \$out"
+  if [[ -n "$onnx_proto" ]]; then
+    echo "rule protoc"
+    echo "  command = protoc --proto_path=$(dirname "$onnx_proto") --cpp_out=$OUT/onnx_proto $onnx_proto"
+    echo "  description = PROTOC \$out"
+    echo "build $OUT/onnx_proto/onnx.pb.cc $OUT/onnx_proto/onnx.pb.h: protoc $onnx_proto"
+    echo "build $OUT/obj/onnx.pb.o: cc $OUT/onnx_proto/onnx.pb.cc"
+    echo "  flags = $flags -w"
+  fi
   declare -A seen=()
   for t in "${targets[@]}"; do
     objs="$OUT/obj/$t.o"
-    echo "build $OUT/obj/$t.o: cc $ROOT/fuzz/$t.cc"
+    order=""
+    [[ "${TARGET_NEEDS[$t]:-}" == onnx ]] && order=" || $OUT/onnx_proto/onnx.pb.h"
+    echo "build $OUT/obj/$t.o: cc $ROOT/fuzz/$t.cc$order"
     for s in ${TARGET_SOURCES[$t]}; do
       objs+=" $OUT/obj/$s.o"
       if [[ -z "${seen[$s]+set}" ]]; then
-        echo "build $OUT/obj/$s.o: cc $ROOT/src/$s.cc"
+        echo "build $OUT/obj/$s.o: cc $ROOT/src/$s.cc$order"
         seen[$s]=1
       fi
     done
-    echo "build $OUT/$t: link $objs"
+    case "${TARGET_NEEDS[$t]:-}" in
+      onnx) echo "build $OUT/$t: link $objs $OUT/obj/onnx.pb.o"; echo "  libs = -lprotobuf-lite" ;;
+      python) echo "build $OUT/$t: link $objs"; echo "  libs = $python_link" ;;
+      *) echo "build $OUT/$t: link $objs" ;;
+    esac
   done
 } > "$OUT/build.ninja"
 log "building ${targets[*]} with $CXX (ASan + UBSan + libFuzzer) in $OUT"
@@ -94,6 +155,7 @@ trap 'rm -rf "$scratch"' EXIT
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 printf '%-22s %10s %12s %10s %8s  %s\n' target seconds executions "exec/s" corpus result
+total=0
 for t in "${targets[@]}"; do
   corpus="$scratch/$t/corpus"
   mkdir -p "$corpus" "$scratch/$t/artifacts"
@@ -101,7 +163,10 @@ for t in "${targets[@]}"; do
   dict=()
   [[ -f "$ROOT/fuzz/$t.dict" ]] && dict=("-dict=$ROOT/fuzz/$t.dict")
   logfile="$OUT/$t.log"
-  "$OUT/$t" "$corpus" "${dict[@]}" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 \
+  run_env=()
+  [[ "${TARGET_NEEDS[$t]:-}" == python ]] &&
+    run_env=("ASAN_OPTIONS=${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0}" "PYTHONPATH=$ROOT/fuzz:$ROOT/worker" PYTHONNOUSERSITE=1)
+  env "${run_env[@]}" "$OUT/$t" "$corpus" "${dict[@]}" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 \
       -max_len=65536 -print_final_stats=1 -artifact_prefix="$scratch/$t/artifacts/" >"$logfile" 2>&1
   rc=$?
   execs="$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+).*/\1/p' "$logfile" | tail -n1)"
@@ -119,7 +184,14 @@ for t in "${targets[@]}"; do
     done
     grep -E "ERROR|SUMMARY|runtime error|_fuzzer: |deadly signal|Timeout|out-of-memory" "$logfile" | head -n 20 >&2
     log "$t: full log in $logfile"
+  elif ((${execs:-0} < MIN_EXECS)); then
+    result="TOO FEW (under $MIN_EXECS)"
+    status=1
   fi
+  total=$((total + ${execs:-0}))
   printf '%-22s %10s %12s %10s %8s  %s\n' "$t" "$SECONDS_PER_TARGET" "${execs:-?}" "${speed:-?}" "$size" "$result"
 done
+total_result=ok
+if ((total < MIN_TOTAL)); then total_result="TOO FEW (under $MIN_TOTAL)"; status=1; fi
+printf '%-22s %10s %12s %10s %8s  %s\n' total "$((SECONDS_PER_TARGET * ${#targets[@]}))" "$total" "" "" "$total_result"
 exit $status

@@ -174,32 +174,50 @@ OPS = {"ping": lambda req: {"ok": True}, "dependencies": op_dependencies, "expor
        "module_reference": nnx_worker_module.op_module_reference}
 
 
-def handle(line: bytes) -> dict:
+def handle(line: bytes, ops: dict = OPS) -> dict:
+    """The answer to one request line; never raises (a line the loop cannot parse or dispatch gets an
+    ok:false answer, so the worker serves the next one). `ops`: op name -> function of the request."""
     try:
         req = json.loads(line)
-    except ValueError as exc:
-        return {"ok": False, "error": f"request is not JSON: {exc}"}
+    except (ValueError, RecursionError, MemoryError) as exc:  # RecursionError: nested deeper than the stack allows
+        return {"ok": False, "error": f"request is not JSON: {describe(exc)}"}
     if not isinstance(req, dict):
         return {"ok": False, "error": "request must be a JSON object"}
-    op = OPS.get(req.get("op"))
-    if op is None:
-        return {"ok": False, "error": f"unknown op {req.get('op')!r} (known: {', '.join(sorted(OPS))})"}
+    name = req.get("op")
+    if not isinstance(name, str) or name not in ops:
+        shown = repr(name)[:80] if isinstance(name, str) else f"of type {type(name).__name__}"
+        return {"ok": False, "error": f"unknown op {shown} (a string, one of: {', '.join(sorted(ops))})"}
     try:
-        return op(req)
+        return ops[name](req)
     except ProtocolError as exc:
         return {"ok": False, "error": str(exc)}
     except Exception as exc:  # noqa: BLE001 - never die on a request; report it
         traceback.print_exc()
-        return {"ok": False, "error": f"internal error in {req.get('op')}: {describe(exc)}"}
+        return {"ok": False, "error": f"internal error in {name}: {describe(exc)}"}
+
+
+def response_line(response: dict) -> bytes:
+    """The answer's one line on fd 3: strict JSON, UTF-8, newline-terminated; an answer that cannot be
+    written so (NaN, an object json cannot write, nesting too deep) becomes an internal-error answer."""
+    try:
+        text = json.dumps(response, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError) as exc:  # never send non-strict JSON
+        text = json.dumps({"ok": False, "error": f"internal error: unserialisable response: {describe(exc)}"})
+    return (text + "\n").encode("utf-8", errors="replace")  # a lone surrogate becomes "?", never bad UTF-8
+
+
+def answers(stream, ops: dict = OPS):
+    """The answer to each request line `stream` holds (blank lines skipped), in order, until it ends."""
+    while True:
+        line = stream.readline()
+        if not line:
+            return
+        if line.strip():
+            yield handle(line, ops)
 
 
 def write_response(fd: int, response: dict) -> None:
-    try:
-        text = json.dumps(response, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError) as exc:  # never send non-strict JSON
-        text = json.dumps({"ok": False, "error": f"internal error: unserialisable response: {describe(exc)}"})
-    data = (text + "\n").encode("utf-8", errors="replace")  # a lone surrogate becomes "?", never bad UTF-8
-    view = memoryview(data)
+    view = memoryview(response_line(response))
     while view:
         view = view[os.write(fd, view):]
 
@@ -211,18 +229,12 @@ def main() -> int:
         print("nnx_worker: file descriptor 3 (the response channel) is not open", file=sys.stderr)
         return 2
     os.set_inheritable(RESPONSE_FD, False)  # exporter subprocesses never hold the response channel
-    stdin = sys.stdin.buffer
-    while True:
-        line = stdin.readline()
-        if not line:
-            return 0
-        if not line.strip():
-            continue
-        response = handle(line)
+    for response in answers(sys.stdin.buffer):
         try:
             write_response(RESPONSE_FD, response)
         except BrokenPipeError:
             return 0
+    return 0
 
 
 def serve() -> None:

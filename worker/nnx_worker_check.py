@@ -1,11 +1,14 @@
 """The worker's `check` op (worker/PROTOCOL.md, `check`): the ONNX checker's verdict on a model file and
 what the file declares: opsets, IR version, producer, the inputs' and outputs' signatures, and the external
 data files its tensors name (every TensorProto: initializers, attributes, subgraphs, functions).
+Only a regular file of at most MAX_MODEL_BYTES is read (a FIFO, a device such as /dev/zero or a folder is
+refused before the checker opens it).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 
 from nnx_worker_model import ProtocolError, describe
 
@@ -71,25 +74,51 @@ def external_locations(model) -> list:
     return sorted(found)
 
 
-def op_check(req: dict) -> dict:
+# protobuf's 2 GiB limit, as the core's reader of model.onnx has it (src/onnx_file/onnx_model_file.cc).
+MAX_MODEL_BYTES = 2**31 - 1
+
+
+def parse_check_request(req: dict) -> str:
+    """The absolute path of a check request (ProtocolError otherwise)."""
     path = req.get("path")
-    if not isinstance(path, str) or not os.path.isabs(path):
-        raise ProtocolError("check: 'path' must be an absolute path")
+    if not isinstance(path, str) or not os.path.isabs(path) or "\0" in path:
+        raise ProtocolError("check: 'path' must be an absolute path (without NUL)")
+    return path
+
+
+def unreadable_model(path: str) -> str | None:
+    """Why the checker must not read `path` (not a regular file, or over MAX_MODEL_BYTES), else None. A
+    missing file is left to the checker, which names it."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return f"the model {path} is not a regular file (a device, FIFO, socket or folder is never read)"
+    if info.st_size > MAX_MODEL_BYTES:
+        return f"the model {path} is {info.st_size} bytes, more than protobuf's 2 GiB limit ({MAX_MODEL_BYTES})"
+    return None
+
+
+def op_check(req: dict) -> dict:
+    path = parse_check_request(req)
+    response = {"ok": True, "error": None, "opset": None, "ir_version": None, "producer": None,
+                "inputs": None, "outputs": None, "external_data": None}
+    refused = unreadable_model(path)
+    if refused is not None:
+        return {**response, "error": refused}
     try:
         import onnx
     except BaseException as exc:  # noqa: BLE001
         raise ProtocolError(f"check: onnx is not importable: {describe(exc)}") from None
-    error = None
     try:
         onnx.checker.check_model(path, full_check=True)
     except Exception as exc:  # noqa: BLE001 - the checker's verdict is the outcome
-        error = describe(exc)
-    response = {"ok": True, "error": error, "opset": None, "ir_version": None, "producer": None,
-                "inputs": None, "outputs": None, "external_data": None}
+        response["error"] = describe(exc)
     try:
         model = onnx.load(path, load_external_data=False)
     except Exception as exc:  # noqa: BLE001
-        response["error"] = error or f"cannot load the model: {describe(exc)}"
+        response["error"] = response["error"] or f"cannot load the model: {describe(exc)}"
         return response
     response.update({
         "opset": {(o.domain or "ai.onnx"): o.version for o in model.opset_import},

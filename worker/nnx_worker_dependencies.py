@@ -54,10 +54,16 @@ def try_import(name: str):
         return None, describe(exc)
 
 
-def op_dependencies(req: dict) -> dict:
+def parse_dependencies_request(req: dict) -> list:
+    """The module names of a dependencies request (ProtocolError otherwise)."""
     modules = req.get("modules")
     if not isinstance(modules, list) or not all(isinstance(m, str) and m for m in modules):
         raise ProtocolError("dependencies: 'modules' must be a list of module names")
+    return modules
+
+
+def op_dependencies(req: dict) -> dict:
+    modules = parse_dependencies_request(req)
     versions, problems, import_seconds = {}, [], {}
     for name in modules:
         started = time.perf_counter()

@@ -16,6 +16,7 @@
 
 #include "base/child_process.h"
 #include "base/error.h"
+#include "worker/worker_answer.h"
 #include "worker/worker_pipes.h"
 #include "worker/worker_spawn.h"
 
@@ -37,23 +38,6 @@ std::string signal_name(int sig) {
   const char* text = sigdescr_np(sig);
   if (text) name += " (" + std::string(text) + ")";
   return name;
-}
-
-// Printable ASCII as is, everything else as \xHH; at most `limit` bytes of input.
-std::string quote_bytes(std::string_view bytes, std::size_t limit) {
-  std::string out = "\"";
-  for (unsigned char c : bytes.substr(0, limit)) {
-    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-      out += static_cast<char>(c);
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    }
-  }
-  out += "\"";
-  if (bytes.size() > limit) out += " ...";
-  return out;
 }
 
 std::string op_name(const json& req) {
@@ -262,15 +246,10 @@ std::optional<json> WorkerProcess::take_answer(const Exchange& x) {
   response_.erase(0, newline + 1);
   json parsed;
   try {
-    parsed = json::parse(line);
-  } catch (const json::parse_error& e) {
-    fail(WorkerError::Kind::malformed, "malformed response to " + x.what + " (not JSON: " + e.what() +
-                                           "); first bytes: " + quote_bytes(line, 64));
+    parsed = parse_worker_answer(line, x.what);
+  } catch (const WorkerError& e) {
+    fail(e.kind(), e.what());  // the process group is killed first
   }
-  if (!parsed.is_object() || !parsed.contains("ok") || !parsed["ok"].is_boolean())
-    fail(WorkerError::Kind::malformed, "malformed response to " + x.what +
-                                           " (not an object with a boolean \"ok\"); first bytes: " +
-                                           quote_bytes(line, 64));
   return parsed;
 }
 

@@ -8,9 +8,9 @@
 //  * request() writes one JSON line and returns the ONE JSON object line the worker answers on fd 3,
 //    within `timeout`. It returns ok:false answers as they are (the caller decides); it throws
 //    WorkerError (worker_error.h) when the worker cannot answer: `died` (exit status or signal name, plus
-//    the last log lines), `timed_out`, `malformed` (not a JSON object with a boolean "ok"; names the first
-//    bytes), `output_limit` (an answer longer than max_response_bytes, or more than max_output_bytes of
-//    stdout+stderr while answering). After any WorkerError the process group has been killed (SIGKILL) and
+//    the last log lines), `timed_out`, `malformed` (not a strict JSON object with a boolean "ok":
+//    worker_answer.h; names the first bytes), `output_limit` (an answer longer than max_response_bytes,
+//    or more than max_output_bytes of stdout+stderr while answering). After any WorkerError the process group has been killed (SIGKILL) and
 //    reaped; later requests throw `died`.
 //  * While it waits, limits.interrupt_signal is asked; a signal it reports kills and reaps the process
 //    group and throws nnx::Interrupted(signal) (base/error.h).

@@ -1,0 +1,23 @@
+// libFuzzer target: the worker's request loop (worker/nnx_worker.py) as the worker reads its stdin, on any
+// bytes: the input is what the core (or anything holding the pipe) writes, any number of lines. The Python
+// side is fuzz/worker_request_harness.py: every request line gets exactly one answer line of strict JSON,
+// an object with a boolean "ok" (and a non-empty "error" when false); the loop never raises. Exports and
+// imports do not run (torch, onnx and numpy are unimportable there; `dependencies` and the module ops are
+// their request parsers). A Python exception is a finding: it is printed and the target traps.
+// Built and run by scripts/run_fuzzers.sh (clang, -fsanitize=fuzzer,address,undefined; libpython).
+#include <cstddef>
+#include <cstdint>
+
+#include "embedded_python.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  namespace py = pybind11;
+  static py::module_ harness = nnx_fuzz::python_module("worker_request_fuzzer", "worker_request_harness");
+  static py::object one = harness.attr("one");
+  try {
+    nnx_fuzz::count_python_edges(one(py::bytes(reinterpret_cast<const char*>(data), size)));
+  } catch (const py::error_already_set& e) {
+    nnx_fuzz::python_finding("worker_request_fuzzer", e.what());
+  }
+  return 0;
+}
