@@ -16,6 +16,7 @@
 #include "app/run_report.h"
 #include "artifacts/artifacts.h"
 #include "artifacts/layout.h"
+#include "artifacts/output_paths.h"
 #include "base/build_info.h"
 #include "base/error.h"
 #include "base/failure.h"
@@ -356,6 +357,15 @@ void save_report(const std::string& report_text, const std::filesystem::path& pa
   if (!value.is_array() && !is_report(value)) throw ConformanceError("save_report takes a list of records or a report");
   // records_from refuses a malformed report; the file's format and status are the core's
   nnx::save_report(nnx::make_report(records_from(value)), path);
+}
+
+void check_output_paths(const LabelledPaths& outputs, const LabelledPaths& inputs, const LabelledPaths& roots) {
+  auto named = [](const LabelledPaths& pairs) {
+    std::vector<NamedPath> paths;
+    for (const auto& [label, path] : pairs) paths.push_back({label, path});
+    return paths;
+  };
+  nnx::check_output_paths({named(outputs), named(inputs), named(roots)});
 }
 
 py::tuple model_weights(const std::string& config_text) {
