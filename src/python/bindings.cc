@@ -262,7 +262,7 @@ std::string execute(const std::string& record_text, const std::filesystem::path&
                     const std::string& python, const std::string& script) {
   const auto kind = parse_reference(reference);
   if (!kind) throw UsageError("reference must be \"torch\" or \"native\", not \"" + reference + "\"");
-  ExecuteRequest request{parse(record_text, "the record"), root, std::nullopt, {}};
+  ExecuteRequest request{parse(record_text, "the record"), root, std::nullopt, {}, std::nullopt};
   request.options.onnxruntime_library = onnxruntime;
   request.options.reference = *kind;
   if (*kind == ReferenceKind::torch) request.options.worker = resolve_worker_command(WorkerCommand{python, script, {}});
