@@ -85,6 +85,7 @@ TEST(OutputPaths, EveryNodeButARegularFileIsRefusedByKindAndLeftAlone) {
 
 TEST(OutputPaths, AnInputUnderAnotherSpellingOrAHardLinkIsRefused) {
   TempDir dir;
+  fs::create_directories(dir.path() / "sub");
   const fs::path input = write_file(dir.path() / "sub" / "report.json", "{}");
   fs::create_directory_symlink(dir.path() / "sub", dir.path() / "alias");
   fs::create_hard_link(input, dir.path() / "hard.json");
@@ -99,6 +100,7 @@ TEST(OutputPaths, AnInputUnderAnotherSpellingOrAHardLinkIsRefused) {
 TEST(OutputPaths, AnOutputInsideARootOrTwiceIsRefused) {
   TempDir dir;
   const fs::path root = dir.path() / "art";
+  fs::create_directories(root / "p");
   write_file(root / "p" / "model.onnx", "model");
   fs::create_directory_symlink(root / "p", dir.path() / "into-root");
   for (const fs::path& output : {root / "p" / "model.onnx", root / "r.json", dir.path() / "into-root" / "x.json",
