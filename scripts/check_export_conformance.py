@@ -84,6 +84,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     args = parse_args(argv, list(conformance.PROFILES))
     artifacts = args.artifacts if args.artifacts is not None else conformance.default_artifacts_root(args.output)
     try:
+        conformance.check_output_paths([("--output", args.output)], roots=[("the artifacts root", artifacts)])
         report = conformance.run_profiles(artifacts, args.profile, source_revision=args.source_revision,
                                           force=args.force)
         conformance.save_report(report, args.output)

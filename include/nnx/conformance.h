@@ -7,7 +7,8 @@
 //             NNX_ONNXRUNTIME_LIBRARY, else the checkout's copy, else the system loader; runtime/onnx_runtime.h)
 //             and run parity again against the native C++
 //             reference; the new records (a report for a report) are returned and written to `output`
-//             atomically when given. Its exit code is the command line's (0 passed, 10..18 a failure class).
+//             atomically when given (the output-path rule: a regular or new file, neither `file` nor inside
+//             `root`; else a Refusal with exit 2, doc/architecture.md "Output paths"). Its exit code is the command line's (0 passed, 10..18 a failure class).
 // Only standard types cross this header. A file that cannot be read or parsed, a folder that cannot be used
 // or a runtime that cannot be opened throws nnx::conformance::Refusal with the command line's exit code.
 #pragma once

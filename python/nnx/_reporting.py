@@ -36,6 +36,20 @@ def save_report(report: Records, path: PathLike) -> None:
     _core.save_report(_dumps(_records_value(report), "the report"), os.fspath(path))
 
 
+LabelledPaths = Iterable[tuple[str, PathLike]]
+
+
+def check_output_paths(outputs: LabelledPaths, *, inputs: LabelledPaths = (), roots: LabelledPaths = ()) -> None:
+    """The core's output-path rule (doc/architecture.md, "Output paths"), for a front end that writes files:
+    each of ``outputs`` (``(label, path)`` pairs; the label names it in the message, as ``"--output"``) must
+    be a regular file or a new one (never a folder, FIFO, device or socket), none of ``inputs``, outside
+    every artifacts root of ``roots`` and no other output (paths compared resolved, existing files also by
+    device and inode). A broken rule is a :class:`UsageError` naming the path and the way out."""
+    def pairs(items: LabelledPaths) -> list[tuple[str, str]]:
+        return [(str(label), os.fspath(path)) for label, path in items]
+    _core.check_output_paths(pairs(outputs), pairs(inputs), pairs(roots))
+
+
 def default_artifacts_root(report_path: PathLike) -> Path:
     """Where a report's artifacts go unless told otherwise: ``<report folder>/<report stem>-artifacts``
     (the core's rule, the same for the command line)."""

@@ -61,7 +61,7 @@ from ._model import BuiltModel, _torch_model, build_model
 from ._module_check import assert_conformant, check_module
 from ._module_profiles import ModuleProfile
 from ._profiles import PROFILES, Profile, _profile_item, load_profiles
-from ._reporting import Records, default_artifacts_root, exit_code, save_report, summary_lines
+from ._reporting import Records, check_output_paths, default_artifacts_root, exit_code, save_report, summary_lines
 from ._running import (_onnxruntime_library, _onnxruntime_wheel_library, _worker, execute, run_profile, run_profiles,
                        runtime_matrix)
 from ._vocabulary import _DEFAULTS, EXIT_CODES, FAILURE_STAGES, FAILURES, FORMAT, LEVELS, MODEL, STAGES
@@ -85,6 +85,7 @@ __all__ = [
     "assert_conformant",
     "build_model",
     "check_module",
+    "check_output_paths",
     "execute",
     "exit_code",
     "run_profile",

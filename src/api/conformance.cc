@@ -57,7 +57,7 @@ Verdict verify(const std::filesystem::path& file, const std::filesystem::path& r
 Execution execute(const std::filesystem::path& file, const std::filesystem::path& root,
                   const ExecuteSettings& settings) {
   return refusing([&] {
-    ExecuteRequest request{read_strict_json_file(file.string()), root, settings.output, {}};
+    ExecuteRequest request{read_strict_json_file(file.string()), root, settings.output, {}, file};
     request.options.onnxruntime_library = settings.onnxruntime_library;
     const ExecuteOutcome outcome = execute_report(request);
     Execution execution;

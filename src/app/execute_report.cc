@@ -1,6 +1,7 @@
 #include "app/execute_report.h"
 
 #include "app/execute_record.h"
+#include "artifacts/output_paths.h"
 #include "base/atomic_file.h"
 #include "base/interrupt.h"
 #include "base/json_python.h"
@@ -11,7 +12,12 @@ namespace nnx {
 
 ExecuteOutcome execute_report(const ExecuteRequest& request) {
   const ScopedInterruptHandlers interrupts;
-  if (request.output) require_writable_file_path(*request.output);  // refused before executing anything
+  if (request.output) {  // refused before executing anything
+    PathUse use{{{"the output path", *request.output}}, {}, {{"the artifacts root", request.root}}};
+    if (request.document_file) use.inputs.push_back({"the record or report", *request.document_file});
+    check_output_paths(use);
+    require_writable_file_path(*request.output, "the output path");
+  }
   ExecuteOutcome outcome;
   for (const auto& record : records_of(request.document)) {
     outcome.records.push_back(execute_record(record, request.root, request.options));

@@ -1,8 +1,9 @@
 // The one execute sequence every front end calls (doc/architecture.md, "The data flow of execute").
 //
 // `execute_report` takes a document (one record or a report, doc/record-format.md §7–§8): installs the
-// interrupt handlers for its duration; refuses, before executing anything, an output path that is a folder
-// or cannot be written; executes every record (app/execute_record.h: validated, hashes verified before
+// interrupt handlers for its duration; refuses, before executing anything, an output path that breaks the
+// output-path rule (artifacts/output_paths.h: not a regular or new file, the document's own file, inside the
+// root) or cannot be written; executes every record (app/execute_record.h: validated, hashes verified before
 // anything is loaded); writes the result atomically when an output path is given (a report for a report,
 // one record for a record, every record validated first); and returns the new records and the exit code.
 // No usable runtime is RuntimeUnavailable (exit 10).
@@ -23,6 +24,7 @@ struct ExecuteRequest {
   std::filesystem::path root;                 // the artifacts root
   std::optional<std::filesystem::path> output;  // written atomically when given
   ExecuteOptions options;
+  std::optional<std::filesystem::path> document_file;  // the file `document` was read from, when it was
 };
 
 struct ExecuteOutcome {

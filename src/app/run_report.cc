@@ -6,6 +6,7 @@
 
 #include "app/run_profiles.h"
 #include "artifacts/layout.h"
+#include "artifacts/output_paths.h"
 #include "artifacts/root_lock.h"
 #include "base/atomic_file.h"
 #include "base/interrupt.h"
@@ -31,7 +32,10 @@ RunOptions with_checked_bounds(RunOptions options) {
 RunOutcome run_to_report(const RunRequest& request) {
   const ScopedInterruptHandlers interrupts;
   const RunOptions options = with_checked_bounds(request.options);
-  if (request.report_path) require_writable_file_path(*request.report_path);
+  if (request.report_path) {
+    check_output_paths({{{"the report path", *request.report_path}}, {}, {{"the artifacts root", request.root}}});
+    require_writable_file_path(*request.report_path);
+  }
   check_artifact_root(request.root, request.force);
   RunOutcome outcome;
   {

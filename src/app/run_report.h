@@ -3,7 +3,8 @@
 //
 // `run_to_report`, in order: installs the interrupt handlers for the run (base/interrupt.h; the previous
 // handlers come back afterwards); refuses, before anything runs, a malformed worker bound in the
-// environment (UsageError), a report path that is a folder or cannot be written, an artifacts root that is
+// environment (UsageError), a report path that breaks the output-path rule (artifacts/output_paths.h: not a
+// regular or new file, inside the artifacts root) or cannot be written, an artifacts root that is
 // not a folder or is a symlink to be cleared; takes the root's lock (another run holding it: RootInUse);
 // runs the profiles (app/run_profiles.h: folders checked or cleared first); after SIGINT/SIGTERM throws
 // Interrupted without writing anything; writes the report atomically when a path is given; and returns the

@@ -1,14 +1,19 @@
 // One run per artifacts root (doc/architecture.md, "The data flow of run").
 //
-// `ArtifactRootLock` holds an exclusive flock(2) on the root folder's OWN descriptor for its lifetime: no
-// lock file is created, so nothing is left in the root that the run did not mean to publish. The root is
-// created when missing (a symlinked root is refused earlier, by layout.h's checks, only when it is to be
-// cleared). A root another process holds
-// is refused at once with RootInUse (a UsageError: exit 2), naming the holder's pid when /proc/locks shows
-// it. The lock dies with its holder (even under SIGKILL). verify and execute take no lock: they only read.
+// `ArtifactRootLock` holds an exclusive flock(2) on the root folder's OWN descriptor for its lifetime, and a
+// shared one on each folder above it (the resolved path's ancestors, up to /; one that cannot be opened
+// cannot be another run's root and is passed over): no lock file is created, so nothing is left in the root
+// that the run did not mean to publish. So roots that contain one another exclude each other (a run on P
+// holds P exclusively, a run on P/q needs P shared), in whichever order they start, while sibling roots
+// share their ancestors. The root is created when missing (a symlinked root is refused earlier, by
+// layout.h's checks, only when it is to be cleared). A root another process holds, or one inside or above
+// another process's root, is refused at once with RootInUse (a UsageError: exit 2), naming the holder's pid
+// when /proc/locks shows it. The locks die with their holder (even under SIGKILL). verify and execute take
+// no lock: they only read.
 #pragma once
 
 #include <filesystem>
+#include <vector>
 
 #include "base/error.h"
 
@@ -24,7 +29,7 @@ class ArtifactRootLock {
   ArtifactRootLock& operator=(const ArtifactRootLock&) = delete;
 
  private:
-  int fd_ = -1;
+  std::vector<int> fds_;  // the ancestors' (shared) and, last, the root's (exclusive)
 };
 
 }  // namespace nnx

@@ -16,16 +16,32 @@ namespace {
 
 std::string os_error(int err) { return std::error_code(err, std::generic_category()).message(); }
 
+// What a node that is not a regular file is, in words.
+std::string node_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
 }  // namespace
+
+void require_file_or_new(const std::filesystem::path& path, const std::string& label) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return;  // new (or unreachable: the write says why)
+  throw UsageError(label + " " + path.string() + " is " + node_kind(st.st_mode) +
+                   "; give the path of the report file (only a regular file or a new file is written; " +
+                   path.string() + " is left as it is)");
+}
 
 void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
   const auto parent = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
   std::error_code ec;
   std::filesystem::create_directories(parent, ec);
   if (ec) throw WriteError("cannot create " + parent.string() + ": " + ec.message());
-  if (std::filesystem::is_directory(path, ec)) {
-    throw WriteError(path.string() + " is a folder, not a file");
-  }
+  require_file_or_new(path, "the output path");
   std::string tmpl = (parent / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
   const int fd = ::mkstemp(tmpl.data());
   if (fd < 0) throw WriteError("cannot write in " + parent.string() + ": " + std::strerror(errno));
@@ -62,11 +78,9 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
   }
 }
 
-void require_writable_file_path(const std::filesystem::path& path) {
+void require_writable_file_path(const std::filesystem::path& path, const std::string& label) {
+  require_file_or_new(path, label);
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw UsageError("the report path " + path.string() + " is a folder; give the path of the report file");
-  }
   const auto parent = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
   std::filesystem::create_directories(parent, ec);
   if (ec) throw ConformanceError("cannot create the report's folder " + parent.string() + ": " + ec.message());

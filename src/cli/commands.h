@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "artifacts/output_paths.h"
 #include "base/record_vocabulary.h"
 #include "runtime/runtime.h"
 
@@ -63,8 +64,10 @@ struct ReportArgs {
 void add_render_options(CLI::App& command, RenderArgs& args);
 void add_report_command(CLI::App& app, ReportArgs& args);
 int report_command(const ReportArgs& args);
-// Writes the renderings asked for of `document`; check_render_targets refuses unusable paths up front.
-void check_render_targets(const RenderArgs& args);
+// check_outputs, before the verb does anything: `use` (the verb's own outputs, inputs and roots) with the
+// renderings asked for added as outputs, against the output-path rule (artifacts/output_paths.h), then each
+// rendering's folder writable. write_render_targets writes the renderings asked for of `document`.
+void check_outputs(PathUse use, const RenderArgs& args);
 void write_render_targets(const nlohmann::json& document, const RenderArgs& args);
 
 // `matrix`, `matrix-merge` and the hidden `matrix-cell` (cli/matrix_command.cc, doc/runtime-matrix.md).

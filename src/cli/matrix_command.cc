@@ -71,14 +71,20 @@ int matrix_command(const MatrixArgs& args) {
   request.on_cell = [](const matrix::MatrixCell& cell) {
     std::cerr << "onnxruntime " << cell.version << ": done\n";
   };
-  check_render_targets(args.render);
+  PathUse use{{{"--output", args.output}}, {{"REPORT", args.report}}, {{"the artifacts root", args.root}}};
+  for (const auto& runtime : request.runtimes) {
+    use.inputs.push_back({runtime.version ? "--onnxruntime-version" : "--onnxruntime", runtime.library});
+  }
+  check_outputs(use, args.render);
   return print_outcome(matrix::run_matrix(request), args);
 }
 
 int merge_command(const MatrixArgs& args) {
   std::vector<std::pair<std::string, nlohmann::json>> parts;
+  PathUse use{{{"OUT", args.output}}, {}, {}};
+  for (const auto& part : args.parts) use.inputs.push_back({"PART", part});
+  check_outputs(use, args.render);
   for (const auto& part : args.parts) parts.emplace_back(part, read_strict_json_file(part));
-  check_render_targets(args.render);
   return print_outcome(matrix::merge_matrices(parts, args.output), args);
 }
 

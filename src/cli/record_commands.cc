@@ -110,15 +110,20 @@ int verify_command(const RecordArgs& args) {
 int execute_command(const RecordArgs& args, const Seams& seams) {
   json document;
   records_in(args.file, document);
-  ExecuteRequest request{document, args.root, std::nullopt, {}};
-  if (!args.output.empty()) request.output = args.output;
+  ExecuteRequest request{document, args.root, std::nullopt, {}, args.file};
+  PathUse use{{}, {{"FILE", args.file}}, {{"the artifacts root", args.root}}};
+  if (!args.output.empty()) {
+    request.output = args.output;
+    use.outputs.push_back({"--output", args.output});
+  }
   if (!args.onnxruntime.empty()) request.options.onnxruntime_library = args.onnxruntime;
   if (!args.onnxruntime_version.empty()) {
     request.options.onnxruntime_library = cached_runtime_library(args.onnxruntime_version).string();
   }
   request.options.open_runtime = seams.open_runtime;
   request.options.reference = *parse_reference(args.reference);  // CLI checked the name
-  check_render_targets(args.render);
+  if (request.options.onnxruntime_library) use.inputs.push_back({"--onnxruntime", *request.options.onnxruntime_library});
+  check_outputs(use, args.render);
   const ExecuteOutcome outcome = execute_report(request);
   write_render_targets(is_report(document) ? make_report(outcome.records) : outcome.records.at(0), args.render);
   for (const auto& line : summary_lines(outcome.records)) std::cout << line << "\n";

@@ -38,7 +38,15 @@ void add_report_command(CLI::App& app, ReportArgs& args) {
   add_render_options(*report, args.render);
 }
 
-void check_render_targets(const RenderArgs& args) { report::require_writable_targets(targets_of(args)); }
+void check_outputs(PathUse use, const RenderArgs& args) {
+  const std::pair<const char*, const std::string*> renderings[] = {
+      {"--html", &args.html}, {"--markdown", &args.markdown}, {"--junit", &args.junit}};
+  for (const auto& [flag, path] : renderings) {
+    if (!path->empty()) use.outputs.push_back({flag, *path});
+  }
+  check_output_paths(use);
+  report::require_writable_targets(targets_of(args));
+}
 
 void write_render_targets(const nlohmann::json& document, const RenderArgs& args) {
   const report::RenderTargets targets = targets_of(args);
@@ -55,7 +63,7 @@ int report_command(const ReportArgs& args) {
     std::cout << report::render_markdown(document);
     return kExitPassed;
   }
-  check_render_targets(args.render);
+  check_outputs({{}, {{"FILE", args.file}}, {}}, args.render);
   write_render_targets(document, args.render);
   return kExitPassed;
 }

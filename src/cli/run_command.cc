@@ -45,8 +45,12 @@ int run_command(const RunArgs& args, const Seams& seams) {
   request.options.source_revision = args.source_revision;
   request.options.open_runtime = seams.open_runtime;
   request.options.jobs = args.jobs;
-  check_render_targets(args.render);
-  if (!args.timings.empty()) require_timings_path(args.timings, output, request.root);
+  PathUse use{{{"--output", output}}, {}, {{"the artifacts root", request.root}}};
+  if (!args.timings.empty()) use.outputs.push_back({"--timings", args.timings});
+  if (!args.profile_file.empty()) use.inputs.push_back({"--profile-file", args.profile_file});
+  if (!args.onnxruntime.empty()) use.inputs.push_back({"--onnxruntime", args.onnxruntime});
+  check_outputs(use, args.render);
+  if (!args.timings.empty()) require_timings_path(args.timings);
   RunProgress progress(!args.quiet, args.timings);
   request.options.observer = progress.observer();
   const RunOutcome outcome = run_to_report(request);

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "artifacts/output_paths.h"
 #include "base/atomic_file.h"
 #include "base/error.h"
 
@@ -18,20 +19,6 @@ namespace nnx::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The path with its existing part resolved (symlinks, "..") so two spellings of one place compare equal.
-fs::path resolved(const fs::path& path) {
-  std::error_code ec;
-  fs::path absolute = fs::absolute(path, ec);
-  if (ec) absolute = path;
-  fs::path canonical = fs::weakly_canonical(absolute, ec);
-  return ec ? absolute.lexically_normal() : canonical;
-}
-
-bool is_within(const fs::path& path, const fs::path& folder) {
-  const fs::path relative = path.lexically_relative(folder);
-  return !relative.empty() && *relative.begin() != "..";
-}
 
 void redraw(const std::vector<std::pair<std::string, std::string>>& running) {
   std::string line;
@@ -42,17 +29,11 @@ void redraw(const std::vector<std::pair<std::string, std::string>>& running) {
 
 }  // namespace
 
-void require_timings_path(const fs::path& timings, const fs::path& report, const fs::path& artifacts_root) {
+void require_timings_path(const fs::path& timings) {
   const std::string named = "--timings " + timings.string();
   std::error_code ec;
-  if (timings.filename().empty() || fs::is_directory(timings, ec)) {
-    throw UsageError(named + " is a folder; give the path of a file");
-  }
-  const fs::path file = resolved(timings);
-  if (file == resolved(report)) throw UsageError(named + " is the report's own path");
-  if (is_within(file, resolved(artifacts_root))) {
-    throw UsageError(named + " is inside the artifacts root " + artifacts_root.string());
-  }
+  if (timings.filename().empty()) throw UsageError(named + " is a folder; give the path of a file");
+  const fs::path file = resolved_path(timings);
   const fs::path parent = file.parent_path();
   if (!fs::is_directory(parent, ec)) throw UsageError(named + ": its folder " + parent.string() + " does not exist");
   std::string probe = (parent / ("." + file.filename().string() + ".probe-XXXXXX")).string();

@@ -7,9 +7,10 @@
 // run at once: the line shows each running profile's stage ("nnx: a: export | b: check"); every callback
 // takes one mutex.
 //
-// `require_timings_path`, before the run: the timings file's folder must exist and be writable, and the file
-// must be neither a folder, the report itself nor inside the artifacts root (UsageError, exit 2; nothing
-// is written).
+// `require_timings_path`, before the run: the timings file's folder must exist and be writable (UsageError,
+// exit 2; nothing is written). What the file may not be (a folder, FIFO or device, the report itself, a
+// path inside the artifacts root) is the output-path rule the run applies to every output it writes
+// (artifacts/output_paths.h).
 #pragma once
 
 #include <chrono>
@@ -24,8 +25,7 @@
 
 namespace nnx::cli {
 
-void require_timings_path(const std::filesystem::path& timings, const std::filesystem::path& report,
-                          const std::filesystem::path& artifacts_root);
+void require_timings_path(const std::filesystem::path& timings);
 
 class RunProgress {
  public:

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "app/execute_record.h"
+#include "artifacts/output_paths.h"
 #include "base/atomic_file.h"
 #include "base/error.h"
 #include "base/file_bytes.h"
@@ -60,7 +61,11 @@ MatrixOutcome run_matrix(const MatrixRequest& request) {
       throw UsageError("ONNX Runtime " + *r.version + " is named twice: a matrix names each release once");
     }
   }
-  if (request.output) require_writable_file_path(*request.output);
+  if (request.output) {
+    check_output_paths({{{"the output path", *request.output}}, {{"the report", request.report}},
+                        {{"the artifacts root", request.root}}});
+    require_writable_file_path(*request.output, "the output path");
+  }
   const std::string bytes = read_file_bytes(request.report, kMaxJsonTextBytes, "the JSON limit", ErrorKind::usage);
   const json document = parse_strict_json(bytes);
   const std::vector<json> records = records_of(document);
@@ -108,7 +113,12 @@ MatrixOutcome run_matrix(const MatrixRequest& request) {
 MatrixOutcome merge_matrices(const std::vector<std::pair<std::string, json>>& parts,
                              const std::optional<std::filesystem::path>& output) {
   if (parts.empty()) throw UsageError("matrix-merge needs one or more parts");
-  if (output) require_writable_file_path(*output);
+  if (output) {
+    PathUse use{{{"the output path", *output}}, {}, {}};
+    for (const auto& part : parts) use.inputs.push_back({"the part", part.first});
+    check_output_paths(use);
+    require_writable_file_path(*output, "the output path");
+  }
   MatrixDocument merged;
   std::map<std::string, std::string> owner;  // version -> part file
   std::map<std::size_t, std::string> shard_owner;  // K -> part file, for parts made with --shard K/N

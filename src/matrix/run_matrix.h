@@ -1,11 +1,12 @@
 // The matrix sequence every front end calls (doc/runtime-matrix.md): `run_matrix` reads the report (or one
 // record) and hashes its bytes, refuses before any cell starts a record that is invalid or whose check did
-// not pass, an output path that cannot be written, no runtime, a library path that is not a file, or a
+// not pass, an output path that breaks the output-path rule (artifacts/output_paths.h: not a regular or new
+// file, the report itself, inside the root) or cannot be written, no runtime, a library path that is not a file, or a
 // release named twice; runs this shard's cells (matrix/cell_runner.h: one child process per runtime, up to
 // `jobs` at once; each child verifies the artifacts' hashes before loading, as execute does) in a private
 // temporary folder that is removed afterwards; validates every record and writes the matrix document
 // (matrix/matrix_document.h) atomically.
-// `merge_matrices` joins parts made with --shard: every part must name the same report sha256 and no
+// `merge_matrices` joins parts made with --shard (the output may be none of them): every part must name the same report sha256 and no
 // runtime may appear in two parts (ConformanceError naming both files); drift is recomputed from the parts'
 // outputs, so the merge of a complete set of shards equals the unsharded matrix.
 #pragma once

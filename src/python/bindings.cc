@@ -16,6 +16,7 @@
 #include "app/run_report.h"
 #include "artifacts/artifacts.h"
 #include "artifacts/layout.h"
+#include "artifacts/output_paths.h"
 #include "base/build_info.h"
 #include "base/error.h"
 #include "base/failure.h"
@@ -261,7 +262,7 @@ std::string execute(const std::string& record_text, const std::filesystem::path&
                     const std::string& python, const std::string& script) {
   const auto kind = parse_reference(reference);
   if (!kind) throw UsageError("reference must be \"torch\" or \"native\", not \"" + reference + "\"");
-  ExecuteRequest request{parse(record_text, "the record"), root, std::nullopt, {}};
+  ExecuteRequest request{parse(record_text, "the record"), root, std::nullopt, {}, std::nullopt};
   request.options.onnxruntime_library = onnxruntime;
   request.options.reference = *kind;
   if (*kind == ReferenceKind::torch) request.options.worker = resolve_worker_command(WorkerCommand{python, script, {}});
@@ -359,6 +360,15 @@ void save_report(const std::string& report_text, const std::filesystem::path& pa
   if (!value.is_array() && !is_report(value)) throw ConformanceError("save_report takes a list of records or a report");
   // records_from refuses a malformed report; the file's format and status are the core's
   nnx::save_report(nnx::make_report(records_from(value)), path);
+}
+
+void check_output_paths(const LabelledPaths& outputs, const LabelledPaths& inputs, const LabelledPaths& roots) {
+  auto named = [](const LabelledPaths& pairs) {
+    std::vector<NamedPath> paths;
+    for (const auto& [label, path] : pairs) paths.push_back({label, path});
+    return paths;
+  };
+  nnx::check_output_paths({named(outputs), named(inputs), named(roots)});
 }
 
 py::tuple model_weights(const std::string& config_text) {

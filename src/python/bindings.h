@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <pybind11/pybind11.h>
@@ -108,6 +109,9 @@ int exit_code(const std::string& records_text);
 std::vector<std::string> summary_lines(const std::string& records_text);
 std::string make_report(const std::string& records_text);
 void save_report(const std::string& report_text, const std::filesystem::path& path);
+// The output-path rule (artifacts/output_paths.h) over (label, path) pairs: UsageError when it is broken.
+using LabelledPaths = std::vector<std::pair<std::string, std::filesystem::path>>;
+void check_output_paths(const LabelledPaths& outputs, const LabelledPaths& inputs, const LabelledPaths& roots);
 
 // A model config's parameters as the core draws them (model/reference_model.h, PyTorch-exact): a tuple
 // (parameters, weights_sha256, config) — parameters a list of (name, shape, raw little-endian float32 bytes)

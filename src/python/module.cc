@@ -62,6 +62,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("summary_lines", &b::summary_lines);
   m.def("make_report", &b::make_report);
   m.def("save_report", &b::save_report, "Writes records (or a report) atomically after validating each.");
+  m.def("check_output_paths", &b::check_output_paths, py::arg("outputs"), py::arg("inputs"), py::arg("roots"),
+        "The output-path rule over (label, path) pairs; UsageError when it is broken.");
 
   m.def("model_weights", &b::model_weights, py::arg("config"),
         "(parameters [(name, shape, little-endian float32 bytes)], weights_sha256, full config JSON).");

@@ -121,7 +121,7 @@ def test_profile_file_runs_custom_and_tested_profiles_and_times_every_phase(tmp_
 def test_a_timings_path_that_cannot_be_written_is_a_usage_error_and_nothing_is_written(tmp_path):
     out = tmp_path / "out"
     for timings, what in [(tmp_path / "missing" / "t.json", "does not exist"),
-                          (out / "report.json", "is the report's own path"),
+                          (out / "report.json", "is the same file as --output"),
                           (out / "report-artifacts" / "t.json", "is inside the artifacts root"),
                           (tmp_path / "art" / "deep" / "t.json", "is inside the artifacts root"),
                           (tmp_path, "is a folder")]:
