@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import _core
-from ._boundary import PathLike
+from ._boundary import PathLike, _path
 from ._errors import ConformanceError
 
 
@@ -16,7 +16,7 @@ def verify_artifacts(record: Mapping[str, Any], directory: PathLike) -> None:
     """Check every artifact of ``record`` under ``directory/<artifacts.directory>`` byte for byte. Returns
     None when all verify; else raises :class:`ConformanceError` naming every problem (``<path>: missing``,
     ``<path>: hash mismatch``, ``<path>: not in the record``, ``<path>: a symlink``) in ``problems``."""
-    problems = _core.verify_artifacts(record, os.fspath(directory))
+    problems = _core.verify_artifacts(record, _path(directory, "directory"))
     if problems:
         raise _not_verified(record, directory, problems)
 
@@ -36,7 +36,7 @@ def verify_artifacts_many(records: Iterable[Mapping[str, Any]], directory: PathL
     not verify (only for a record that is not strict JSON or is malformed, or an unreadable file). Not in
     ``__all__``: the original has no such function."""
     items = records if isinstance(records, (list, tuple)) else list(records)
-    return _core.verify_artifacts_many(items, os.fspath(directory))
+    return _core.verify_artifacts_many(items, _path(directory, "directory"))
 
 
 def validate_record(record: Any) -> None:
