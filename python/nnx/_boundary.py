@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Optional, Union
 
 from ._errors import ArgumentError, ConformanceError, UsageError
@@ -45,7 +45,17 @@ def _dumps(value: Any, what: str, strict: bool = True) -> str:
 def _records_value(records: Any) -> Any:
     if isinstance(records, Mapping):
         return records
-    return list(records)  # any iterable of records (a generator too)
+    return _items(records, "the records")  # any iterable of records (a generator too)
+
+
+def _items(values: Any, what: str) -> list:
+    """An iterable argument as a list (a list or tuple as it is); an :class:`ArgumentError` naming ``what`` for
+    anything that cannot be iterated (None, a number)."""
+    if isinstance(values, (list, tuple)):
+        return values  # type: ignore[return-value]
+    if not isinstance(values, Iterable):
+        raise ArgumentError(f"{what} must be a list (or another iterable), not {type(values).__name__}")
+    return list(values)
 
 
 def _path(value: Any, what: str) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from . import _core
-from ._boundary import PathLike, _directory, _dumps, _optional_path, _optional_text, _path
+from ._boundary import PathLike, _directory, _dumps, _items, _optional_path, _optional_text, _path
 from ._errors import ArgumentError
 from ._module_profiles import ModuleProfile
 from ._profiles import Profile, _profile_item
@@ -105,7 +105,7 @@ def run_profiles(
     elif isinstance(names, (str, Profile, ModuleProfile, Mapping)):
         items = [_profile_item(names)]
     else:
-        items = [_profile_item(item) for item in names]
+        items = [_profile_item(item) for item in _items(names, "names")]
     python, script = _worker()
     text = _core.run_profiles(
         _dumps(items, "the profiles"),
