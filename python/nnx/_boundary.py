@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
-from typing import Any, Union
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Optional, Union
 
-from ._errors import ConformanceError
+from ._errors import ArgumentError, ConformanceError, UsageError
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -45,13 +45,46 @@ def _dumps(value: Any, what: str, strict: bool = True) -> str:
 def _records_value(records: Any) -> Any:
     if isinstance(records, Mapping):
         return records
-    return list(records)  # any iterable of records (a generator too)
+    return _items(records, "the records")  # any iterable of records (a generator too)
+
+
+def _items(values: Any, what: str) -> list:
+    """An iterable argument as a list (a list or tuple as it is); an :class:`ArgumentError` naming ``what`` for
+    anything that cannot be iterated (None, a number)."""
+    if isinstance(values, (list, tuple)):
+        return values  # type: ignore[return-value]
+    if not isinstance(values, Iterable):
+        raise ArgumentError(f"{what} must be a list (or another iterable), not {type(values).__name__}")
+    return list(values)
+
+
+def _path(value: Any, what: str) -> str:
+    """A path argument as the core takes it: a str or an ``os.PathLike`` of one. Anything else (None, a
+    number, bytes) is an :class:`ArgumentError` naming ``what``; a NUL, which no file name holds, a
+    :class:`UsageError`."""
+    try:
+        path = os.fspath(value)
+    except TypeError:
+        raise ArgumentError(f"{what} must be a path (str or os.PathLike), not {type(value).__name__}") from None
+    if not isinstance(path, str):
+        raise ArgumentError(f"{what} must be a path as text, not {type(path).__name__} (decode it first)")
+    if "\0" in path:
+        raise UsageError(f"{what} {path!r} holds a NUL byte, which no path can hold")
+    return path
+
+
+def _optional_path(value: Any, what: str) -> Optional[str]:
+    return None if value is None else _path(value, what)
+
+
+def _optional_text(value: Any, what: str) -> Optional[str]:
+    """None or a str; an :class:`ArgumentError` naming ``what`` for anything else (bytes, a number)."""
+    if value is None or isinstance(value, str):
+        return value
+    raise ArgumentError(f"{what} must be a str or None, not {type(value).__name__}")
 
 
 def _directory(directory: Any, signature: str) -> str:
-    """The artifacts folder as text; a TypeError naming the signature for anything else (code written for
-    the earlier ``run_profiles(profiles, root)`` passes a list or None first)."""
-    try:
-        return os.fspath(directory)
-    except TypeError:
-        raise TypeError(f"{signature}: directory must be a path, not {type(directory).__name__}") from None
+    """The artifacts folder as text; an :class:`ArgumentError` (a TypeError too) naming the signature for
+    anything else (code written for the earlier ``run_profiles(profiles, root)`` passes a list or None first)."""
+    return _path(directory, f"{signature}: directory")

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import _core
-from ._boundary import PathLike
+from ._boundary import PathLike, _items, _path
 from ._errors import ConformanceError
 
 
@@ -16,13 +16,15 @@ def verify_artifacts(record: Mapping[str, Any], directory: PathLike) -> None:
     """Check every artifact of ``record`` under ``directory/<artifacts.directory>`` byte for byte. Returns
     None when all verify; else raises :class:`ConformanceError` naming every problem (``<path>: missing``,
     ``<path>: hash mismatch``, ``<path>: not in the record``, ``<path>: a symlink``) in ``problems``."""
-    problems = _core.verify_artifacts(record, os.fspath(directory))
+    problems = _core.verify_artifacts(record, _path(directory, "directory"))
     if problems:
         raise _not_verified(record, directory, problems)
 
 
 def _not_verified(record: Mapping[str, Any], directory: PathLike, problems: Sequence[str]) -> ConformanceError:
-    where = os.path.join(os.fspath(directory), str(record.get("artifacts", {}).get("directory", "")))
+    artifacts = record.get("artifacts") if isinstance(record, Mapping) else None
+    folder = artifacts.get("directory", "") if isinstance(artifacts, Mapping) else ""
+    where = os.path.join(os.fspath(directory), str(folder))
     return ConformanceError(
         f"the artifacts in {where} do not verify ({len(problems)} problem{'s' if len(problems) != 1 else ''}):"
         + "".join(f"\n  - {p}" for p in problems),
@@ -35,8 +37,7 @@ def verify_artifacts_many(records: Iterable[Mapping[str, Any]], directory: PathL
     record, in order, an empty list for one whose artifacts all verify; never raises for artifacts that do
     not verify (only for a record that is not strict JSON or is malformed, or an unreadable file). Not in
     ``__all__``: the original has no such function."""
-    items = records if isinstance(records, (list, tuple)) else list(records)
-    return _core.verify_artifacts_many(items, os.fspath(directory))
+    return _core.verify_artifacts_many(_items(records, "records"), _path(directory, "directory"))
 
 
 def validate_record(record: Any) -> None:
@@ -49,5 +50,4 @@ def validate_records(records: Iterable[Any]) -> list[list[str]]:
     """Validate many records in one call (record-format §6): the problems of each record, in order, an empty
     list for a valid one; never raises for an invalid record (only for one that is not strict JSON). Not in
     ``__all__``: the original has no such function."""
-    items = records if isinstance(records, (list, tuple)) else list(records)
-    return _core.validate_records(items)  # a new list of lists of str
+    return _core.validate_records(_items(records, "records"))  # a new list of lists of str

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["ArtifactIOError", "ConformanceError", "FolderInUse", "RuntimeUnavailable", "UsageError"]
+__all__ = ["ArgumentError", "ArtifactIOError", "ConformanceError", "FolderInUse", "RuntimeUnavailable", "UsageError",
+           "WriteError"]
 
 
 class ConformanceError(ValueError):
@@ -22,6 +23,12 @@ class UsageError(ConformanceError):
     refusing a symlinked folder."""
 
 
+class ArgumentError(UsageError, TypeError):
+    """An argument of a type the function does not take (None or a number where a path or a name is needed,
+    bytes where text is, an integer that fits no count): a :class:`UsageError`, and a ``TypeError`` too, as
+    Python's own refusal of such an argument is."""
+
+
 class FolderInUse(UsageError):
     """A profile folder ``root/<name>`` that exists as a file or already holds files (without ``force``).
     ``problems[0]`` is the core's own words without the hint about ``force``."""
@@ -33,3 +40,8 @@ class RuntimeUnavailable(ConformanceError):
 
 class ArtifactIOError(ConformanceError):
     """An artifact file or folder that could not be read; the message names the OS error."""
+
+
+class WriteError(ConformanceError, OSError):
+    """A file the call writes (``save_report``'s report, ``runtime_matrix``'s ``output``) that could not be
+    written; the message names the path and the OS error. An ``OSError`` too, as it always was."""

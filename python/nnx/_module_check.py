@@ -4,13 +4,12 @@ is the assertion for a test suite. torch is imported only when a module object i
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from ._boundary import PathLike
+from ._boundary import PathLike, _path
 from ._errors import FolderInUse, UsageError
 from ._module_profiles import MODULE_ATOL, MODULE_OPSET, MODULE_RTOL, ModuleProfile
 from ._profiles import Profile
@@ -170,7 +169,7 @@ def check_module(
     """
     examples = list(example_inputs) if isinstance(example_inputs, (list, tuple)) else [example_inputs]
     specs, table = _input_specs(examples, dims, ranges)
-    factory = _save(module, Path(os.fspath(root)).absolute() / MODULES_FOLDER / name, force)
+    factory = _save(module, Path(_path(root, "root")).absolute() / MODULES_FOLDER / name, force)
     profile = ModuleProfile(name, exporter, factory, specs, table, outputs=outputs, opset=opset, rtol=rtol,
                             atol=atol)
     return run_profile(profile, root, source_revision=source_revision, force=force, onnxruntime=onnxruntime)

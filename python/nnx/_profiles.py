@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Union
 
 from . import _core
-from ._boundary import PathLike, _dumps, _is_sequence, _plain
+from ._boundary import PathLike, _dumps, _is_sequence, _path, _plain
 from ._module_profiles import ModuleProfile, is_module_profile_json
 from ._vocabulary import _DEFAULTS, MODEL
 
@@ -90,4 +89,4 @@ def load_profiles(path: PathLike) -> list[Union[Profile, ModuleProfile]]:
     an object with a ``module`` is a :class:`ModuleProfile`), in file order, ready for :func:`run_profiles`. The core reads and checks the file: every bad entry is
     named by its index (``profiles[2].exporter: ...``) in one :class:`UsageError`."""
     return [ModuleProfile.from_json(entry) if is_module_profile_json(entry) else Profile(**entry)
-            for entry in json.loads(_core.load_profiles(os.fspath(path)))]
+            for entry in json.loads(_core.load_profiles(_path(path, "path")))]

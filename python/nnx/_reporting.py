@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Union
 
 from . import _core
-from ._boundary import PathLike, _dumps, _records_value
+from ._boundary import PathLike, _dumps, _path, _records_value
 
 
 #: What the reporting functions take: a report ``{format, status, profiles}`` (as ``run_profiles`` returns),
@@ -33,7 +32,7 @@ def save_report(report: Records, path: PathLike) -> None:
     bare ``{"profiles": [...]}``, or the records) to ``path`` atomically, sorted keys, 2-space indent,
     newline at the end — after validating every record (:class:`ConformanceError` names the problems;
     nothing is written then)."""
-    _core.save_report(_dumps(_records_value(report), "the report"), os.fspath(path))
+    _core.save_report(_dumps(_records_value(report), "the report"), _path(path, "path"))
 
 
 LabelledPaths = Iterable[tuple[str, PathLike]]
@@ -53,4 +52,4 @@ def check_output_paths(outputs: LabelledPaths, *, inputs: LabelledPaths = (), ro
 def default_artifacts_root(report_path: PathLike) -> Path:
     """Where a report's artifacts go unless told otherwise: ``<report folder>/<report stem>-artifacts``
     (the core's rule, the same for the command line)."""
-    return Path(_core.default_artifacts_root(os.fspath(report_path)))
+    return Path(_core.default_artifacts_root(_path(report_path, "report_path")))

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from . import _core
-from ._boundary import PathLike, _directory, _dumps
+from ._boundary import PathLike, _directory, _dumps, _items, _optional_path, _optional_text, _path
+from ._errors import ArgumentError
 from ._module_profiles import ModuleProfile
 from ._profiles import Profile, _profile_item
 
@@ -48,7 +49,7 @@ def _onnxruntime_library(explicit: Optional[PathLike]) -> Optional[str]:
     """The library to name explicitly, or None to let the core search; the order is the core's
     (runtime/library_search.h): this only finds the installed wheel's library when the core's order reaches
     the system loader's step."""
-    return _core.onnxruntime_library(None if explicit is None else os.fspath(explicit), _core.bundled_onnxruntime(),
+    return _core.onnxruntime_library(_optional_path(explicit, "onnxruntime"), _core.bundled_onnxruntime(),
                                      _onnxruntime_wheel_library)
 
 
@@ -71,7 +72,7 @@ def run_profile(
     text = _core.run_profile(
         _dumps(_profile_item(profile_or_name), "the profile"),
         _directory(directory, "run_profile(profile_or_name, directory, *, source_revision=None, force=False)"),
-        source_revision,
+        _optional_text(source_revision, "source_revision"),
         bool(force),
         _onnxruntime_library(onnxruntime),
         python,
@@ -104,12 +105,12 @@ def run_profiles(
     elif isinstance(names, (str, Profile, ModuleProfile, Mapping)):
         items = [_profile_item(names)]
     else:
-        items = [_profile_item(item) for item in names]
+        items = [_profile_item(item) for item in _items(names, "names")]
     python, script = _worker()
     text = _core.run_profiles(
         _dumps(items, "the profiles"),
         root,
-        source_revision,
+        _optional_text(source_revision, "source_revision"),
         bool(force),
         _onnxruntime_library(onnxruntime),
         python,
@@ -140,8 +141,8 @@ def execute(
     if reference is None:
         reference = "native" if isinstance(record, Mapping) and record.get("format") == MODULE_FORMAT else "torch"
     python, script = _worker()
-    text = _core.execute(_dumps(record, "the record"), os.fspath(directory), _onnxruntime_library(onnxruntime),
-                         reference, python, script)
+    text = _core.execute(_dumps(record, "the record"), _path(directory, "directory"), _onnxruntime_library(onnxruntime),
+                         _optional_text(reference, "reference"), python, script)
     return json.loads(text)
 
 
@@ -163,6 +164,9 @@ def runtime_matrix(
     package_parent = str(Path(__file__).resolve().parent.parent)  # this very package, whatever sys.path says
     cell = [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv.pop(1)); from nnx._matrix_cell import main; "
             "sys.exit(main(sys.argv[1:]))", package_parent]
-    text = _core.runtime_matrix(os.fspath(report), os.fspath(directory), [os.fspath(r) for r in runtimes],
-                                jobs or 0, cell, None if output is None else os.fspath(output))
+    if isinstance(runtimes, (str, bytes)) or not isinstance(runtimes, Iterable):
+        raise ArgumentError(f"runtimes must be a list of libraries or releases, not {type(runtimes).__name__}")
+    text = _core.runtime_matrix(_path(report, "report"), _path(directory, "directory"),
+                                [_path(r, "each of runtimes") for r in runtimes], jobs, cell,
+                                _optional_path(output, "output"))
     return json.loads(text)

@@ -43,10 +43,15 @@ into a checkout build (a wheel bakes none), the ``libonnxruntime.so*`` of an ins
 wheel (``nnx-conformance[onnx-runtime]``; located without importing it), then the system loader's
 ``libonnxruntime.so.1``. A chosen library that fails is not replaced by a later one.
 
-Errors: :class:`ConformanceError` (a ``ValueError``) for every refusal; its subclasses
-:class:`UsageError` (an unknown tested name, a symlinked folder under ``force``), :class:`FolderInUse`
-(a ``UsageError``: a profile folder holding files without ``force``), :class:`RuntimeUnavailable`
-(``execute`` without a usable ONNX Runtime) and :class:`ArtifactIOError` (an unreadable artifact).
+Errors: :class:`ConformanceError` (a ``ValueError``) for every refusal, whatever a public function is given;
+its subclasses :class:`UsageError` (an unknown tested name, a symlinked folder under ``force``, a path
+holding a NUL), :class:`ArgumentError` (a ``UsageError`` and a ``TypeError``: an argument of a type the
+function does not take, such as None, a number or bytes for a path, bytes for a name, a count that is no
+whole number), :class:`FolderInUse` (a ``UsageError``: a profile folder holding files without ``force``),
+:class:`RuntimeUnavailable` (``execute`` without a usable ONNX Runtime), :class:`ArtifactIOError` (an
+unreadable artifact) and :class:`WriteError` (an ``OSError`` too: a file the call writes could not be
+written). Only a call Python itself refuses (a missing or unknown argument) is its own ``TypeError``, and
+Ctrl-C its ``KeyboardInterrupt``.
 """
 
 from __future__ import annotations
@@ -56,7 +61,8 @@ from __future__ import annotations
 from . import _core
 from ._boundary import PathLike, _directory, _dumps, _is_sequence, _plain, _records_value
 from ._checking import _not_verified, validate_record, validate_records, verify_artifacts, verify_artifacts_many
-from ._errors import ArtifactIOError, ConformanceError, FolderInUse, RuntimeUnavailable, UsageError
+from ._errors import (ArgumentError, ArtifactIOError, ConformanceError, FolderInUse, RuntimeUnavailable, UsageError,
+                      WriteError)
 from ._model import BuiltModel, _torch_model, build_model
 from ._module_check import assert_conformant, check_module
 from ._module_profiles import ModuleProfile
@@ -75,6 +81,7 @@ __all__ = [
     "MODEL",
     "PROFILES",
     "STAGES",
+    "ArgumentError",
     "ArtifactIOError",
     "ConformanceError",
     "FolderInUse",
@@ -82,6 +89,7 @@ __all__ = [
     "Profile",
     "RuntimeUnavailable",
     "UsageError",
+    "WriteError",
     "assert_conformant",
     "build_model",
     "check_module",

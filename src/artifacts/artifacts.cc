@@ -6,6 +6,7 @@
 #include "artifacts/artifact_folder.h"
 #include "artifacts/artifact_path.h"
 #include "base/failure.h"
+#include "base/json_python.h"
 #include "base/record_vocabulary.h"
 #include "artifacts/layout.h"
 #include "base/sha256.h"
@@ -22,6 +23,10 @@ json ArtifactEntry::to_json() const {
   return json{{file_key::kPath, path}, {file_key::kRole, role}, {file_key::kBytes, bytes}, {file_key::kSha256, sha256}};
 }
 
+std::string external_location_text(const std::string& location) {
+  return "external data location " + display_json(json(location));
+}
+
 std::vector<ArtifactEntry> build_manifest(const std::filesystem::path& folder,
                                           const std::vector<std::string>& external_locations, bool stored_tensors) {
   std::vector<FolderEntry> entries;
@@ -36,7 +41,7 @@ std::vector<ArtifactEntry> build_manifest(const std::filesystem::path& folder,
     std::string why;
     auto normal = normalize_artifact_path(location, &why);
     if (!normal) {
-      problems.push_back("external data location \"" + location + "\" is not a valid artifact path (" + why + ")");
+      problems.push_back(external_location_text(location) + " is not a valid artifact path (" + why + ")");
     } else {
       external.insert(*normal);
     }

@@ -32,6 +32,11 @@ struct ArtifactEntry {
   json to_json() const;
 };
 
+// `external data location "<location>"` for a message: the location written as a JSON string (a NUL as
+// \u0000, other control characters escaped, invalid UTF-8 replaced), because a thrown message is read back
+// as a C string (what()) and would end at a raw NUL. The check and load stages name a location with it.
+std::string external_location_text(const std::string& location);
+
 // `stored_tensors` (a module record, §10): a module's stored tensors get their roles (layout.h stored_tensor_role).
 std::vector<ArtifactEntry> build_manifest(const std::filesystem::path& folder,
                                           const std::vector<std::string>& external_locations,

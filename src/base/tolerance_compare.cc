@@ -2,9 +2,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 namespace nnx {
+
+std::string tolerance_problem(double value, const std::string& given) {
+  if (!std::isfinite(value) || value < 0.0) return "must be a finite number >= 0, not " + given;
+  if (value != 0.0 && value < kMinNonzeroTolerance) {
+    return "must be 0 or at least 1.1754943508222875e-38 (float32's smallest normal number), not " + given +
+           ": a smaller tolerance allows less than float32 can tell apart and its margins overflow; use 0 "
+           "for exact equality";
+  }
+  return "";
+}
 
 ToleranceComparison compare_to_tolerance(std::span<const double> actual, std::span<const double> expected,
                                          const Tolerance& tolerance) {
@@ -19,10 +30,11 @@ ToleranceComparison compare_to_tolerance(std::span<const double> actual, std::sp
     result.max_rel = std::max(result.max_rel, err / std::max(std::fabs(expected[i]), 1e-30));
     if (!(err <= allowed)) result.within = false;
     if (err == 0.0) continue;
-    if (allowed == 0.0) {
-      unbounded = true;
+    const double ratio = allowed == 0.0 ? HUGE_VAL : err / allowed;
+    if (std::isfinite(ratio)) {
+      worst = std::max(worst, ratio);
     } else {
-      worst = std::max(worst, err / allowed);
+      unbounded = true;  // a zero allowed error, an error that is no number, a ratio past double's range
     }
   }
   if (unbounded) {

@@ -6,6 +6,7 @@
 #include <span>
 
 #include "base/error.h"
+#include "base/json_python.h"
 
 namespace nnx {
 namespace {
@@ -20,7 +21,8 @@ std::uint64_t decimal(const std::string& text, const std::string& what, const st
   const char* end = text.data() + text.size();
   const auto [stop, error] = std::from_chars(text.data(), end, value);
   if (text.empty() || text.front() < '0' || text.front() > '9' || error != std::errc() || stop != end) {
-    refuse(what, "external data " + key + " \"" + text + "\" is not a non-negative decimal number");
+    refuse(what, "external data " + key + " " + display_json(json(text)) +
+                     " is not a non-negative decimal number");
   }
   return value;
 }
@@ -76,16 +78,17 @@ void require_size(std::uint64_t held, std::uint64_t count, std::int32_t data_typ
 std::span<const std::byte> external_slice(const ExternalReference& ref, const ExternalBytes& external,
                                           const std::string& what) {
   const auto file = external ? external(ref.location) : std::nullopt;
-  if (!file) refuse(what, "external data file \"" + ref.location + "\" is absent");
+  if (!file) refuse(what, "external data file " + display_json(json(ref.location)) + " is absent");
   const std::uint64_t size = file->size();
   if (ref.offset > size) {
-    refuse(what, "external data offset " + std::to_string(ref.offset) + " is beyond the end of \"" +
-                     ref.location + "\" (" + std::to_string(size) + " bytes)");
+    refuse(what, "external data offset " + std::to_string(ref.offset) + " is beyond the end of " +
+                     display_json(json(ref.location)) + " (" + std::to_string(size) + " bytes)");
   }
   const std::uint64_t length = ref.length.value_or(size - ref.offset);
   if (length > size - ref.offset) {
     refuse(what, "external data offset " + std::to_string(ref.offset) + " + length " + std::to_string(length) +
-                     " is beyond the end of \"" + ref.location + "\" (" + std::to_string(size) + " bytes)");
+                     " is beyond the end of " + display_json(json(ref.location)) + " (" + std::to_string(size) +
+                     " bytes)");
   }
   return file->subspan(static_cast<std::size_t>(ref.offset), static_cast<std::size_t>(length));
 }
@@ -115,7 +118,7 @@ ExternalReference external_reference(const onnx::TensorProto& tensor, const std:
     bool* seen = key == "location" ? &has_location : key == "offset" ? &has_offset
                                                    : key == "length" ? &has_length : nullptr;
     if (!seen) continue;  // "checksum" and keys ONNX may add later
-    if (*seen) refuse(what, "external data key \"" + key + "\" is given twice");
+    if (*seen) refuse(what, "external data key " + display_json(json(key)) + " is given twice");
     *seen = true;
     if (key == "location") ref.location = entry.value();
     if (key == "offset") ref.offset = decimal(entry.value(), what, key);
@@ -126,7 +129,7 @@ ExternalReference external_reference(const onnx::TensorProto& tensor, const std:
 }
 
 OnnxInitializer read_initializer(const onnx::TensorProto& tensor, const ExternalBytes& external) {
-  const std::string what = "initializer \"" + tensor.name() + "\"";
+  const std::string what = "initializer " + display_json(json(tensor.name()));
   OnnxInitializer out{tensor.name(), {tensor.dims().begin(), tensor.dims().end()}, tensor.data_type(), {}, {}};
   const std::uint64_t count = element_count(tensor, what);
   const bool is_float = tensor.data_type() == kOnnxFloat;
@@ -135,7 +138,8 @@ OnnxInitializer read_initializer(const onnx::TensorProto& tensor, const External
     const ExternalReference ref = external_reference(tensor, what);
     out.external_location = ref.location;
     const auto bytes = external_slice(ref, external, what);
-    require_size(bytes.size(), count, tensor.data_type(), what, "its external data in \"" + ref.location + "\"");
+    require_size(bytes.size(), count, tensor.data_type(), what,
+                 "its external data in " + display_json(json(ref.location)));
     if (is_float) out.values = little_endian_floats(bytes);
   } else if (tensor.has_raw_data()) {
     const std::string& raw = tensor.raw_data();

@@ -9,6 +9,7 @@
 #include <onnx.pb.h>
 
 #include "base/error.h"
+#include "base/json_python.h"
 #include "onnx_file/onnx_tensor.h"
 
 namespace nnx {
@@ -154,7 +155,7 @@ onnx::TensorProto parse(std::span<const std::byte> bytes, const std::string& wha
 }  // namespace
 
 std::string encode_tensor_proto(const Tensor& tensor) {
-  const std::string what = "tensor \"" + tensor.name + "\"";
+  const std::string what = "tensor " + display_json(json(tensor.name));
   if (!tensor.consistent()) {
     refuse(what, std::to_string(tensor.bytes.size()) + " bytes are not what " + std::string(dtype_name(tensor.dtype)) +
                      " and shape " + dims_text(tensor.shape) + " need");

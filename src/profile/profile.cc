@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "base/error.h"
 #include "base/failure.h"
@@ -9,6 +10,7 @@
 #include "base/json_python.h"
 #include "base/limits.h"
 #include "base/record_vocabulary.h"
+#include "base/tolerance_compare.h"
 #include "profile/profile_module.h"
 
 namespace nnx {
@@ -21,8 +23,11 @@ namespace settings_key = rf::settings_key;  // the canonical settings object
 
 // The tolerances' and the runtime's problems, which a feed-forward and a module profile share.
 void tolerance_and_runtime_problems(const Profile& profile, std::vector<std::string>& p) {
-  if (!std::isfinite(profile.rtol) || profile.rtol < 0) p.push_back("rtol must be finite and >= 0");
-  if (!std::isfinite(profile.atol) || profile.atol < 0) p.push_back("atol must be finite and >= 0");
+  for (const auto& [name, value] : {std::pair{"rtol", profile.rtol}, std::pair{"atol", profile.atol}}) {
+    if (auto problem = tolerance_problem(value, display_json(json(value))); !problem.empty()) {
+      p.push_back(std::string(name) + " " + problem);
+    }
+  }
   if (profile.runtime != "onnxruntime") p.push_back("runtime must be \"onnxruntime\", not \"" + profile.runtime + "\"");
   if (profile.provider.empty()) p.push_back("provider must be a non-empty string");
 }

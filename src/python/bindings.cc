@@ -106,8 +106,8 @@ RunOutcome run(std::vector<Profile> profiles, const std::filesystem::path& root,
 }
 
 // What the caller gave as `jobs`: None, or a whole number (a bool is not one) that fits an int; the count's
-// own rule (at least 1) is run_jobs's (app/run_profiles.h).
-std::optional<int> job_count(py::handle jobs) {
+// own rule (at least 1) is run_jobs's for profiles (app/run_profiles.h), runtime_matrix's for runtimes.
+std::optional<int> job_count(py::handle jobs, const char* at_once) {
   if (jobs.is_none()) return std::nullopt;
   if (PyLong_Check(jobs.ptr()) && !PyBool_Check(jobs.ptr())) {
     int overflow = 0;
@@ -117,41 +117,10 @@ std::optional<int> job_count(py::handle jobs) {
     }
   }
   const std::string given = py::repr(jobs).cast<std::string>();
-  throw UsageError("jobs must be a whole number of profiles at once or None, not " + given);
-}
-
-void raise(const char* cls, const std::string& message, const std::vector<std::string>& problems = {}) {
-  py::object type = py::module_::import("nnx._errors").attr(cls);
-  py::object instance = type(message, py::cast(problems));
-  PyErr_SetObject(type.ptr(), instance.ptr());
-}
-
-// The Python class and hint for an error kind (the command line's are in src/cli/cli_main.cc).
-void raise_error(const Error& e) {
-  switch (e.kind()) {
-    case ErrorKind::folder_in_use:  // problems: the core's own words, for front ends that add their hint
-      return raise("FolderInUse", std::string(e.what()) + "; pass force=True to clear it", {e.what()});
-    case ErrorKind::usage:
-    case ErrorKind::root_in_use: return raise("UsageError", e.what());
-    case ErrorKind::runtime_unavailable: return raise("RuntimeUnavailable", e.what());
-    case ErrorKind::unreadable: return raise("ArtifactIOError", e.what());
-    case ErrorKind::interrupted: return PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
-    case ErrorKind::io: return PyErr_SetString(PyExc_OSError, e.what());
-    case ErrorKind::refused: return raise("ConformanceError", e.what());
-  }
+  throw UsageError(std::string("jobs must be a whole number of ") + at_once + " at once or None, not " + given);
 }
 
 }  // namespace
-
-void translate_error(std::exception_ptr error) {
-  try {
-    if (error) std::rethrow_exception(error);
-  } catch (const ProblemList& e) {
-    raise(e.usage ? "UsageError" : "ConformanceError", e.message, e.problems);
-  } catch (const Error& e) {
-    raise_error(e);
-  }
-}
 
 std::string version() { return build_version(); }
 std::string bundled_onnxruntime() { return build_bundled_onnxruntime(); }
@@ -235,7 +204,7 @@ std::string run_profiles(const std::string& profiles_text, const std::filesystem
                          const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
                          const std::string& script, py::handle jobs_given) {
   RunOptions counted;
-  counted.jobs = job_count(jobs_given);  // under the GIL: it reads a Python object
+  counted.jobs = job_count(jobs_given, "profiles");  // under the GIL: it reads a Python object
   run_jobs(counted);  // a count below 1 is the core's usage error, before anything else is looked at
   const py::gil_scoped_release released;
   const json items = parse(profiles_text, "the profiles");
@@ -271,15 +240,18 @@ std::string execute(const std::string& record_text, const std::filesystem::path&
 }
 
 std::string runtime_matrix(const std::filesystem::path& report, const std::filesystem::path& root,
-                           const std::vector<std::string>& runtimes, std::size_t jobs,
+                           const std::vector<std::string>& runtimes, py::handle jobs_given,
                            const std::vector<std::string>& child_command,
                            const std::optional<std::filesystem::path>& output) {
+  const std::optional<int> jobs = job_count(jobs_given, "runtimes");  // under the GIL: a Python object
+  if (jobs && *jobs < 1) throw UsageError("jobs must be at least 1, not " + std::to_string(*jobs));
+  const py::gil_scoped_release released;
   matrix::MatrixRequest request;
   request.report = report;
   request.root = root;
   request.output = output;
   for (const auto& runtime : runtimes) request.runtimes.push_back(matrix::RuntimeChoice::release_or_file(runtime));
-  request.jobs = jobs;
+  request.jobs = static_cast<std::size_t>(jobs.value_or(0));  // 0: the number of cores
   request.child_command = child_command;
   return dump(matrix::run_matrix(request).document);
 }

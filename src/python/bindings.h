@@ -7,9 +7,10 @@
 // gave). Runs and executes go through the same app functions as the command line (app/run_report.h,
 // app/execute_report.h), so Ctrl-C and the pre-checks behave the same.
 //
-// Errors: every refusal is an nnx::Error (base/error.h); `translate_error` raises the matching class of
-// nnx._errors (a ConformanceError, a ValueError) with the Python front end's hint, and Interrupted as
-// KeyboardInterrupt. `ProblemList` carries the problems the core listed one by one.
+// Errors: every refusal is an nnx::Error (base/error.h); `translate_error` (errors.cc) raises the matching
+// class of nnx._errors (a ConformanceError, a ValueError) with the Python front end's hint, Interrupted as
+// KeyboardInterrupt, and any other C++ exception as ConformanceError (never RuntimeError or SystemError).
+// `ProblemList` carries the problems the core listed one by one.
 #pragma once
 
 #include <exception>
@@ -84,8 +85,10 @@ std::string execute(const std::string& record_text, const std::filesystem::path&
 // path, or X.Y.Z for a release of the runtime cache); cells run as `child_command` (the Python package's
 // `python -c "... from nnx._matrix_cell import main ..." PACKAGE_PARENT`, which imports this very package
 // whatever sys.path says). Returns the matrix document as JSON text; writes it to `output` when given.
+// `jobs`: None (the number of cores) or a whole number of at least 1, else a usage error naming `jobs`;
+// called with the GIL, which it releases once `jobs` is read.
 std::string runtime_matrix(const std::filesystem::path& report, const std::filesystem::path& root,
-                           const std::vector<std::string>& runtimes, std::size_t jobs,
+                           const std::vector<std::string>& runtimes, pybind11::handle jobs,
                            const std::vector<std::string>& child_command,
                            const std::optional<std::filesystem::path>& output);
 // One matrix cell in this process (matrix/cell_child.h), progress on stdout: what nnx._matrix_cell runs.

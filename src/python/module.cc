@@ -12,7 +12,7 @@ namespace b = nnx::python;
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "The nnx-conformance C++ core (use nnx.export_conformance).";
-  py::register_exception_translator(&b::translate_error);
+  py::register_local_exception_translator(&b::translate_error);  // this module's functions only
   using released = py::call_guard<py::gil_scoped_release>;
 
   m.def("version", &b::version);
@@ -39,7 +39,7 @@ PYBIND11_MODULE(_core, m) {
 
   m.def("run_profile", &b::run_profile, released(), py::arg("profile"), py::arg("root"),
         py::arg("source_revision"), py::arg("force"), py::arg("onnxruntime"), py::arg("python"), py::arg("script"));
-  // run_profiles reads its `jobs` object first, then releases the GIL itself.
+  // run_profiles and runtime_matrix read their `jobs` object first, then release the GIL themselves.
   m.def("run_profiles", &b::run_profiles, py::arg("profiles"), py::arg("root"),
         py::arg("source_revision"), py::arg("force"), py::arg("onnxruntime"), py::arg("python"), py::arg("script"),
         py::arg("jobs") = py::none());
@@ -47,7 +47,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("execute", &b::execute, released(), py::arg("record"), py::arg("root"), py::arg("onnxruntime"),
         py::arg("reference"), py::arg("python"), py::arg("script"));
 
-  m.def("runtime_matrix", &b::runtime_matrix, released(), py::arg("report"), py::arg("root"), py::arg("runtimes"),
+  m.def("runtime_matrix", &b::runtime_matrix, py::arg("report"), py::arg("root"), py::arg("runtimes"),
         py::arg("jobs"), py::arg("child_command"), py::arg("output"));
   m.def("matrix_cell", &b::matrix_cell, released(), py::arg("report"), py::arg("root"), py::arg("library"),
         py::arg("cell_dir"), py::arg("first"));

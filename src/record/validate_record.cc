@@ -17,6 +17,7 @@
 #include "base/json_python.h"
 #include "base/json_strict.h"
 #include "base/sha256.h"
+#include "base/tolerance_compare.h"
 #include "record/profile_rebuild.h"
 #include "record/record.h"
 #include "record/validate_internal.h"
@@ -209,8 +210,9 @@ void check_tolerances(const JsonView& record, Problems& out) {
     const JsonView value = tolerances[key];
     if (!value.exists()) continue;
     double d = 0.0;
-    if (!json_number(value, d) || !std::isfinite(d) || d < 0.0) {
-      out.push_back(at(rf::kTolerances, key) + ": must be a finite number >= 0, not " + text_of(value));
+    if (!json_number(value, d)) d = -1.0;  // not a number: the first half of the rule names it
+    if (auto problem = tolerance_problem(d, text_of(value)); !problem.empty()) {
+      out.push_back(at(rf::kTolerances, key) + ": " + problem);
     }
   }
 }

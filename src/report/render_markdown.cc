@@ -41,8 +41,8 @@ std::string profile_rows(const json& record, const std::string& prefix) {
   }
   // A module record (doc/record-format.md §10) names its module's factory beside its profile.
   const std::string module =
-      is_module_record(record) ? " (module `" + markdown_cell(module_factory(record)) + "`)" : std::string();
-  std::string row = "| " + prefix + "`" + markdown_cell(text_of(record, rf::kProfile)) + "`" + module + " | " +
+      is_module_record(record) ? " (module " + markdown_code(module_factory(record)) + ")" : std::string();
+  std::string row = "| " + markdown_cell(prefix) + markdown_code(text_of(record, rf::kProfile)) + module + " | " +
                     status_mark(text_of(record, rf::kStatus)) + " | " + markdown_cell(text_of(record, rf::kFailure)) +
                     " | " + markdown_cell(text_of(record, rf::kLevel)) + " |";
   for (const char* stage : kStageNames) row += " " + status_mark(stage_status(record, stage)) + " |";
@@ -63,7 +63,7 @@ std::string failure_rows(const json& record, const std::string& prefix) {
     json detail = entry.value(stage_key::kDetail, json());
     // The triangulation's margins are the table's "worst margin".
     if (detail.is_object()) detail.erase(rf::detail_key::kTriangulation);
-    out += "| `" + markdown_cell(profile) + "` | stage " + stage + " | " +
+    out += "| " + markdown_code(profile) + " | stage " + stage + " | " +
            markdown_cell(text_of(entry, stage_key::kFailure)) +
            " | " + markdown_cell(detail.is_string() ? first_line(detail.get<std::string>()) : dumps_canonical(detail)) +
            " |\n";
@@ -79,7 +79,7 @@ std::string failure_rows(const json& record, const std::string& prefix) {
     const std::string inputs = is_module_record(record)
                                    ? " (" + markdown_cell(inputs_text(c.value(rf::module_case_key::kInputs, json()))) + ")"
                                    : std::string();
-    out += "| `" + markdown_cell(profile) + "` | case " + markdown_cell(text_of(c, case_key::kName)) + inputs + " | " +
+    out += "| " + markdown_code(profile) + " | case " + markdown_cell(text_of(c, case_key::kName)) + inputs + " | " +
            markdown_cell(text_of(c, case_key::kFailure)) + " | max abs error " +
            value_text(c.value(case_key::kMaxAbsError, json())) +
            ", max rel error " + value_text(c.value(case_key::kMaxRelError, json())) +
@@ -93,7 +93,7 @@ std::string drift_rows(const json& matrix) {
   for (const auto& row : matrix_drift(matrix)) {
     std::string beyond;
     for (const auto& version : row.beyond) beyond += (beyond.empty() ? "" : ", ") + version;
-    out += "| `" + markdown_cell(row.profile) + "` | " + markdown_cell(row.case_name) + " | " +
+    out += "| " + markdown_code(row.profile) + " | " + markdown_cell(row.case_name) + " | " +
            std::to_string(row.runtimes) + " | " + value_text(row.max_abs_difference) + " | " +
            value_text(row.max_ulps) + " | " + markdown_cell(row.pair) + " | " +
            (beyond.empty() ? "none" : "⚠️ " + markdown_cell(beyond)) + " |\n";
@@ -114,8 +114,8 @@ std::string render_markdown(const json& document) {
     out += "runtime matrix " + status_mark(text_of(document, rf::kStatus)) + "\n\n";
     out += "| runtime | library sha256 | status |\n|---|---|---|\n";
     for (const auto& runtime : matrix_runtimes(document)) {
-      out += "| " + markdown_cell(runtime.version) + " | `" + markdown_cell(runtime.library_sha256.substr(0, 12)) +
-             "` | " + status_mark(runtime.status) + " |\n";
+      out += "| " + markdown_cell(runtime.version) + " | " + markdown_code(runtime.library_sha256.substr(0, 12)) +
+             " | " + status_mark(runtime.status) + " |\n";
       for (const auto& record : runtime.records) labelled.emplace_back(runtime.version + " / ", record);
     }
     out += "\n";

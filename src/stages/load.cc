@@ -36,7 +36,7 @@ bool fail(StageContext& context, FailureClass failure, json detail) {
 // record lists as external-data. ConformanceError naming the location otherwise.
 std::span<const std::byte> listed_external(const Record& record, const VerifyOutcome& verified,
                                            const std::string& location) {
-  const std::string named = "external data location \"" + location + "\" of " + record.artifacts.model;
+  const std::string named = external_location_text(location) + " of " + record.artifacts.model;
   std::string why;
   const auto path = normalize_artifact_path(location, &why);
   if (!path) throw ConformanceError(named + " is not a valid artifact path (" + why + ")");

@@ -42,12 +42,25 @@ std::string tensor(const Parameter& p) {
   return out;
 }
 
-}  // namespace
+// onnx.TensorProto of one float whose data is external: external_data = 13 ({key = 1, value = 2}),
+// data_location = 14 (EXTERNAL = 1).
+std::string external_tensor(const std::string& location) {
+  std::string out;
+  varint_field(out, 1, 1);
+  varint_field(out, 2, 1);  // FLOAT
+  bytes_field(out, 8, "external");
+  std::string entry;
+  bytes_field(entry, 1, "location");
+  bytes_field(entry, 2, location);
+  bytes_field(out, 13, entry);
+  varint_field(out, 14, 1);
+  return out;
+}
 
-std::string onnx_model_bytes(const std::vector<Parameter>& initializers) {
+std::string model_of(const std::vector<std::string>& tensors) {
   std::string graph;  // onnx.GraphProto: name = 2, initializer = 5
   bytes_field(graph, 2, "tiny");
-  for (const auto& p : initializers) bytes_field(graph, 5, tensor(p));
+  for (const auto& t : tensors) bytes_field(graph, 5, t);
   std::string opset;  // onnx.OperatorSetIdProto: domain = 1, version = 2
   bytes_field(opset, 1, "");
   varint_field(opset, 2, 17);
@@ -57,5 +70,15 @@ std::string onnx_model_bytes(const std::vector<Parameter>& initializers) {
   bytes_field(model, 8, opset);
   return model;
 }
+
+}  // namespace
+
+std::string onnx_model_bytes(const std::vector<Parameter>& initializers) {
+  std::vector<std::string> tensors;
+  for (const auto& p : initializers) tensors.push_back(tensor(p));
+  return model_of(tensors);
+}
+
+std::string onnx_model_external_bytes(const std::string& location) { return model_of({external_tensor(location)}); }
 
 }  // namespace nnx::test_support

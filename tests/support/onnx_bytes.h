@@ -12,5 +12,7 @@
 namespace nnx::test_support {
 
 std::string onnx_model_bytes(const std::vector<Parameter>& initializers);
+// The same model holding one float initializer whose data is external at `location`, as written (any bytes).
+std::string onnx_model_external_bytes(const std::string& location);
 
 }  // namespace nnx::test_support

@@ -138,5 +138,19 @@ TEST_F(LoadStage, AModelTheReaderRefusesIsALoadErrorBeforeTheRuntimeSeesIt) {
   EXPECT_TRUE(runtime_->requests().empty());
 }
 
+TEST_F(LoadStage, ALocationHoldingANulIsNamedWholeInTheDetailWithTheNulEscaped) {
+  // A thrown message is read back as a C string: a raw NUL would cut the detail at the location.
+  write_file(folder() / "model.onnx", test_support::onnx_model_external_bytes(std::string("w\0x.bin", 7)));
+  record_.artifacts.files.clear();
+  for (const auto& entry : build_manifest(folder(), {})) record_.artifacts.files.push_back(entry);
+  EXPECT_FALSE(run(runtime()));
+  EXPECT_EQ(stage().failure, FailureClass::load_error);
+  EXPECT_EQ(stage().detail.at("error").get<std::string>(),
+            "external data location \"w\\u0000x.bin\" of model.onnx is not a valid artifact path (contains a NUL "
+            "byte)")
+      << stage().detail.dump();
+  EXPECT_TRUE(runtime_->requests().empty());
+}
+
 }  // namespace
 }  // namespace nnx

@@ -13,6 +13,8 @@ namespace {
 
 using json = nlohmann::json;
 
+const std::string kJoiner = "\xE2\x81\xA0";  // U+2060 WORD JOINER
+
 json record_with(const json& case_entry, const json& parity) {
   json stages = json::object();
   for (const char* stage : kStageNames) {
@@ -57,9 +59,37 @@ TEST(ReportRender, ALinkOrImageInADetailIsNotLiveInMarkdown) {
   const std::string markdown = render_markdown(record_with(c, parity));
   EXPECT_EQ(markdown.find("[the fix]("), std::string::npos);
   EXPECT_EQ(markdown.find("![pixel]("), std::string::npos);
-  EXPECT_NE(markdown.find("see \\[the fix\\](https://evil.example/x)"), std::string::npos);
-  EXPECT_NE(markdown.find("!\\[pixel\\](https://evil.example/p.png)"), std::string::npos);
+  EXPECT_NE(markdown.find("see \\[the fix\\](https:" + kJoiner + "//evil.example/x)"), std::string::npos);
+  EXPECT_NE(markdown.find("!\\[pixel\\](https:" + kJoiner + "//evil.example/p.png)"), std::string::npos);
   EXPECT_EQ(markdown_cell("a[b]c"), "a\\[b\\]c");
+}
+
+TEST(ReportRender, NoOtherMarkupInADetailIsLiveInMarkdown) {
+  // A backslash cannot undo an escape; emphasis, strike and code are text.
+  EXPECT_EQ(markdown_cell("\\[x](y)"), "\\\\\\[x\\](y)");
+  EXPECT_EQ(markdown_cell("*a* _b_ ~~c~~ `d`"), "\\*a\\* \\_b\\_ \\~\\~c\\~\\~ \\`d\\`");
+  // No bare autolink, mail link, mention or issue reference: a word joiner breaks each.
+  EXPECT_EQ(markdown_cell("http://e.example"), "http:" + kJoiner + "//e.example");
+  EXPECT_EQ(markdown_cell("WWW.e.example"), "WWW" + kJoiner + ".e.example");
+  EXPECT_EQ(markdown_cell("ping @octocat on #12, a@b.example"),
+            "ping @" + kJoiner + "octocat on #" + kJoiner + "12, a@" + kJoiner + "b.example");
+  EXPECT_EQ(markdown_cell("<b>&</b>"), "&lt;b&gt;&amp;&lt;/b&gt;");
+  const json c{{"name", "c"}, {"passed", false}, {"failure", "mismatch"}, {"max_abs_error", 0.5},
+               {"max_rel_error", nullptr}, {"detail", "cc @octocat, see https://evil.example *now*"}};
+  const std::string markdown = render_markdown(record_with(c, {{"status", "failed"}, {"failure", "mismatch"},
+                                                               {"detail", "www.evil.example"}}));
+  EXPECT_EQ(markdown.find("@octocat"), std::string::npos) << markdown;
+  EXPECT_EQ(markdown.find("https://"), std::string::npos) << markdown;
+  EXPECT_EQ(markdown.find("www.evil"), std::string::npos) << markdown;
+  EXPECT_EQ(markdown.find("*now*"), std::string::npos) << markdown;
+}
+
+TEST(ReportRender, ANameInACodeSpanIsFencedPastEveryBacktickItHolds) {
+  EXPECT_EQ(markdown_code("p<1>"), "`p<1>`");  // a code span shows its text as is
+  EXPECT_EQ(markdown_code("a`b"), "``a`b``");
+  EXPECT_EQ(markdown_code("``x"), "``` ``x ```");
+  EXPECT_EQ(markdown_code("a|b\nc"), "`a\\|b c`");  // a table's cell ends at a bare '|' even in code
+  EXPECT_EQ(markdown_code("m.py:conv_bn"), "`m.py:conv_bn`");  // nothing escaped inside: shown as written
 }
 
 TEST(ReportRender, AMatrixShowsItsDriftAndNamesARuntimeBeyondTolerance) {
@@ -75,7 +105,7 @@ TEST(ReportRender, AMatrixShowsItsDriftAndNamesARuntimeBeyondTolerance) {
   const json matrix{{"format", std::string(kMatrixFormat)}, {"status", "passed"},
                     {"runtimes", {runtime_a, runtime_b}}, {"drift", drift}};
   const std::string markdown = render_markdown(matrix);
-  EXPECT_NE(markdown.find("| `p&lt;1&gt;` | batch-1 | 2 | 0.30000000000000004 | 12 | 1.20.1 ↔ 1.32.0 | ⚠️ 1.20.1 |"),
+  EXPECT_NE(markdown.find("| `p<1>` | batch-1 | 2 | 0.30000000000000004 | 12 | 1.20.1 ↔ 1.32.0 | ⚠️ 1.20.1 |"),
             std::string::npos)
       << markdown;
   const std::string html = render_html(matrix);

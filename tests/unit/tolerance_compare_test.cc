@@ -4,6 +4,9 @@
 //  * a zero expected value divides by the floor 1e-30 for max_rel and allows only atol;
 //  * an error exactly at the tolerance is within, with a margin of exactly 1;
 //  * a zero allowed error where values differ is an infinite margin (nullopt), equal values are not;
+//  * so is an error that is not finite or a ratio past double's range (a subnormal tolerance's): a margin is
+//    always a finite number or nullopt, which the record writer can write (JSON has no infinity);
+//  * a tolerance is 0 or at least 2^-126 (tolerance_problem): a subnormal one is refused, with the reason;
 //  * an empty output is within with zero errors; only the common length is compared;
 //  * float32 outputs compare exactly as their widened doubles.
 #include <gtest/gtest.h>
@@ -35,8 +38,7 @@ TEST(ToleranceCompare, AnInfinityIsNeverWithinEvenAgainstTheSameInfinity) {
   const ToleranceComparison off = compare({kInf}, {1.0}, 0.0, 1.0);
   EXPECT_FALSE(off.within);
   EXPECT_EQ(off.max_abs, kInf);
-  ASSERT_TRUE(off.margin.has_value());
-  EXPECT_EQ(*off.margin, kInf);
+  EXPECT_FALSE(off.margin.has_value());  // an infinite margin is nullopt, never infinity
   EXPECT_FALSE(compare({kInf}, {kInf}, 1.0, 1.0).within);  // inf - inf is NaN
 }
 
@@ -103,6 +105,32 @@ TEST(ToleranceCompare, Float32OutputsCompareAsTheirWidenedDoubles) {
   EXPECT_EQ(narrow.margin, wide.margin);
   EXPECT_EQ(narrow.within, wide.within);
   EXPECT_EQ(narrow.max_abs, static_cast<double>(0.1000001f) - static_cast<double>(0.1f));
+}
+
+TEST(ToleranceCompare, ASubnormalToleranceGivesANullMarginNeverAnInfiniteOne) {
+  // 5e-324 is the smallest double: 1e-7 / (5e-324 + 5e-324 * 1) overflows; the finding that wrote no report.
+  const double tiny = std::numeric_limits<double>::denorm_min();
+  const ToleranceComparison c = compare({1.0 + 1e-7, 2.0}, {1.0, 2.0}, tiny, tiny);
+  EXPECT_FALSE(c.within);
+  EXPECT_FALSE(c.margin.has_value());
+  EXPECT_TRUE(std::isfinite(c.max_abs) && std::isfinite(c.max_rel));
+  const ToleranceComparison nan = compare({kNaN}, {1.0}, 1.0, 1.0);
+  EXPECT_FALSE(nan.margin.has_value());  // a NaN error: no number, so null as well
+}
+
+TEST(ToleranceCompare, AToleranceIsZeroOrAtLeastFloat32sSmallestNormalNumber) {
+  EXPECT_EQ(tolerance_problem(0.0, "0.0"), "");
+  EXPECT_EQ(tolerance_problem(1e-5, "1e-05"), "");
+  EXPECT_EQ(tolerance_problem(kMinNonzeroTolerance, "x"), "");
+  EXPECT_EQ(kMinNonzeroTolerance, static_cast<double>(std::numeric_limits<float>::min()));
+  EXPECT_EQ(tolerance_problem(-1.0, "-1"), "must be a finite number >= 0, not -1");
+  EXPECT_EQ(tolerance_problem(kNaN, "NaN"), "must be a finite number >= 0, not NaN");
+  EXPECT_EQ(tolerance_problem(kInf, "Infinity"), "must be a finite number >= 0, not Infinity");
+  const std::string subnormal = tolerance_problem(5e-324, "5e-324");
+  EXPECT_EQ(subnormal.rfind("must be 0 or at least 1.1754943508222875e-38 (float32's smallest normal number), "
+                            "not 5e-324: ", 0), 0u) << subnormal;
+  EXPECT_NE(subnormal.find("use 0 for exact equality"), std::string::npos);
+  EXPECT_NE(tolerance_problem(std::nextafter(kMinNonzeroTolerance, 0.0), "x"), "");
 }
 
 }  // namespace

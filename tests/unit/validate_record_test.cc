@@ -715,6 +715,13 @@ TEST(ValidateRecord, RefusesNegativeOrNonNumericTolerances) {
   expect_refused(s, "tolerances.rtol: must be a finite number >= 0");
 }
 
+TEST(ValidateRecord, RefusesASubnormalToleranceWhoseMarginsCannotBeComputed) {
+  json r = passed_record();
+  r["tolerances"]["rtol"] = 5e-324;
+  expect_refused(r, "tolerances.rtol: must be 0 or at least 1.1754943508222875e-38 (float32's smallest normal "
+                    "number), not 5e-324");
+}
+
 TEST(ValidateRecord, RefusesAConfigWithoutWeightsSha256) {
   json r = passed_record();
   r["config"].erase("weights_sha256");
