@@ -4,7 +4,9 @@
 #   scripts/run_fuzzers.sh [TARGET...]        default: every fuzz/*_fuzzer.cc
 #
 # Environment:
-#   NNX_FUZZ_SECONDS     seconds per target (default 25, so the 7 targets fuzz for at most 175 s; -max_total_time)
+#   NNX_FUZZ_JOBS        targets fuzzed at once (default: the machine's cores, nproc)
+#   NNX_FUZZ_SECONDS     seconds per target (-max_total_time; default: a 180-second budget of wall time shared
+#                        by the rounds of NNX_FUZZ_JOBS targets, e.g. 7 targets on 2 cores: 4 rounds of 45 s)
 #   NNX_FUZZ_MIN_EXECS   executions each target must reach (default 50000)
 #   NNX_FUZZ_MIN_TOTAL   executions all targets run together must reach (default 1000000; 0 when targets are
 #                        named on the command line, unless set)
@@ -26,7 +28,9 @@
 # a finding is kept in <build dir>/findings/ and its reproduction command is printed.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-SECONDS_PER_TARGET="${NNX_FUZZ_SECONDS:-25}"
+JOBS="${NNX_FUZZ_JOBS:-$(nproc)}"
+BUDGET_SECONDS=180
+SECONDS_PER_TARGET="${NNX_FUZZ_SECONDS:-}"
 MIN_EXECS="${NNX_FUZZ_MIN_EXECS:-50000}"
 if (($# > 0)); then MIN_TOTAL="${NNX_FUZZ_MIN_TOTAL:-0}"; else MIN_TOTAL="${NNX_FUZZ_MIN_TOTAL:-1000000}"; fi
 OUT="${NNX_FUZZ_BUILD_DIR:-$ROOT/build/fuzz}"
@@ -36,7 +40,9 @@ if [[ -z "$CXX" ]]; then
 fi
 log() { printf 'run_fuzzers: %s\n' "$*" >&2; }
 
-[[ "$SECONDS_PER_TARGET" =~ ^[1-9][0-9]*$ ]] || { log "NNX_FUZZ_SECONDS=$SECONDS_PER_TARGET is not a positive integer"; exit 2; }
+[[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || { log "NNX_FUZZ_JOBS=$JOBS is not a positive integer"; exit 2; }
+[[ -z "$SECONDS_PER_TARGET" || "$SECONDS_PER_TARGET" =~ ^[1-9][0-9]*$ ]] ||
+  { log "NNX_FUZZ_SECONDS=$SECONDS_PER_TARGET is not a positive integer"; exit 2; }
 [[ "$MIN_EXECS" =~ ^[0-9]+$ ]] || { log "NNX_FUZZ_MIN_EXECS=$MIN_EXECS is not a number of executions"; exit 2; }
 [[ "$MIN_TOTAL" =~ ^[0-9]+$ ]] || { log "NNX_FUZZ_MIN_TOTAL=$MIN_TOTAL is not a number of executions"; exit 2; }
 command -v "$CXX" >/dev/null || { log "$CXX not found (scripts/bootstrap.sh installs clang and libclang-rt-14-dev)"; exit 1; }
@@ -155,10 +161,13 @@ scratch="$(mktemp -d "${TMPDIR:-/tmp}/nnx-fuzz.XXXXXX")"
 trap 'rm -rf "$scratch"' EXIT
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-printf '%-22s %10s %12s %10s %8s  %s\n' target seconds executions "exec/s" corpus result
-total=0
-for t in "${targets[@]}"; do
-  corpus="$scratch/$t/corpus"
+rounds=$(((${#targets[@]} + JOBS - 1) / JOBS))
+[[ -n "$SECONDS_PER_TARGET" ]] || SECONDS_PER_TARGET=$((BUDGET_SECONDS / rounds))
+((SECONDS_PER_TARGET > 0)) || SECONDS_PER_TARGET=1
+
+# One target's run (its log in $OUT/<target>.log, its exit status in the scratch folder).
+fuzz_target() {
+  local t="$1" corpus="$scratch/$1/corpus"
   mkdir -p "$corpus" "$scratch/$t/artifacts"
   cp -R "$ROOT/fuzz/corpus/$t/." "$corpus/"
   dict=()
@@ -169,7 +178,24 @@ for t in "${targets[@]}"; do
     run_env=("ASAN_OPTIONS=${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0}" "PYTHONPATH=$ROOT/fuzz:$ROOT/worker" PYTHONNOUSERSITE=1)
   env "${run_env[@]}" "$OUT/$t" "$corpus" "${dict[@]}" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 \
       -max_len=65536 -print_final_stats=1 -artifact_prefix="$scratch/$t/artifacts/" >"$logfile" 2>&1
-  rc=$?
+  echo $? >"$scratch/$t/rc"
+}
+
+log "fuzzing ${#targets[@]} targets, $JOBS at a time, $SECONDS_PER_TARGET s each"
+running=0
+for t in "${targets[@]}"; do
+  fuzz_target "$t" &
+  running=$((running + 1))
+  if ((running >= JOBS)); then wait -n; running=$((running - 1)); fi
+done
+wait
+
+printf '%-22s %10s %12s %10s %8s  %s\n' target seconds executions "exec/s" corpus result
+total=0
+for t in "${targets[@]}"; do
+  corpus="$scratch/$t/corpus"
+  logfile="$OUT/$t.log"
+  rc="$(cat "$scratch/$t/rc" 2>/dev/null || echo 1)"
   execs="$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+).*/\1/p' "$logfile" | tail -n1)"
   speed="$(sed -nE 's/^stat::average_exec_per_sec: *([0-9]+).*/\1/p' "$logfile" | tail -n1)"
   size="$(find "$corpus" -type f | wc -l)"
@@ -194,5 +220,5 @@ for t in "${targets[@]}"; do
 done
 total_result=ok
 if ((total < MIN_TOTAL)); then total_result="TOO FEW (under $MIN_TOTAL)"; status=1; fi
-printf '%-22s %10s %12s %10s %8s  %s\n' total "$((SECONDS_PER_TARGET * ${#targets[@]}))" "$total" "" "" "$total_result"
+printf '%-22s %10s %12s %10s %8s  %s\n' total "$((SECONDS_PER_TARGET * rounds))" "$total" "" "" "$total_result"
 exit $status
