@@ -3,7 +3,8 @@ and the fixtures, hostile_support.py what only the hostile tests need).
 
 One helper for one job: reading a record's stage statuses, a report's records by profile, which worker
 served which export, the spy library's environment, a built test tool, a locked ONNX Runtime release, the
-bytes the product saves a JSON document as, a private copy of a run's artifacts, and a file's sha256.
+bytes the product saves a JSON document as, a private copy of a run's artifacts, a file's sha256, and a
+record's model.onnx entry made to match an edited file.
 """
 import hashlib
 import json
@@ -77,3 +78,11 @@ def copy_artifacts(artifacts: Path, tmp_path: Path) -> Path:
 def sha256_of(path) -> str:
     """The hex sha256 of the file's bytes."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def rehash(record, root: Path) -> None:
+    """The record's model.onnx entry made to match the (edited) file, as a tamperer would."""
+    for f in record["artifacts"]["files"]:
+        if f["path"] == "model.onnx":
+            path = root / record["artifacts"]["directory"] / "model.onnx"
+            f["bytes"], f["sha256"] = path.stat().st_size, sha256_of(path)
