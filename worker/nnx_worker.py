@@ -26,7 +26,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
+import stat
 import sys
+import threading
 import traceback
 
 # The worker's other modules, beside this script (sys.path[0]); none imports torch, onnx or numpy at start-up.
@@ -222,7 +225,32 @@ def write_response(fd: int, response: dict) -> None:
         view = view[os.write(fd, view):]
 
 
+LIFELINE_FD = 9  # the core's lifeline (src/base/child_process.h): end-of-file once the core has ended
+
+
+def watch_lifeline() -> None:
+    """Once the core that started the worker has ended, however it ended (SIGKILL too), the worker's process
+    group (the worker and every fork of it) is killed; nothing when descriptor 9 is not a pipe."""
+    try:
+        if not stat.S_ISFIFO(os.fstat(LIFELINE_FD).st_mode):
+            return
+    except OSError:
+        return
+    os.set_inheritable(LIFELINE_FD, False)
+
+    def wait_for_the_end() -> None:
+        try:
+            while os.read(LIFELINE_FD, 1):
+                pass
+        except OSError:
+            return
+        os.killpg(0, signal.SIGKILL)
+
+    threading.Thread(target=wait_for_the_end, name="nnx-lifeline", daemon=True).start()
+
+
 def main() -> int:
+    watch_lifeline()
     try:
         os.fstat(RESPONSE_FD)
     except OSError:

@@ -132,6 +132,7 @@ json execute_record(const json& input, const std::filesystem::path& root, const 
   StageContext context{record, root, model.get()};
   context.runtime = std::move(runtime);
   context.reference = options.reference;
+  context.case_timeout = options.case_timeout;
   context.exporter = std::move(worker);
   if (record.module && options.reference == ReferenceKind::torch) {
     if (run_stages(context, std::span(kExecutePipeline).first<1>())) {  // load: the stored inputs verified

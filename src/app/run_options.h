@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -9,6 +10,7 @@
 
 #include "app/run_observer.h"
 #include "record/record.h"
+#include "runtime/run_watchdog.h"
 #include "runtime/runtime.h"
 #include "stages/reference_outputs.h"
 #include "worker/worker_process.h"
@@ -30,6 +32,8 @@ struct RunOptions {
   // The source block, when a caller already resolved it (run_profiles does, once per run); otherwise
   // run_profile resolves `source_revision` itself (app/source.h).
   std::optional<SourceInfo> source;
+  // What the run's input cases may cost in memory (profile/memory_budget.h); default: machine_memory_limit().
+  std::optional<std::uint64_t> memory_limit_bytes;
 };
 
 struct ExecuteOptions {
@@ -39,6 +43,8 @@ struct ExecuteOptions {
   ReferenceKind reference = ReferenceKind::native;
   std::optional<WorkerCommand> worker;                      // torch reference only; default_worker_command()
   std::optional<std::chrono::milliseconds> worker_timeout;  // default_worker_timeout()
+  // One input case's run in the runtime; past it the run is stopped and the case is a runtime-error.
+  std::chrono::milliseconds case_timeout{kDefaultRunTimeout};
 };
 
 }  // namespace nnx

@@ -10,6 +10,7 @@
 #include "artifacts/root_lock.h"
 #include "base/atomic_file.h"
 #include "base/interrupt.h"
+#include "profile/memory_budget.h"
 #include "record/report.h"
 #include "worker/worker_limits.h"
 
@@ -27,11 +28,25 @@ RunOptions with_checked_bounds(RunOptions options) {
   return options;
 }
 
+// Refuses, before anything runs, a run whose input cases would not fit in memory (profile/memory_budget.h).
+void check_memory(const std::vector<Profile>& profiles, const RunOptions& options) {
+  const std::uint64_t limit = options.memory_limit_bytes.value_or(machine_memory_limit());
+  const auto problems = memory_problems(profiles, limit,
+                                        options.memory_limit_bytes ? "--memory-limit"
+                                                                   : "half of the memory available; --memory-limit "
+                                                                     "MIB sets another");
+  if (problems.empty()) return;
+  std::string text;
+  for (const auto& p : problems) text += (text.empty() ? "" : "\n") + p;
+  throw UsageError(text);
+}
+
 }  // namespace
 
 RunOutcome run_to_report(const RunRequest& request) {
   const ScopedInterruptHandlers interrupts;
   const RunOptions options = with_checked_bounds(request.options);
+  check_memory(request.profiles, options);
   if (request.report_path) {
     check_output_paths({{{"the report path", *request.report_path}}, {}, {{"the artifacts root", request.root}}});
     require_writable_file_path(*request.report_path);

@@ -1,16 +1,33 @@
 // spawn_in_own_group; contract in child_process.h.
 #include "base/child_process.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <system_error>
+#include <thread>
 
 extern char** environ;
 
 namespace nnx {
+namespace {
+
+// The read end of this process's lifeline; the write end stays open, unused, until the process ends.
+int lifeline_read_end() {
+  static const int read_end = [] {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category());
+    return fds[0];
+  }();
+  return read_end;
+}
+
+}  // namespace
 
 pid_t spawn_in_own_group(const std::vector<std::string>& argv, const std::vector<ChildFd>& fds,
                          const std::vector<std::string>* environment, bool search_path) {
@@ -25,6 +42,7 @@ pid_t spawn_in_own_group(const std::vector<std::string>& argv, const std::vector
       posix_spawn_file_actions_addopen(&actions, fd.child_fd, fd.open_path.c_str(), fd.open_flags, 0600);
     }
   }
+  posix_spawn_file_actions_adddup2(&actions, lifeline_read_end(), kLifelineFd);
   sigset_t no_signals, all_signals;
   sigemptyset(&no_signals);
   sigfillset(&all_signals);
@@ -55,5 +73,20 @@ pid_t spawn_in_own_group(const std::vector<std::string>& argv, const std::vector
 }
 
 int open_exit_fd(pid_t child) { return static_cast<int>(::syscall(SYS_pidfd_open, child, 0)); }
+
+void watch_lifeline(std::function<void()> before_exit) {
+  struct stat st {};
+  if (::fstat(kLifelineFd, &st) != 0 || !S_ISFIFO(st.st_mode)) return;
+  ::fcntl(kLifelineFd, F_SETFD, FD_CLOEXEC);  // a child this child starts gets a lifeline of its own
+  std::thread([before_exit = std::move(before_exit)] {
+    char byte;
+    ssize_t n;
+    while ((n = ::read(kLifelineFd, &byte, 1)) != 0) {
+      if (n < 0 && errno != EINTR) return;  // not a lifeline after all
+    }
+    if (before_exit) before_exit();
+    ::kill(0, SIGKILL);  // the whole group: this child and whatever it started
+  }).detach();
+}
 
 }  // namespace nnx

@@ -9,6 +9,16 @@
 // none of the parent's standard ones is inherited. It returns the child's pid (also its process group id), or throws
 // std::system_error with posix_spawn's error when it cannot start; the caller words the refusal.
 //
+// Every child also gets the read end of this process's lifeline as descriptor `kLifelineFd` (9): one pipe
+// per process, made at the first spawn, whose write end only this process holds (close-on-exec, never given
+// to a child) and nobody writes to. It reaches end-of-file when this process is gone however it ended
+// (SIGKILL included) and never because a thread ended: a child started from a worker thread lives as long
+// as the process, not the thread (PR_SET_PDEATHSIG would follow the thread). A child of ours calls
+// `watch_lifeline` at its start: a thread of its own that waits for that end-of-file, then calls
+// `before_exit` and kills the child's whole process group (SIGKILL), itself included. Where descriptor 9 is
+// not a pipe (the program was not started by us) it does nothing. A process that forks without exec keeps
+// the write end in the fork, and its children then live until the fork ends too.
+//
 // `open_exit_fd` gives a descriptor of a child not yet reaped that poll() finds readable once it has exited
 // (a pidfd, close-on-exec), so that a parent waiting for output or exit wakes at once for either; -1 where
 // the kernel has none (before Linux 5.3), and the caller then polls in slices.
@@ -16,6 +26,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,5 +46,8 @@ pid_t spawn_in_own_group(const std::vector<std::string>& argv, const std::vector
                          const std::vector<std::string>* environment, bool search_path);
 
 int open_exit_fd(pid_t child);
+
+inline constexpr int kLifelineFd = 9;
+void watch_lifeline(std::function<void()> before_exit = {});
 
 }  // namespace nnx

@@ -11,6 +11,7 @@
 
 #include "artifacts/output_paths.h"
 #include "base/record_vocabulary.h"
+#include "runtime/run_watchdog.h"
 #include "runtime/runtime.h"
 
 namespace CLI {
@@ -43,6 +44,7 @@ struct RunArgs {
   std::string timings;       // where to write the run's phase breakdown (cli/run_progress.h)
   bool quiet = false;        // no live progress on stderr
   std::optional<int> jobs;   // profiles exported at once (default: auto, app/run_profiles.h auto_workers)
+  std::optional<int> memory_limit_mib;  // what the input cases may cost (default: profile/memory_budget.h)
 };
 
 struct RecordArgs {
@@ -53,6 +55,7 @@ struct RecordArgs {
   std::string onnxruntime;
   std::string onnxruntime_version;    // execute: a release of the runtime cache (runtime/runtime_cache.h)
   std::string reference = rf::kReferenceNative;  // execute: native (C++ only) or torch (the worker's PyTorch forward)
+  double case_timeout_seconds = static_cast<double>(kDefaultRunTimeout.count());  // execute --timeout: one input case's run (runtime/run_watchdog.h)
   RenderArgs render;                  // execute
 };
 

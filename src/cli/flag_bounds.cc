@@ -54,4 +54,10 @@ CLI::Validator seconds_from(double low, double high) {
                         "SECONDS in [" + number_text(low) + " - " + number_text(high) + "]");
 }
 
+CLI::Validator timeout_seconds() { return seconds_from(0.1, 604800.0); }
+
+std::chrono::milliseconds timeout_of(double seconds) {
+  return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+}
+
 }  // namespace nnx::cli

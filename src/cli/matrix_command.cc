@@ -30,7 +30,7 @@ void add_matrix_commands(CLI::App& app, MatrixArgs& args) {
       ->check(whole_number_from(1, 256));
   matrix->add_option("--shard", args.shard, "run only cells K, K+N, ... of the runtimes named (K/N, 0 <= K < N)");
   matrix->add_option("--timeout", args.timeout_seconds, "seconds one runtime's process may take (default 600)")
-      ->check(seconds_from(0.1, 604800.0));
+      ->check(timeout_seconds());
   add_render_options(*matrix, args.render);
 
   auto* merge = app.add_subcommand("matrix-merge", "join runtime matrices made with --shard into one");
@@ -66,7 +66,7 @@ int matrix_command(const MatrixArgs& args) {
   for (const auto& version : args.versions) request.runtimes.push_back(matrix::RuntimeChoice::cached_release(version));
   request.jobs = args.jobs;
   if (!args.shard.empty()) request.shard = matrix::parse_shard(args.shard);
-  request.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(args.timeout_seconds * 1000));
+  request.timeout = timeout_of(args.timeout_seconds);
   request.child_command = {std::filesystem::read_symlink("/proc/self/exe").string(), "matrix-cell"};
   request.on_cell = [](const matrix::MatrixCell& cell) {
     std::cerr << "onnxruntime " << cell.version << ": done\n";

@@ -10,6 +10,7 @@
 #include "app/execute_record.h"
 #include "app/execute_report.h"
 #include "base/error.h"
+#include "cli/flag_bounds.h"
 #include "base/failure.h"
 #include "cli/commands.h"
 #include "base/record_vocabulary.h"
@@ -39,6 +40,11 @@ void add_record_commands(CLI::App& app, RecordArgs& args) {
                       "what parity compares with: native (the C++ forward, no Python; default) or torch (the "
                       "PyTorch network, in the exporter worker)")
       ->check(CLI::IsMember({rf::kReferenceNative, rf::kReferenceTorch}));
+  execute
+      ->add_option("--timeout", args.case_timeout_seconds,
+                   "seconds one input case may run in the runtime before it is stopped and recorded as a "
+                   "runtime-error (default 600)")
+      ->check(timeout_seconds());
   add_render_options(*execute, args.render);
 }
 
@@ -122,6 +128,7 @@ int execute_command(const RecordArgs& args, const Seams& seams) {
   }
   request.options.open_runtime = seams.open_runtime;
   request.options.reference = *parse_reference(args.reference);  // CLI checked the name
+  request.options.case_timeout = timeout_of(args.case_timeout_seconds);
   if (request.options.onnxruntime_library) use.inputs.push_back({"--onnxruntime", *request.options.onnxruntime_library});
   check_outputs(use, args.render);
   const ExecuteOutcome outcome = execute_report(request);

@@ -26,6 +26,10 @@ void add_run_command(CLI::App& app, RunArgs& args) {
   run->add_flag("--quiet", args.quiet, "no live progress on stderr");
   run->add_option("--jobs", args.jobs, "profiles exported at once, each by its own worker (default: auto, one worker plus those the run's exports pay for, at most one per core)")
       ->check(whole_number_from(1));
+  run->add_option("--memory-limit", args.memory_limit_mib,
+                  "MiB the run's input cases may cost in memory, the torch reference's (default: half of the "
+                  "memory available; one case a quarter of it)")
+      ->check(whole_number_from(1));
   run->add_option("--source-revision", args.source_revision, "the revision to record (default: git)");
   run->add_flag("--force", args.force, "clear the chosen profiles' earlier artifacts");
   run->add_option("--onnxruntime", args.onnxruntime, "path of libonnxruntime.so.1 to use");
@@ -45,6 +49,7 @@ int run_command(const RunArgs& args, const Seams& seams) {
   request.options.source_revision = args.source_revision;
   request.options.open_runtime = seams.open_runtime;
   request.options.jobs = args.jobs;
+  if (args.memory_limit_mib) request.options.memory_limit_bytes = std::uint64_t(*args.memory_limit_mib) << 20;
   PathUse use{{{"--output", output}}, {}, {{"the artifacts root", request.root}}};
   if (!args.timings.empty()) use.outputs.push_back({"--timings", args.timings});
   if (!args.profile_file.empty()) use.inputs.push_back({"--profile-file", args.profile_file});

@@ -9,12 +9,14 @@
 
 #include "app/execute_record.h"
 #include "base/atomic_file.h"
+#include "base/child_process.h"
 #include "base/error.h"
 #include "base/json_python.h"
 #include "base/json_strict.h"
 #include "base/record_vocabulary.h"
 #include "matrix/drift.h"
 #include "matrix/matrix_document.h"
+#include "matrix/work_folder.h"
 
 namespace nnx::matrix {
 namespace {
@@ -105,6 +107,8 @@ json case_outputs(const json& record, const Captured& captured) {
 }  // namespace
 
 int run_cell_child(const CellChildRequest& request) {
+  // The matrix gone (even by SIGKILL): this child ends, and takes the matrix's work folder with it.
+  watch_lifeline([work = request.cell_dir.parent_path()] { remove_work_folder(work); });
   const Progress progress(request.progress_fd);
   const json document = read_strict_json_file(request.report);
   const std::vector<json> records = records_of(document);

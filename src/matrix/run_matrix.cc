@@ -1,7 +1,5 @@
 #include "matrix/run_matrix.h"
 
-#include <stdlib.h>
-
 #include <map>
 #include <set>
 #include <thread>
@@ -16,29 +14,12 @@
 #include "base/json_strict.h"
 #include "base/sha256.h"
 #include "matrix/cell_runner.h"
+#include "matrix/work_folder.h"
 #include "record/record.h"
 #include "record/validate_record.h"
 
 namespace nnx::matrix {
 namespace {
-
-// A private folder under the system's temporary folder, removed with everything in it.
-class TemporaryFolder {
- public:
-  TemporaryFolder() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "nnx-matrix-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw WriteError("cannot make a temporary folder for the matrix's cells");
-    path_ = pattern;
-  }
-  ~TemporaryFolder() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 void write_document(const json& document, const std::optional<std::filesystem::path>& output) {
   if (output) write_file_atomically(*output, dumps_pretty(document) + "\n");
@@ -81,7 +62,8 @@ MatrixOutcome run_matrix(const MatrixRequest& request) {
   for (std::size_t i : shard_cells(request.runtimes.size(), request.shard.value_or(Shard{}))) {
     chosen.push_back(request.runtimes[i]);
   }
-  const TemporaryFolder work;
+  sweep_orphaned_work_folders();
+  const WorkFolder work;
   CellRunOptions options;
   options.child_command = request.child_command;
   options.report_copy = work.path() / "report.json";

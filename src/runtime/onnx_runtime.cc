@@ -13,6 +13,7 @@
 #include "runtime/library_file.h"
 #include "runtime/library_probe.h"
 #include "runtime/library_search.h"
+#include "runtime/run_watchdog.h"
 #include "runtime/runtime_telemetry.h"
 
 #define ORT_API_MANUAL_INIT
@@ -88,6 +89,7 @@ class OnnxSession : public Session {
   std::shared_ptr<OnnxRuntime> runtime_;
   std::unique_ptr<Ort::Session> session_;
   std::vector<std::string> providers_;
+  std::chrono::milliseconds run_timeout_;
 };
 
 // ORT keeps one process-wide API table in the C++ wrapper; every library we open must agree on it.
@@ -224,7 +226,7 @@ std::unique_ptr<Session> OnnxRuntime::create_session(std::span<const std::byte> 
 
 OnnxSession::OnnxSession(std::shared_ptr<OnnxRuntime> runtime, std::span<const std::byte> model,
                          const std::vector<ExternalFile>& external, const SessionSettings& settings)
-    : runtime_(std::move(runtime)) {
+    : runtime_(std::move(runtime)), run_timeout_(settings.run_timeout) {
   use_api(runtime_->impl().api);
   try {
     Ort::SessionOptions options;
@@ -337,8 +339,17 @@ std::vector<Tensor> OnnxSession::run(std::span<const Tensor> inputs) {
       input_ptrs.push_back(t.name.c_str());
     }
     Ort::RunOptions run_options;
-    auto results = session_->Run(run_options, input_ptrs.data(), values.data(), values.size(), output_ptrs.data(),
-                                 output_ptrs.size());
+    std::vector<Ort::Value> results;
+    {
+      const RunWatchdog watchdog(run_timeout_, [&run_options] { run_options.SetTerminate(); });
+      try {
+        results = session_->Run(run_options, input_ptrs.data(), values.data(), values.size(), output_ptrs.data(),
+                                output_ptrs.size());
+      } catch (const Ort::Exception&) {
+        watchdog.throw_if_stopped();  // stopped for its time or a signal: say that, not ORT's "terminate flag"
+        throw;
+      }
+    }
     std::vector<Tensor> out;
     for (size_t i = 0; i < results.size(); ++i) out.push_back(tensor_of(outputs[i], results[i]));
     return out;

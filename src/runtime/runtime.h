@@ -10,6 +10,7 @@
 // a RuntimeOpener (default: open_runtime), which is where tests wrap the real runtime (tests/fakes/).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -34,6 +35,9 @@ struct SessionSettings {
   int intra_op_num_threads = 1;
   int inter_op_num_threads = 1;
   std::string graph_optimization_level = rf::session_key::kRequiredOptimizationLevel;
+  // Not in the record: how long one run may take before the runtime is told to stop (runtime/run_watchdog.h);
+  // zero for no limit. The stages give it the run's or execute's per-case limit (StageContext::case_timeout).
+  std::chrono::milliseconds run_timeout{0};
 };
 
 // Bytes an external-data location resolves to (already verified against the record).

@@ -95,7 +95,8 @@ bool load(StageContext& context) {
   } catch (const ConformanceError& e) {
     return fail(context, FailureClass::load_error, json{{detail_key::kError, e.what()}});
   }
-  const SessionSettings settings = session_settings(record);
+  SessionSettings settings = session_settings(record);
+  settings.run_timeout = context.case_timeout;
   try {
     context.session =
         context.runtime->create_session(verified.contents.at(record.artifacts.model), external, settings);

@@ -23,6 +23,7 @@
 #include "model/reference_model.h"
 #include "profile/profile.h"
 #include "record/record.h"
+#include "runtime/run_watchdog.h"
 #include "runtime/runtime.h"
 #include "stages/reference_outputs.h"
 #include "stages/weights_check.h"
@@ -65,6 +66,7 @@ struct StageContext {
   std::optional<std::filesystem::path> runtime_library;
   std::shared_ptr<Runtime> runtime;       // opened by dependencies (run), given by execute
   std::unique_ptr<Session> session;       // created by load for parity
+  std::chrono::milliseconds case_timeout{kDefaultRunTimeout};  // one run of the session (runtime/run_watchdog.h)
   WeightsVerdict weights;                 // load: whether model.onnx stores the model's weights (parity's blame)
   ReferenceKind reference = ReferenceKind::torch;  // what parity compares with (stages/reference_outputs.h)
   std::optional<PreparedParity> prepared_parity;    // set by prepare_parity; parity computes it itself otherwise

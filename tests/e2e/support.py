@@ -4,7 +4,8 @@ and the fixtures, hostile_support.py what only the hostile tests need).
 One helper for one job: reading a record's stage statuses, a report's records by profile, which worker
 served which export, the spy library's environment, a built test tool, a locked ONNX Runtime release, the
 bytes the product saves a JSON document as, a private copy of a run's artifacts, a file's sha256, and a
-record's artifacts listed again from its folder (as a tamperer keeps the hashes consistent).
+record's artifacts listed again from its folder (as a tamperer keeps the hashes consistent), or its
+model.onnx entry made to match an edited file.
 """
 import hashlib
 import json
@@ -92,3 +93,11 @@ def relist(report_path, folder, roles=None):
         files.append({"path": rel, "role": role, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
     record["artifacts"]["files"] = files
     write_json(report_path, report)
+
+
+def rehash(record, root: Path) -> None:
+    """The record's model.onnx entry made to match the (edited) file, as a tamperer would."""
+    for f in record["artifacts"]["files"]:
+        if f["path"] == "model.onnx":
+            path = root / record["artifacts"]["directory"] / "model.onnx"
+            f["bytes"], f["sha256"] = path.stat().st_size, sha256_of(path)

@@ -22,7 +22,7 @@ import torch.nn.functional as F
 from onnx import helper, numpy_helper
 
 from conftest import BUILD, REPO, fault_env, run_cli
-from support import records_by_profile, sha256_of
+from support import records_by_profile, rehash, sha256_of
 
 TORCHSCRIPT, DYNAMO = "feedfwd-fp32-torchscript", "feedfwd-fp32-dynamo"
 ORIGINAL_PYTHON = REPO / "build" / "original-venv" / "bin" / "python"
@@ -176,14 +176,6 @@ def test_a_failing_parity_blames_the_side_that_departs(tmp_path, fault, blame):
     assert (worst("reference_vs_oracle") > 1) is (blame in ("reference", "both"))
     if blame == "weights":
         assert detail["weights_problem"].startswith("layers.0.weight [8, 4]")
-
-
-def rehash(record, root: Path) -> None:
-    """The record's model.onnx entry made to match the (edited) file, as a tamperer would."""
-    for f in record["artifacts"]["files"]:
-        if f["path"] == "model.onnx":
-            path = root / record["artifacts"]["directory"] / "model.onnx"
-            f["bytes"], f["sha256"] = path.stat().st_size, sha256_of(path)
 
 
 @pytest.fixture()
