@@ -1,5 +1,6 @@
 #include "base/tensor.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
@@ -68,10 +69,12 @@ std::optional<DType> dtype_of_onnx_element_type(std::int32_t type) {
 }
 
 std::optional<std::int64_t> Tensor::element_count() const {
+  if (std::any_of(shape.begin(), shape.end(), [](std::int64_t size) { return size < 0; })) return std::nullopt;
+  // A zero size: no element, whatever the other sizes (as ONNX's readers count; onnx_file/tensor_proto.cc).
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
   std::int64_t count = 1;
   for (const std::int64_t size : shape) {
-    if (size < 0) return std::nullopt;
-    if (size != 0 && count > std::numeric_limits<std::int64_t>::max() / size) return std::nullopt;
+    if (count > std::numeric_limits<std::int64_t>::max() / size) return std::nullopt;
     count *= size;
   }
   return count;

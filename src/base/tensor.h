@@ -30,7 +30,8 @@ struct Tensor {
   std::vector<std::int64_t> shape;
   std::vector<std::byte> bytes;  // element_count() * dtype_size(dtype) bytes
 
-  // The product of the shape (1 for a scalar); nullopt when it overflows or a size is negative.
+  // The product of the shape (1 for a scalar, 0 when a size is 0 whatever the others); nullopt when a size
+  // is negative or the product overflows.
   std::optional<std::int64_t> element_count() const;
   // Whether bytes.size() is what dtype and shape say.
   bool consistent() const;

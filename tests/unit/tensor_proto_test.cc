@@ -107,6 +107,18 @@ TEST(TensorProto, EveryDtypeRoundTrips) {
   expect_round_trip(tensor_of<float>(DType::float32, {0, 4}, {}));    // no element
 }
 
+// Found by fuzz/onnx_model_fuzzer.cc: dims whose product overflows before a zero dim hold no element for
+// the reader and for Tensor alike (the decoded tensor is consistent and round-trips).
+TEST(TensorProto, AZeroDimAfterDimsThatWouldOverflowHoldsNoElement) {
+  const Tensor empty{"x", DType::float32, {std::int64_t{1} << 40, std::int64_t{1} << 40, 0}, {}};
+  EXPECT_EQ(empty.element_count(), std::optional<std::int64_t>(0));
+  EXPECT_TRUE(empty.consistent());
+  const std::string bytes = encode_tensor_proto(empty);
+  const Tensor back = decode_tensor_proto(std::as_bytes(std::span(bytes)), "x.pb", 1024);
+  EXPECT_TRUE(back.consistent());
+  EXPECT_EQ(back.shape, empty.shape);
+}
+
 TEST(TensorProto, TheEncodingIsNameDimsDataTypeAndRawData) {
   Tensor t = tensor_of<std::int32_t>(DType::int32, {2}, {5, -1});
   t.name = "x";
