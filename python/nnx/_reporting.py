@@ -45,7 +45,7 @@ def check_output_paths(outputs: LabelledPaths, *, inputs: LabelledPaths = (), ro
     every artifacts root of ``roots`` and no other output (paths compared resolved, existing files also by
     device and inode). A broken rule is a :class:`UsageError` naming the path and the way out."""
     def pairs(items: LabelledPaths) -> list[tuple[str, str]]:
-        return [(str(label), os.fspath(path)) for label, path in items]
+        return [(str(label), _path(path, str(label))) for label, path in items]
     _core.check_output_paths(pairs(outputs), pairs(inputs), pairs(roots))
 
 
