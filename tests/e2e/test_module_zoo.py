@@ -187,7 +187,7 @@ def test_timings_split_a_module_export_into_its_steps_inside_the_export_phase(zo
         assert abs(before["start_s"] + before["seconds"] - after["start_s"]) < 1e-6
     assert abs(steps[-1]["start_s"] + steps[-1]["seconds"] - export["start_s"] - export["seconds"]) < 1e-6
     assert sum(p["seconds"] for p in steps) <= export["seconds"]
-    assert max(steps, key=lambda p: p["seconds"])["name"] == "export_exporter", steps
+    assert all(p["seconds"] > 0 for p in steps if p["name"] in ("export_module", "export_exporter")), steps
 
 
 def test_the_runtime_matrix_runs_module_records_without_python_and_measures_their_drift(zoo_run, tmp_path):
