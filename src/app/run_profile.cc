@@ -4,6 +4,8 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "app/source.h"
 #include "base/interrupt.h"
@@ -33,6 +35,15 @@ void count_new_worker(const StageContext& context, WarmWorker& warm, const Expor
   if (context.exporter && context.exporter.get() != handed) warm.serial = (*warm.started)++;
 }
 
+// The start of each of `parts` (in order, back to back) when they are the last work of `phase`: the last
+// ends with the phase.
+std::vector<double> starts_ending_with(const RunPhase& phase, const std::vector<std::pair<std::string, double>>& parts) {
+  std::vector<double> starts(parts.size());
+  double end = phase.start_s + phase.seconds;
+  for (std::size_t i = parts.size(); i-- > 0;) end = starts[i] = end - parts[i].second;
+  return starts;
+}
+
 // The worker's imports of torch and onnxscript, inside the dependencies phase: they are its last work, in
 // request order, so each starts where the imports after it (and the phase's end) leave it.
 // Opening the runtime, inside the dependencies phase too: it starts with the phase, beside the worker's start.
@@ -41,25 +52,23 @@ void report_imports(const StageContext& context, const RunPhase& dependencies, c
     observer.on_phase({"runtime_open", dependencies.profile, std::nullopt, dependencies.start_s,
                        context.times.runtime_open_seconds});
   }
-  double end = dependencies.start_s + dependencies.seconds;
   const auto& imports = context.times.import_seconds;
-  for (auto it = imports.rbegin(); it != imports.rend(); ++it) {
-    const double start = end - it->second;
-    if (it->first == "torch" || it->first == "onnxscript") {
-      observer.on_phase({"import_" + it->first, dependencies.profile, dependencies.worker, start, it->second});
+  const std::vector<double> starts = starts_ending_with(dependencies, imports);
+  for (std::size_t i = 0; i < imports.size(); ++i) {
+    if (imports[i].first == "torch" || imports[i].first == "onnxscript") {
+      observer.on_phase({"import_" + imports[i].first, dependencies.profile, dependencies.worker, starts[i],
+                         imports[i].second});
     }
-    end = start;
   }
 }
 
 // A module export's steps (worker/PROTOCOL.md, "module_export": step_seconds, then storing the tensors), inside
 // the export phase as "export_<step>", in order: they are its last work, so the last ends with the phase.
 void report_export_steps(const StageContext& context, const RunPhase& exported, const RunObserver& observer) {
-  double start = exported.start_s + exported.seconds;
-  for (const auto& [step, seconds] : context.times.export_step_seconds) start -= seconds;
-  for (const auto& [step, seconds] : context.times.export_step_seconds) {
-    observer.on_phase({"export_" + step, exported.profile, exported.worker, start, seconds});
-    start += seconds;
+  const auto& steps = context.times.export_step_seconds;
+  const std::vector<double> starts = starts_ending_with(exported, steps);
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    observer.on_phase({"export_" + steps[i].first, exported.profile, exported.worker, starts[i], steps[i].second});
   }
 }
 
