@@ -38,6 +38,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import original_compare  # noqa: E402  (bench/: the side-by-side sections against the published original)
+import python_loops  # noqa: E402  (bench/: the Python API in a loop, against the original)
 import matrix_bench  # noqa: E402  (bench/: the runtime matrix, --jobs 1 vs --jobs 2)
 import module_bench  # noqa: E402  (bench/: module profiles, resnet18 under both exporters)
 # Beside this script: what the sections share, the sections' measurements and BENCHMARKS.md's text.
@@ -93,7 +94,9 @@ def main():
     core = measure_core(tools, report, artifacts, work)
 
     original_results, original_sections = run_original_sections(cli, build, work, selected, record_path, artifacts)
-    original_sections += run_matrix_section(cli, work, selected) + run_module_section(cli, build, work, selected)
+    loop_results, loop_sections = run_python_loops_section(build, work, selected)
+    original_results.update(loop_results)
+    original_sections += loop_sections + run_matrix_section(cli, work, selected) + run_module_section(cli, build, work, selected)
 
     elapsed = time.time() - started
     load_after = loadavg()
@@ -123,7 +126,7 @@ def main():
 # ------------------------------------------------------------------- the published original as baseline
 
 def parse_sections(text):
-    known = ["existing", *original_compare.SECTIONS, "matrix", "module"]
+    known = ["existing", *original_compare.SECTIONS, "python-loops", "matrix", "module"]
     chosen = known if text == "all" else [t.strip() for t in text.split(",") if t.strip()]
     unknown = [t for t in chosen if t not in known]
     if unknown:
@@ -171,6 +174,22 @@ def run_matrix_section(cli, work, selected):
     return [(matrix_bench.TITLE, rows)]
 
 
+def run_python_loops_section(build, work, selected):
+    """The `python-loops` section (bench/python_loops.py) as (results, [(title, rows)]) when selected; a setup
+    problem exits 2."""
+    if "python-loops" not in selected:
+        return {}, []
+    log(f"python-loops: {python_loops.TITLE}")
+    try:
+        results, rows = python_loops.python_loops_section(build, os.path.join(work, "python-loops"))
+    except original_compare.SetupError as e:
+        print(f"benchmark section python-loops: {e}", file=sys.stderr)
+        raise SystemExit(2)
+    for row in rows[2:]:
+        log(row)
+    return results, [(python_loops.TITLE, rows)]
+
+
 def run_module_section(cli, build, work, selected):
     """The `module` section (bench/module_bench.py) as [(title, rows)] when selected; a setup problem exits 2."""
     if "module" not in selected:
@@ -211,7 +230,9 @@ def original_only(args, build, work, selected):
             json.dump(document["profiles"][0], f, indent=2, sort_keys=True)
         artifacts = os.path.join(tested, "report-artifacts")
     results, sections = run_original_sections(cli, build, work, selected, record_path, artifacts)
-    sections += run_matrix_section(cli, work, selected) + run_module_section(cli, build, work, selected)
+    loop_results, loop_sections = run_python_loops_section(build, work, selected)
+    results.update(loop_results)
+    sections += loop_sections + run_matrix_section(cli, work, selected) + run_module_section(cli, build, work, selected)
     output = args.output if args.output != os.path.join(ROOT, "BENCHMARKS.md") or "--output" in sys.argv \
         else os.path.join(build, "bench-work-subset.md")
     with open(output, "w") as f:

@@ -5,8 +5,7 @@
 //   verify    validate, then every artifact under `root` re-checked byte for byte (sha256 and size);
 //   execute   verify, then load the model in ONNX Runtime (opened at run time: `onnxruntime_library`, else
 //             NNX_ONNXRUNTIME_LIBRARY, else the checkout's copy, else the system loader; runtime/onnx_runtime.h)
-//             and run parity again against the native C++
-//             reference; the new records (a report for a report) are returned and written to `output`
+//             and run parity again against the native C++ reference (or PyTorch's: ExecuteSettings); the new records (a report for a report) are returned and written to `output`
 //             atomically when given (the output-path rule: a regular or new file, neither `file` nor inside
 //             `root`; else a Refusal with exit 2, doc/architecture.md "Output paths"). Its exit code is the command line's (0 passed, 10..18 a failure class).
 // Only standard types cross this header. A file that cannot be read or parsed, a folder that cannot be used
@@ -45,6 +44,12 @@ struct Execution {
 struct ExecuteSettings {
   std::optional<std::filesystem::path> onnxruntime_library;
   std::optional<std::filesystem::path> output;
+  // What parity compares with: "native" (the C++ forward of an export record, the stored outputs of a module
+  // record; no Python) or "torch" (PyTorch in the exporter worker: `worker_python` runs
+  // `worker_script`, each by worker/PROTOCOL.md's search order when unset). Anything else is a Refusal (2).
+  std::string reference = "native";
+  std::optional<std::filesystem::path> worker_python;
+  std::optional<std::filesystem::path> worker_script;
 };
 
 // The version of the installed core ("0.1.0").
@@ -54,5 +59,10 @@ Verdict validate(const std::filesystem::path& file);
 Verdict verify(const std::filesystem::path& file, const std::filesystem::path& root);
 Execution execute(const std::filesystem::path& file, const std::filesystem::path& root,
                   const ExecuteSettings& settings = {});
+
+// The exporter worker a torch-reference execute starts stays warm for the next call of this process, as in
+// every front end (doc/architecture.md, "The worker's lifetime"): it stops after 120 s idle, at exit, or
+// here. Idempotent; a later call starts a worker again.
+void close_workers();
 
 }  // namespace nnx::conformance

@@ -36,7 +36,8 @@ and ``verify_artifacts_many`` hand the core the Python objects themselves, conve
 strictness as the text; src/python/python_json.h). Importing this module imports neither torch, onnx, onnxruntime nor
 onnxscript; a profile run without them is a ``missing-dependency`` failure (exit 10), never a skip.
 
-The exporter worker runs in this interpreter (``sys.executable``) with the worker shipped in the package
+The exporter worker stays warm between calls (torch is imported once per process): it stops after 120 s
+idle, at exit, on :func:`close_workers` or at the end of ``with workers():`` (nnx/_workers.py). It runs in this interpreter (``sys.executable``) with the worker shipped in the package
 (``nnx/_worker/nnx_worker.py``); ``NNX_PYTHON`` and ``NNX_WORKER_SCRIPT`` override them. ONNX Runtime is
 found in the core's order (src/runtime/library_search.h): the ``onnxruntime`` argument, ``NNX_ONNXRUNTIME_LIBRARY``, the bootstrap's copy baked
 into a checkout build (a wheel bakes none), the ``libonnxruntime.so*`` of an installed ``onnxruntime``
@@ -71,6 +72,7 @@ from ._reporting import Records, check_output_paths, default_artifacts_root, exi
 from ._running import (_onnxruntime_library, _onnxruntime_wheel_library, _worker, execute, run_profile, run_profiles,
                        runtime_matrix)
 from ._vocabulary import _DEFAULTS, EXIT_CODES, FAILURE_STAGES, FAILURES, FORMAT, LEVELS, MODEL, STAGES
+from ._workers import close_workers, set_worker_idle_timeout, workers
 
 __all__ = [
     "EXIT_CODES",
@@ -94,13 +96,16 @@ __all__ = [
     "build_model",
     "check_module",
     "check_output_paths",
+    "close_workers",
     "execute",
     "exit_code",
     "run_profile",
     "run_profiles",
     "runtime_matrix",
     "save_report",
+    "set_worker_idle_timeout",
     "summary_lines",
     "validate_record",
     "verify_artifacts",
+    "workers",
 ]

@@ -6,6 +6,7 @@
 #include "app/check_document.h"
 #include "app/execute_record.h"
 #include "app/execute_report.h"
+#include "app/worker_pool.h"
 #include "base/build_info.h"
 #include "base/error.h"
 #include "base/json_python.h"
@@ -59,6 +60,11 @@ Execution execute(const std::filesystem::path& file, const std::filesystem::path
   return refusing([&] {
     ExecuteRequest request{read_strict_json_file(file.string()), root, settings.output, {}, file};
     request.options.onnxruntime_library = settings.onnxruntime_library;
+    request.options.reference = reference_named(settings.reference);
+    if (request.options.reference == ReferenceKind::torch) {
+      request.options.worker = resolve_worker_command(
+          WorkerCommand{settings.worker_python.value_or(""), settings.worker_script.value_or(""), {}});
+    }
     const ExecuteOutcome outcome = execute_report(request);
     Execution execution;
     execution.exit_code = outcome.exit_code;
@@ -68,5 +74,7 @@ Execution execute(const std::filesystem::path& file, const std::filesystem::path
     return execution;
   });
 }
+
+void close_workers() { close_warm_workers(); }
 
 }  // namespace nnx::conformance

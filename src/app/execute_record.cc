@@ -4,6 +4,7 @@
 
 #include "base/build_info.h"
 #include "app/module_reference.h"
+#include "app/worker_pool.h"
 #include "base/failure.h"
 #include "model/model_config.h"
 #include "model/reference_model.h"
@@ -33,8 +34,10 @@ std::unique_ptr<ExporterClient> start_torch_reference(const ExecuteOptions& opti
   std::unique_ptr<ExporterClient> worker;
   json reply;
   try {
-    worker = std::make_unique<ExporterClient>(options.worker.value_or(default_worker_command()),
-                                              options.worker_timeout.value_or(default_worker_timeout()));
+    const WorkerCommand command = options.worker.value_or(default_worker_command());
+    const std::chrono::milliseconds timeout = options.worker_timeout.value_or(default_worker_timeout());
+    worker = take_warm_worker(command, timeout);  // a call before left it (app/worker_pool.h)
+    if (!worker) worker = std::make_unique<ExporterClient>(command, timeout);
     reply = worker->dependencies({versions_key::kTorch, versions_key::kNumpy});
   } catch (const WorkerError& e) {
     throw RuntimeUnavailable(std::string("the torch reference needs the exporter worker: ") + e.what());
@@ -142,6 +145,7 @@ json execute_record(const json& input, const std::filesystem::path& root, const 
   } else {
     run_stages(context, kExecutePipeline);  // a module record's native reference is its stored outputs
   }
+  keep_warm_worker(std::move(context.exporter));  // the next call's worker, or stopped
   record.finalize();
   return record.to_json();
 }

@@ -17,6 +17,7 @@
 
 #include "app/run_profile.h"
 #include "app/source.h"
+#include "app/worker_pool.h"
 #include "artifacts/layout.h"
 #include "base/error.h"
 #include "base/failure.h"
@@ -102,7 +103,7 @@ class ProfileQueue {
     } catch (...) {
       keep(std::current_exception());
     }
-    warm.client.reset();  // this lane's worker stops here, beside the others'
+    keep_warm_worker(std::move(warm.client));  // the next call's worker, or stopped (app/worker_pool.h)
     handoff.close();
     if (finisher) finisher->join();
   }
@@ -237,15 +238,22 @@ std::vector<json> run_profiles(const std::vector<Profile>& profiles, const std::
   const std::size_t threads = std::min<std::size_t>(workers, chosen.size());
   ProfileQueue queue(chosen, root, options);
   const auto started = std::make_shared<std::atomic<int>>(0);
+  const WorkerCommand command = options.worker ? *options.worker : default_worker_command();
+  const std::chrono::milliseconds timeout = options.worker_timeout ? *options.worker_timeout : default_worker_timeout();
+  const auto lane_worker = [&command, timeout, started] {
+    WarmWorker warm{take_warm_worker(command, timeout), -1, started};  // a call before left it (worker_pool.h)
+    if (warm.client) warm.serial = (*started)++;
+    return warm;
+  };
   std::vector<std::thread> helpers;
   for (std::size_t t = 1; t < threads; ++t) {
     try {
-      helpers.emplace_back([&queue, started] { queue.serve(WarmWorker{nullptr, -1, started}); });
+      helpers.emplace_back([&queue, &lane_worker] { queue.serve(lane_worker()); });
     } catch (const std::system_error&) {
       break;  // no more threads to be had: the ones running take every profile
     }
   }
-  queue.serve(WarmWorker{nullptr, -1, started});
+  queue.serve(lane_worker());
   for (auto& helper : helpers) helper.join();
   return queue.take_records();
 }

@@ -2,6 +2,7 @@
 #include "base/child_process.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <mutex>
 #include <system_error>
 #include <thread>
 
@@ -17,14 +19,42 @@ extern char** environ;
 namespace nnx {
 namespace {
 
-// The read end of this process's lifeline; the write end stays open, unused, until the process ends.
+// This process's lifeline: made at the first spawn; the write end stays open, unused, until the process
+// ends. A child forked from it (no exec) closes the copies it inherited and makes its own at its first spawn,
+// so that the parent's children live and die with the parent alone. The lock is held across fork(), so the
+// child finds the lifeline whole.
+struct Lifeline {
+  std::mutex mutex;
+  int read_end = -1;
+  int write_end = -1;
+};
+
+Lifeline& lifeline() {
+  static Lifeline* const line = [] {
+    auto* made = new Lifeline();  // never destroyed: an atfork handler may use it until the process ends
+    ::pthread_atfork([] { lifeline().mutex.lock(); }, [] { lifeline().mutex.unlock(); },
+                     [] {
+                       Lifeline& inherited = lifeline();
+                       if (inherited.read_end >= 0) ::close(inherited.read_end);
+                       if (inherited.write_end >= 0) ::close(inherited.write_end);
+                       inherited.read_end = inherited.write_end = -1;
+                       inherited.mutex.unlock();
+                     });
+    return made;
+  }();
+  return *line;
+}
+
 int lifeline_read_end() {
-  static const int read_end = [] {
+  Lifeline& line = lifeline();
+  const std::lock_guard<std::mutex> lock(line.mutex);
+  if (line.read_end < 0) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category());
-    return fds[0];
-  }();
-  return read_end;
+    line.read_end = fds[0];
+    line.write_end = fds[1];
+  }
+  return line.read_end;
 }
 
 }  // namespace

@@ -16,8 +16,9 @@
 // as the process, not the thread (PR_SET_PDEATHSIG would follow the thread). A child of ours calls
 // `watch_lifeline` at its start: a thread of its own that waits for that end-of-file, then calls
 // `before_exit` and kills the child's whole process group (SIGKILL), itself included. Where descriptor 9 is
-// not a pipe (the program was not started by us) it does nothing. A process that forks without exec keeps
-// the write end in the fork, and its children then live until the fork ends too.
+// not a pipe (the program was not started by us) it does nothing. A child forked from this process without
+// exec (Python's os.fork) closes the lifeline it inherited (pthread_atfork) and makes its own at its first
+// spawn: the parent's children neither wait for the fork nor die with it.
 //
 // `open_exit_fd` gives a descriptor of a child not yet reaped that poll() finds readable once it has exited
 // (a pidfd, close-on-exec), so that a parent waiting for output or exit wakes at once for either; -1 where

@@ -229,12 +229,11 @@ std::string load_profiles(const std::filesystem::path& file) {
 std::string execute(const std::string& record_text, const std::filesystem::path& root,
                     const std::optional<std::filesystem::path>& onnxruntime, const std::string& reference,
                     const std::string& python, const std::string& script) {
-  const auto kind = parse_reference(reference);
-  if (!kind) throw UsageError("reference must be \"torch\" or \"native\", not \"" + reference + "\"");
+  const ReferenceKind kind = reference_named(reference);
   ExecuteRequest request{parse(record_text, "the record"), root, std::nullopt, {}, std::nullopt};
   request.options.onnxruntime_library = onnxruntime;
-  request.options.reference = *kind;
-  if (*kind == ReferenceKind::torch) request.options.worker = resolve_worker_command(WorkerCommand{python, script, {}});
+  request.options.reference = kind;
+  if (kind == ReferenceKind::torch) request.options.worker = resolve_worker_command(WorkerCommand{python, script, {}});
   const std::lock_guard<std::mutex> lock(g_run_mutex);
   return dump(execute_report(request).records.front());
 }

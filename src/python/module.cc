@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include "app/worker_pool.h"
 #include "python/bindings.h"
 
 namespace py = pybind11;
@@ -46,6 +47,12 @@ PYBIND11_MODULE(_core, m) {
   m.def("load_profiles", &b::load_profiles, py::arg("path"), "A profile file's profiles (JSON list text).");
   m.def("execute", &b::execute, released(), py::arg("record"), py::arg("root"), py::arg("onnxruntime"),
         py::arg("reference"), py::arg("python"), py::arg("script"));
+
+  // The process's warm exporter workers (app/worker_pool.h): the lifetime rule every front end shares.
+  m.def("close_workers", &nnx::close_warm_workers, released(), "Stops every idle worker; a later call starts one.");
+  m.def("set_worker_idle_seconds", &nnx::set_warm_worker_idle_seconds, py::arg("seconds"));
+  m.def("worker_idle_seconds", &nnx::warm_worker_idle_seconds);
+  m.def("idle_workers", &nnx::idle_warm_workers, "How many workers wait idle for the next call.");
 
   m.def("runtime_matrix", &b::runtime_matrix, py::arg("report"), py::arg("root"), py::arg("runtimes"),
         py::arg("jobs"), py::arg("child_command"), py::arg("output"));

@@ -1,5 +1,6 @@
 #include "stages/reference_outputs.h"
 
+#include "base/error.h"
 #include "base/record_vocabulary.h"
 #include "worker/worker_error.h"
 #include "worker/worker_protocol.h"
@@ -70,6 +71,12 @@ std::optional<ReferenceKind> parse_reference(std::string_view name) {
   if (name == rf::kReferenceTorch) return ReferenceKind::torch;
   if (name == rf::kReferenceNative) return ReferenceKind::native;
   return std::nullopt;
+}
+
+ReferenceKind reference_named(std::string_view name) {
+  if (const auto kind = parse_reference(name)) return *kind;
+  throw UsageError("reference must be \"" + std::string(rf::kReferenceTorch) + "\" or \"" +
+                   std::string(rf::kReferenceNative) + "\", not \"" + std::string(name) + "\"");
 }
 
 std::vector<std::vector<float>> reference_outputs(ReferenceKind kind, const ReferenceModel& model,

@@ -22,6 +22,8 @@ enum class ReferenceKind { torch, native };
 
 std::string_view reference_name(ReferenceKind kind);            // "torch" | "native"
 std::optional<ReferenceKind> parse_reference(std::string_view name);
+// The reference a front end's `reference` argument names; UsageError naming both choices for anything else.
+ReferenceKind reference_named(std::string_view name);
 
 struct ReferenceInput {
   std::string name;  // the input case's name

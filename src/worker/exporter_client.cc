@@ -1,5 +1,8 @@
 #include "worker/exporter_client.h"
 
+#include <utility>
+
+#include "worker/worker_identity.h"
 #include "worker/worker_protocol.h"
 
 namespace nnx {
@@ -18,7 +21,15 @@ struct AddTime {
 
 ExporterClient::ExporterClient(const WorkerCommand& command, std::chrono::milliseconds timeout) : timeout_(timeout) {
   AddTime timed{seconds_};
-  worker_ = std::make_unique<WorkerProcess>(command);
+  WorkerLimits limits = default_worker_limits();
+  identity_ = worker_identity(command, limits, timeout);
+  worker_ = std::make_unique<WorkerProcess>(command, std::move(limits));
+}
+
+void ExporterClient::abandon() noexcept {
+  if (!worker_) return;
+  worker_->abandon();
+  worker_.reset();
 }
 
 ExporterClient::~ExporterClient() { stop(); }

@@ -1,6 +1,7 @@
 // The exporter client (src/worker/): the requests the stages make of the Python worker (worker/PROTOCOL.md): which
 // modules it can import, the export itself, the PyTorch reference forward and the ONNX checker. It owns the WorkerProcess (started on
-// construction, stopped by `stop` or the destructor) and the time spent waiting for it.
+// construction, stopped by `stop` or the destructor), its identity (worker_identity.h: what it was started
+// with) and the time spent waiting for it.
 //
 // Every call returns the worker's ok:true answer; a worker that cannot answer, or answers ok:false, throws
 // WorkerError (the stage turns it into its failure class with the log tail). Interrupted (SIGINT/SIGTERM)
@@ -44,6 +45,14 @@ class ExporterClient {
   void clear_log() { if (worker_) worker_->clear_log(); }
   // Stops the worker (idempotent); later calls throw WorkerError(died).
   void stop();
+  // What the worker was started with (worker_identity.h): another client of an equal identity is its equal.
+  const std::string& identity() const { return identity_; }
+  // Whether the worker may serve another request now: running, and not exited since its last answer.
+  bool alive() const { return worker_ && worker_->running() && !worker_->exited(); }
+  // Tells the worker to exit (closes its stdin) without waiting: `stop` (or the destructor) then waits.
+  void begin_stop() noexcept { if (worker_) worker_->close_input(); }
+  // In a forked child: forgets the parent's worker without signalling it (worker_process.h abandon).
+  void abandon() noexcept;
   // Seconds spent starting, asking and stopping the worker.
   double seconds() const { return seconds_; }
 
@@ -52,6 +61,7 @@ class ExporterClient {
 
   std::unique_ptr<WorkerProcess> worker_;
   std::chrono::milliseconds timeout_;
+  std::string identity_;
   std::vector<std::string> answered_modules_;  // the last dependencies request's modules, and its answer
   nlohmann::json answered_;
   double seconds_ = 0.0;

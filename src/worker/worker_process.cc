@@ -90,6 +90,16 @@ WorkerProcess::~WorkerProcess() {
   close_fd(exit_fd_);
 }
 
+void WorkerProcess::close_input() noexcept { close_fd(stdin_fd_); }
+
+void WorkerProcess::abandon() noexcept {
+  close_fd(stdin_fd_);
+  close_fd(response_fd_);
+  close_fd(log_fd_);
+  close_fd(exit_fd_);
+  if (running()) status_ = 0;  // not this process's child: never waited for, never signalled
+}
+
 // Waits at most one poll slice for output on the log or response channel still open, or for the worker's
 // exit: a worker that exits wakes it at once (it used to sleep out the slice once both channels had closed,
 // 50-100 ms of every run's end).

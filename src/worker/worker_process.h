@@ -61,6 +61,13 @@ class WorkerProcess {
   pid_t pid() const noexcept { return pid_; }
   // False once the worker is known to have exited or been killed.
   bool running() const noexcept { return !status_.has_value(); }
+  // Whether the worker has exited (asked of the kernel now; it is reaped later, by the destructor).
+  bool exited() const { return has_exited(); }
+  // Closes the worker's stdin, its sign to exit: the destructor then only waits (workers stopped side by side).
+  void close_input() noexcept;
+  // In a child forked from this process (no exec): forgets the worker without signalling it, its pipes
+  // closed here. The parent's worker is neither inherited nor killed by the fork.
+  void abandon() noexcept;
 
  private:
   struct Exchange;  // one request in flight (worker_process.cc)

@@ -38,6 +38,8 @@ std::vector<std::string> child_environment(std::vector<std::pair<std::string, st
 
 }  // namespace
 
+std::vector<std::string> worker_environment(const WorkerCommand& command) { return child_environment(command.extra_env); }
+
 SpawnedWorker spawn_worker(const WorkerCommand& command) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(command.script, ec))
@@ -45,7 +47,7 @@ SpawnedWorker spawn_worker(const WorkerCommand& command) {
 
   Pipe in, response, log_pipe;
   const std::string python = command.python.string();
-  const std::vector<std::string> env = child_environment(command.extra_env);
+  const std::vector<std::string> env = worker_environment(command);
   const bool search_path = python.find('/') == std::string::npos;
   pid_t pid = -1;
   try {

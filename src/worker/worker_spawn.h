@@ -1,5 +1,5 @@
 // worker_spawn.h — starting the worker process (worker/PROTOCOL.md, "Process"; base/child_process.h). Used by
-// worker_process.cc only.
+// worker_process.cc and worker_identity.cc only.
 //
 // Contract: spawn_worker starts `<python> <script>` of a resolved WorkerCommand directly (posix_spawn, no
 // shell; a python without '/' is looked up on PATH) in a new process group it leads, with stdin = the
@@ -11,6 +11,9 @@
 #pragma once
 
 #include <sys/types.h>
+
+#include <string>
+#include <vector>
 
 #include "worker/worker_command.h"
 
@@ -24,5 +27,9 @@ struct SpawnedWorker {
 };
 
 SpawnedWorker spawn_worker(const WorkerCommand& command);
+
+// The environment spawn_worker gives the worker of `command` now: the parent's, plus/overridden by
+// command.extra_env, with ONNX Runtime's telemetry switched off (what worker_identity.h compares).
+std::vector<std::string> worker_environment(const WorkerCommand& command);
 
 }  // namespace nnx::worker_io
