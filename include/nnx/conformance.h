@@ -1,15 +1,19 @@
 // nnx-conformance from C++ (README, "Using the core from C++"): validate, verify and execute a record or a
 // report (doc/record-format.md §6–§8) inside your own program, with no Python. Installed by
 // `cmake --install` with the static core; `find_package(nnx_conformance)` gives the target nnx::conformance.
-//   validate  every rule of the format, no file but the JSON read;
+//   validate  every rule of the format, no file but the JSON read; a report, a record or a runtime matrix
+//             (`kind` says which);
 //   verify    validate, then every artifact under `root` re-checked byte for byte (sha256 and size);
+//             artifacts that do not verify, or cannot be read, are `failure` "hash-mismatch", exit code 14,
+//             as `execute` records them (one verdict per problem, doc/record-format.md §7);
 //   execute   verify, then load the model in ONNX Runtime (opened at run time: `onnxruntime_library`, else
 //             NNX_ONNXRUNTIME_LIBRARY, else the checkout's copy, else the system loader; runtime/onnx_runtime.h)
 //             and run parity again against the native C++ reference (or PyTorch's: ExecuteSettings); the new records (a report for a report) are returned and written to `output`
 //             atomically when given (the output-path rule: a regular or new file, neither `file` nor inside
 //             `root`; else a Refusal with exit 2, doc/architecture.md "Output paths"). Its exit code is the command line's (0 passed, 10..18 a failure class).
-// Only standard types cross this header. A file that cannot be read or parsed, a folder that cannot be used
-// or a runtime that cannot be opened throws nnx::conformance::Refusal with the command line's exit code.
+// Only standard types cross this header. A file that cannot be read or parsed, a root or profile folder that
+// does not exist (exit 2), a folder that cannot be used or a runtime that cannot be opened throws
+// nnx::conformance::Refusal with the command line's exit code.
 #pragma once
 
 #include <filesystem>
@@ -33,6 +37,9 @@ struct Verdict {
   bool ok = false;
   std::size_t records = 0;
   std::vector<std::string> problems;  // each prefixed with the record's profile
+  std::string kind;                   // "a report (nnx.export-conformance/1)", "a runtime matrix (...)", ...
+  std::string failure;                // "hash-mismatch" when artifacts did not verify, else ""
+  int exit_code = 1;                  // the command line's: 0, 1 (invalid), 14 (hash-mismatch)
 };
 
 struct Execution {

@@ -9,16 +9,34 @@ from typing import Any
 
 from . import _core
 from ._boundary import PathLike, _items, _path
-from ._errors import ConformanceError
+from ._errors import ArtifactIOError, ConformanceError
+from ._vocabulary import EXIT_CODES
+
+
+# The class of artifacts that do not verify or cannot be read, whoever verifies them: src/artifacts/artifacts.h
+# kUnverifiedArtifacts, which execute's load stage records (doc/record-format.md §7, "One verdict per problem").
+_UNVERIFIED = "hash-mismatch"
 
 
 def verify_artifacts(record: Mapping[str, Any], directory: PathLike) -> None:
     """Check every artifact of ``record`` under ``directory/<artifacts.directory>`` byte for byte. Returns
     None when all verify; else raises :class:`ConformanceError` naming every problem (``<path>: missing``,
-    ``<path>: hash mismatch``, ``<path>: not in the record``, ``<path>: a symlink``) in ``problems``."""
-    problems = _core.verify_artifacts(record, _path(directory, "directory"))
+    ``<path>: hash mismatch``, ``<path>: not in the record``, ``<path>: a symlink``) in ``problems``, or
+    :class:`ArtifactIOError` for a file that cannot be read; either with ``failure`` ``"hash-mismatch"`` and
+    ``exit_code`` 14, the verdict ``execute`` records. A ``directory`` or profile folder that does not exist
+    is a :class:`UsageError` (exit 2) naming the path."""
+    try:
+        problems = _core.verify_artifacts(record, _path(directory, "directory"))
+    except ArtifactIOError as error:
+        raise _unverified(error) from None
     if problems:
-        raise _not_verified(record, directory, problems)
+        raise _unverified(_not_verified(record, directory, problems))
+
+
+def _unverified(error: ConformanceError) -> ConformanceError:
+    error.failure = _UNVERIFIED
+    error.exit_code = EXIT_CODES[_UNVERIFIED]
+    return error
 
 
 def _not_verified(record: Mapping[str, Any], directory: PathLike, problems: Sequence[str]) -> ConformanceError:

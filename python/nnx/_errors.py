@@ -10,7 +10,13 @@ __all__ = ["ArgumentError", "ArtifactIOError", "ConformanceError", "FolderInUse"
 
 class ConformanceError(ValueError):
     """A refused record, report, profile or folder. ``problems`` lists what the core found, one by one
-    (a single refusal is its own message)."""
+    (a single refusal is its own message). ``failure`` and ``exit_code`` are the verdict the command line gives
+    the same problem (doc/record-format.md §7, "One verdict per problem"): no class and exit 1 for a refusal,
+    ``"hash-mismatch"`` and 14 for artifacts that do not verify (``verify_artifacts``), exit 2 for a
+    :class:`UsageError`, 10 for :class:`RuntimeUnavailable`."""
+
+    failure: str | None = None
+    exit_code: int = 1
 
     def __init__(self, message: str, problems: Iterable[str] = ()) -> None:
         super().__init__(message)
@@ -19,8 +25,10 @@ class ConformanceError(ValueError):
 
 class UsageError(ConformanceError):
     """A choice the caller must change (the command line's exit 2): an unknown tested name (the core's one
-    refusal, src/profile/profile.h: the same message as the command line's), a bad ``jobs``, or ``force``
-    refusing a symlinked folder."""
+    refusal, src/profile/profile.h: the same message as the command line's), a bad ``jobs``, ``force``
+    refusing a symlinked folder, or an artifacts ``directory`` (or its profile folder) that does not exist."""
+
+    exit_code = 2
 
 
 class ArgumentError(UsageError, TypeError):
@@ -36,6 +44,8 @@ class FolderInUse(UsageError):
 
 class RuntimeUnavailable(ConformanceError):
     """``execute`` cannot open an ONNX Runtime library offering C API 21 (the command line's exit 10)."""
+
+    exit_code = 10
 
 
 class ArtifactIOError(ConformanceError):

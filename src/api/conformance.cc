@@ -1,17 +1,19 @@
-// The C++ front end (include/nnx/conformance.h): small functions over src/app/ (validate and verify are
-// app/check_document.h's sequence, as the command line's record verbs), every core error turned into a
-// Refusal with its exit code.
+// The C++ front end (include/nnx/conformance.h): small functions over src/app/ and src/matrix/ (validate and
+// verify are matrix/document_check.h's sequence, as the command line's record verbs), every core error
+// turned into a Refusal with its exit code.
 #include <nnx/conformance.h>
 
-#include "app/check_document.h"
 #include "app/execute_record.h"
 #include "app/execute_report.h"
 #include "app/worker_pool.h"
 #include "base/build_info.h"
+#include "base/document_kind.h"
 #include "base/error.h"
+#include "base/failure.h"
 #include "base/json_python.h"
 #include "base/json_strict.h"
 #include "base/record_vocabulary.h"
+#include "matrix/document_check.h"
 #include "record/report.h"
 
 namespace nnx::conformance {
@@ -26,20 +28,24 @@ auto refusing(Body body) {
   }
 }
 
-// The app's sequence (app/check_document.h); an artifact that cannot be read is a refusal here, as before.
+// The one sequence of validate and verify (matrix/document_check.h), in this header's types.
 Verdict check(const std::filesystem::path& file, const std::filesystem::path* root) {
-  json document;
-  const std::vector<json> records = records_in(file, document);
-  const DocumentCheck check = check_records(records, root);
+  const matrix::FileCheck check = matrix::check_document_file(file, root);
   Verdict verdict;
-  verdict.records = records.size();
-  if (records.empty()) verdict.problems.push_back(file.string() + ": holds no records");
-  for (const auto& r : check.records) {
-    if (r.unreadable) throw ArtifactIoError(*r.unreadable);
+  verdict.records = check.records;
+  verdict.kind = document_kind_text(check.kind);
+  verdict.problems = check.matrix_problems;
+  if (check.records == 0 && check.kind != DocumentKind::matrix) {
+    verdict.problems.push_back(file.string() + ": holds no records");
+  }
+  for (const auto& r : check.check.records) {
     for (const auto& p : r.invalid) verdict.problems.push_back(r.label + ": " + p);
     for (const auto& p : r.artifacts) verdict.problems.push_back(r.label + ": " + p);
+    if (r.unreadable) verdict.problems.push_back(r.label + ": unreadable: " + *r.unreadable);
+    if (verdict.failure.empty() && r.failure()) verdict.failure = failure_name(*r.failure());
   }
-  verdict.ok = verdict.problems.empty();
+  verdict.ok = check.ok();
+  verdict.exit_code = check.exit_code();
   return verdict;
 }
 

@@ -17,9 +17,36 @@ bool DocumentCheck::ok() const {
   return true;
 }
 
+std::optional<FailureClass> RecordCheck::failure() const {
+  if (ok() || !invalid.empty()) return std::nullopt;
+  return kUnverifiedArtifacts;
+}
+
+int RecordCheck::exit_code() const {
+  if (ok()) return kExitPassed;
+  const std::optional<FailureClass> cls = failure();
+  return cls ? nnx::exit_code(*cls) : kExitError;
+}
+
+int DocumentCheck::exit_code() const {
+  if (records.empty()) return kExitError;
+  for (const auto& r : records) {
+    if (!r.ok()) return r.exit_code();
+  }
+  return kExitPassed;
+}
+
 std::vector<json> records_in(const std::filesystem::path& file, json& document) {
   document = read_strict_json_file(file.string());
-  return records_of(document);
+  return records_named(file, document);
+}
+
+std::vector<json> records_named(const std::filesystem::path& file, const json& document) {
+  try {
+    return records_of(document);
+  } catch (const Error& e) {
+    throw Error(e.kind(), file.string() + ": " + e.what());  // the file named: a report, record or nothing
+  }
 }
 
 std::string record_label(const json& record, std::size_t index) {

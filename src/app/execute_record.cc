@@ -3,8 +3,10 @@
 #include <sys/utsname.h>
 
 #include "base/build_info.h"
+#include "base/document_kind.h"
 #include "app/module_reference.h"
 #include "app/worker_pool.h"
+#include "artifacts/layout.h"
 #include "base/failure.h"
 #include "model/model_config.h"
 #include "model/reference_model.h"
@@ -84,10 +86,16 @@ json execution_versions(const Record& record, const std::string& runtime_name, c
 
 }  // namespace
 
-bool is_report(const json& value) { return value.is_object() && value.contains(report_key::kProfiles); }
+bool is_report(const json& value) { return document_kind_of(value) == DocumentKind::report; }
 
 std::vector<json> records_of(const json& value) {
-  if (!is_report(value)) return {value};
+  const std::optional<DocumentKind> kind = document_kind_of(value);
+  if (kind == DocumentKind::matrix) {
+    throw UsageError("the document is " + document_kind_text(*kind) + ", not a record or report: validate it "
+                     "as it is, or verify and execute the report it was made from");
+  }
+  if (!kind) throw ConformanceError(not_a_document_text(value));
+  if (kind != DocumentKind::report) return {value};
   std::vector<std::string> problems;
   for (const auto& [key, _] : value.items()) {
     if (key != report_key::kFormat && key != report_key::kStatus && key != report_key::kProfiles) {
@@ -116,12 +124,18 @@ std::vector<json> records_of(const json& value) {
   return profiles.get<std::vector<json>>();
 }
 
-json execute_record(const json& input, const std::filesystem::path& root, const ExecuteOptions& options) {
+Record executable_record(const json& input, const std::filesystem::path& root) {
   Record record = Record::from_json(input);  // validate_record's refusal, every problem named
   if (record.stage(Stage::check).status != StageStatus::passed) {
     throw ConformanceError("record of \"" + record.profile +
                            "\" cannot be executed: its check stage did not pass, so no artifacts were recorded");
   }
+  require_profile_folder_exists(root, record.artifacts.directory);  // a mistyped root: UsageError (layout.h)
+  return record;
+}
+
+json execute_record(const json& input, const std::filesystem::path& root, const ExecuteOptions& options) {
+  Record record = executable_record(input, root);
   std::shared_ptr<Runtime> runtime = options.open_runtime(record.runtime.name, options.onnxruntime_library);
   const std::unique_ptr<ReferenceModel> model = record.module ? nullptr : rebuilt_model(record);
   json versions = execution_versions(record, runtime->name(), runtime->version(), runtime->location(),

@@ -18,12 +18,19 @@
 
 #include "app/run_options.h"
 #include "base/failure.h"
+#include "record/record.h"
 
 namespace nnx {
 
 using json = nlohmann::json;
 
 json execute_record(const json& record, const std::filesystem::path& root, const ExecuteOptions& options = {});
+
+// What execute_record asks of a record before anything runs: valid (ConformanceError naming every problem),
+// its check stage passed (ConformanceError), its profile folder present under `root` (UsageError naming the
+// path: artifacts/layout.h require_profile_folder_exists). execute_report and a runtime matrix ask it of
+// every record before the first is executed.
+Record executable_record(const json& record, const std::filesystem::path& root);
 
 // A record whose execution could not finish (a runtime that could not be opened, or whose process crashed or
 // hung: src/matrix/): the same record execute_record would have written had the failing stage recorded it.
@@ -39,9 +46,10 @@ struct FailedExecution {
 };
 json failed_execution_record(const json& record, const FailedExecution& failed);
 
-// True when `value` looks like a report ({format, status, profiles}) rather than one record.
+// True when `value` is a report ({format, status, profiles}) rather than one record (base/document_kind.h).
 bool is_report(const json& value);
-// The records of a report, or the record itself; a malformed report throws ConformanceError.
+// The records of a report, or the record itself; a malformed report or a value that is no document of ours
+// throws ConformanceError saying what it is, a runtime matrix UsageError (it is validated, not verified).
 std::vector<json> records_of(const json& value);
 
 }  // namespace nnx

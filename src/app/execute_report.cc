@@ -18,8 +18,10 @@ ExecuteOutcome execute_report(const ExecuteRequest& request) {
     check_output_paths(use);
     require_writable_file_path(*request.output, "the output path");
   }
+  const std::vector<nlohmann::json> records = records_of(request.document);
+  for (const auto& record : records) executable_record(record, request.root);  // refused before any runs
   ExecuteOutcome outcome;
-  for (const auto& record : records_of(request.document)) {
+  for (const auto& record : records) {
     outcome.records.push_back(execute_record(record, request.root, request.options));
     throw_if_interrupted();
   }

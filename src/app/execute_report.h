@@ -3,7 +3,8 @@
 // `execute_report` takes a document (one record or a report, doc/record-format.md §7–§8): installs the
 // interrupt handlers for its duration; refuses, before executing anything, an output path that breaks the
 // output-path rule (artifacts/output_paths.h: not a regular or new file, the document's own file, inside the
-// root) or cannot be written; executes every record (app/execute_record.h: validated, hashes verified before
+// root) or cannot be written, and any record execute_record would refuse (app/execute_record.h
+// executable_record: invalid, unchecked, or its profile folder missing, a usage error); executes every record (app/execute_record.h: validated, hashes verified before
 // anything is loaded); writes the result atomically when an output path is given (a report for a report,
 // one record for a record, every record validated first); and returns the new records and the exit code.
 // No usable runtime is RuntimeUnavailable (exit 10).

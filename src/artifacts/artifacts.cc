@@ -166,11 +166,6 @@ void verify_file(const OpenFolder& folder, const Listed& l, bool keep_contents, 
 // The listed files (normalised, each once) against root/<directory>: every problem together.
 VerifyOutcome verify_listed(const std::string& directory, const std::vector<Listed>& listed,
                             const std::filesystem::path& root, bool keep_contents) {
-  const auto require_root = [&root] {
-    if (!std::filesystem::is_directory(root)) {
-      throw ConformanceError("artifact root \"" + root.string() + "\" is not a folder");
-    }
-  };
   const std::filesystem::path folder = profile_folder(root, directory);
   VerifyOutcome out;
   std::vector<FolderEntry> entries;
@@ -179,16 +174,11 @@ VerifyOutcome verify_listed(const std::string& directory, const std::vector<List
     opened.emplace(folder);  // opened: the root is a folder (asked only when it cannot be opened)
     entries = opened->list();
   } catch (const ArtifactIoError& e) {
-    require_root();
+    require_profile_folder_exists(root, directory);  // a mistyped root or folder: UsageError (layout.h)
     std::error_code ec;
     auto st = std::filesystem::symlink_status(folder, ec);
     if (!ec && st.type() == std::filesystem::file_type::symlink) {
       out.problems.push_back(directory + ": a symlink");
-      return out;
-    }
-    if (!ec && st.type() == std::filesystem::file_type::not_found) {
-      for (const auto& l : listed) out.problems.push_back(l.path + ": missing");
-      if (listed.empty()) out.problems.push_back(directory + ": missing");
       return out;
     }
     throw;

@@ -5,8 +5,9 @@
 // a non-regular entry or a referenced location that was not written throws StageFailure(checker-error).
 // `verify_artifacts` re-checks a record's files byte for byte before anything is loaded: every listed
 // file must exist as a regular file (never a symlink) with its size and SHA-256, and every file found must
-// be listed. All problems are returned together; a malformed record or root throws ConformanceError and
-// an unreadable file or folder throws ArtifactIoError.
+// be listed. All problems are returned together; a malformed record throws ConformanceError, a root that is
+// no folder or a profile folder that does not exist UsageError (layout.h require_profile_folder_exists), and
+// an unreadable file or folder ArtifactIoError.
 #pragma once
 
 #include <cstddef>
@@ -19,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "artifacts/layout.h"
+#include "base/failure.h"
 
 namespace nnx {
 
@@ -41,6 +43,11 @@ std::string external_location_text(const std::string& location);
 std::vector<ArtifactEntry> build_manifest(const std::filesystem::path& folder,
                                           const std::vector<std::string>& external_locations,
                                           bool stored_tensors = false);
+
+// The failure class of artifacts that do not verify (or cannot be read), whoever verifies them: the load
+// stage of run and execute records it, and verify reports it with its exit code (app/check_document.h); the
+// one verdict of doc/record-format.md §7 "One verdict per problem".
+inline constexpr FailureClass kUnverifiedArtifacts = FailureClass::hash_mismatch;
 
 struct VerifyOutcome {
   std::vector<std::string> problems;                       // "<path>: missing", "<path>: hash mismatch", ...

@@ -95,6 +95,23 @@ void check_artifact_root(const fs::path& root, bool clearing) {
   }
 }
 
+void require_profile_folder_exists(const fs::path& root, const std::string& name) {
+  std::error_code ec;
+  const auto root_status = fs::status(root, ec);
+  if (root_status.type() == fs::file_type::not_found) {
+    throw UsageError("the artifacts root " + root.string() + " does not exist: name the folder the run wrote "
+                     "(its report's \"artifacts:\" line)");
+  }
+  if (!ec && root_status.type() != fs::file_type::directory) {
+    throw UsageError("the artifacts root " + root.string() + " is not a folder: name the folder the run wrote");
+  }
+  const auto folder = profile_folder(root, name);
+  if (!ec && fs::symlink_status(folder, ec).type() == fs::file_type::not_found) {
+    throw UsageError("the artifacts root " + root.string() + " holds no profile folder " + name + " (" +
+                     folder.string() + " does not exist): is it the root the run wrote?");
+  }
+}
+
 void require_free_profile_folder(const fs::path& root, const std::string& name) {
   std::error_code ec;
   const auto folder = profile_folder(root, name);

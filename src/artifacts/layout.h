@@ -49,6 +49,12 @@ std::filesystem::path default_artifacts_root(const std::filesystem::path& report
 // symlinked root (UsageError).
 void check_artifact_root(const std::filesystem::path& root, bool clearing);
 
+// Before a record's artifacts are read (verify, execute, a runtime matrix): an artifacts root that is not an
+// existing folder, or a profile folder <root>/<name> that does not exist, is a mistyped path, not a tampered
+// file: UsageError (exit 2) naming the path. A profile folder that exists as a symlink or a file is left to
+// verify_artifacts (its problem `<name>: a symlink`, a hash-mismatch). doc/record-format.md §7.
+void require_profile_folder_exists(const std::filesystem::path& root, const std::string& name);
+
 // Refuses a profile folder that exists as a file or a non-empty folder (FolderInUse).
 void require_free_profile_folder(const std::filesystem::path& root, const std::string& name);
 

@@ -9,6 +9,10 @@
 //            not finite, or by a ratio past double's range (an infinite margin: the record's null), so a
 //            margin is always a finite number or nullopt;
 //   within   every element within the tolerance (true for empty outputs).
+// The one verdict of a margin is `margin_within`: a margin is within the tolerance iff it is a number at most
+// 1, and `within == margin_within(margin)` always holds (err > allowed > 0 makes err at least the next double
+// above allowed, so the correctly rounded err / allowed is above 1). The triangulation's departures and the
+// record validator's check of a case against its margin (record/validate_triangulation.cc) call it.
 // Parity's record errors and triangulation (stages/parity.cc, stages/triangulation.h) and the matrix's drift
 // (matrix/drift.h) all call it; a caller that needs more (non-finite counts, ulps) computes it beside.
 //
@@ -42,6 +46,9 @@ struct ToleranceComparison {
   std::optional<double> margin = 0.0;
   bool within = true;
 };
+
+// The verdict of a margin (nullopt: an infinite one): within the tolerance iff a number at most 1.
+inline bool margin_within(const std::optional<double>& margin) { return margin && *margin <= 1.0; }
 
 ToleranceComparison compare_to_tolerance(std::span<const double> actual, std::span<const double> expected,
                                          const Tolerance& tolerance);

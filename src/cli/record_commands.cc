@@ -1,18 +1,24 @@
 // `nnx-conformance validate | verify | execute`: records that can be trusted later (doc/record-format.md §6, §7).
 // FILE is one record or a report (every record in it); validate and verify take several (`verify FILE...
-// ROOT`: every record of every file against one artifact root, in one process). validate and verify exit 0 or 1 with the problems
-// on stderr; execute exits like run (the class code of the first failing record).
+// ROOT`: every record of every file against one artifact root, in one process). validate exits 0 or 1 and
+// says which document each file is (a runtime matrix is validated as one); verify exits 0, 1 for an invalid
+// record, 14 (hash-mismatch) for artifacts that do not verify, 2 for a root or profile folder that does not
+// exist; execute exits like run (the class code of the first failing record): one verdict per problem
+// (doc/record-format.md §7).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 
 #include "app/check_document.h"
+#include "base/document_kind.h"
 #include "app/execute_record.h"
 #include "app/execute_report.h"
+#include "artifacts/artifacts.h"
 #include "base/error.h"
 #include "cli/flag_bounds.h"
 #include "base/failure.h"
 #include "cli/commands.h"
+#include "matrix/document_check.h"
 #include "base/record_vocabulary.h"
 #include "record/report.h"
 #include "runtime/runtime_cache.h"
@@ -50,67 +56,79 @@ void add_record_commands(CLI::App& app, RecordArgs& args) {
 
 namespace {
 
-// One file: its problems on stderr, "FILE: valid (N record(s))" on stdout. Every file is read and
-// validated even after one fails, so one call names every problem of every file. A JsonError is a
-// refusal like any other; its message names the file already.
-bool validate_file(const std::string& file) {
-  json document;
-  std::vector<json> records;
+// One file: which document it is and its problems on stderr, "FILE: valid (N record(s)), <kind>" on stdout.
+// Every file is read and validated even after one fails, so one call names every problem of every file. A
+// file that cannot be read or is no document of ours is a refusal like any other; its message names the
+// file already. The file's exit code (matrix/document_check.h): 0, or 1.
+int validate_file(const std::string& file) {
+  matrix::FileCheck check;
   try {
-    records = records_in(file, document);
+    check = matrix::check_document_file(file);
   } catch (const Error& e) {
     std::cerr << "nnx-conformance: " << error_label(e.kind()) << ": " << e.what() << "\n";  // as cli_main
-    return false;
+    return exit_code_of(e);
   }
-  const DocumentCheck check = check_records(records);
-  for (const auto& r : check.records) {
+  const std::string kind = document_kind_text(check.kind);
+  for (const auto& p : check.matrix_problems) std::cerr << file << ": " << p << "\n";
+  for (const auto& r : check.check.records) {
     for (const auto& p : r.invalid) std::cerr << file << ": " << r.label << ": " << p << "\n";
   }
-  if (records.empty()) std::cerr << file << ": holds no records\n";
-  if (check.ok()) std::cout << file << ": valid (" << records.size() << " record(s))\n";
-  return check.ok();
+  if (check.records == 0 && check.kind != DocumentKind::matrix) std::cerr << file << ": holds no records\n";
+  if (check.ok()) {
+    std::cout << file << ": valid (" << check.records << " record(s)), " << kind << "\n";
+  } else {
+    std::cerr << file << ": " << kind << ", refused\n";
+  }
+  return check.exit_code();
 }
 
+// The first failing file's code, as a run's is its first failing profile's.
+int first_failing(int so_far, int code) { return so_far != kExitPassed ? so_far : code; }
+
 int validate_command(const RecordArgs& args) {
-  bool ok = true;
-  for (const auto& file : args.files) ok = validate_file(file) && ok;
-  return ok ? kExitPassed : kExitError;
+  int code = kExitPassed;
+  for (const auto& file : args.files) code = first_failing(code, validate_file(file));
+  return code;
 }
 
 // One file's records against ROOT: each record validated, then its artifacts verified; problems on stderr,
 // "<label>: every artifact verified" on stdout. With several files every line starts with "FILE: ".
-// An unreadable or non-JSON file is named and the others are still checked.
-bool verify_file(const std::string& file, const std::string& root, bool name_file) {
+// An unreadable or non-JSON file is named and the others are still checked. The file's exit code: 0, 1 for
+// an invalid record, 14 (hash-mismatch) for artifacts that do not verify (app/check_document.h); a root or
+// profile folder that does not exist is a usage error, thrown (exit 2).
+int verify_file(const std::string& file, const std::string& root, bool name_file) {
   const std::string prefix = name_file ? file + ": " : "";
-  json document;
-  std::vector<json> records;
-  try {
-    records = records_in(file, document);
-  } catch (const Error& e) {
-    if (!name_file) throw;  // one file: refused as before (cli_main names it)
-    std::cerr << "nnx-conformance: " << error_label(e.kind()) << ": " << e.what() << "\n";
-    return false;
-  }
-  if (records.empty() && name_file) std::cerr << file << ": holds no records\n";
   const std::filesystem::path root_path(root);
-  const DocumentCheck check = check_records(records, &root_path);
-  for (const auto& r : check.records) {
+  matrix::FileCheck check;
+  try {
+    check = matrix::check_document_file(file, &root_path);
+  } catch (const Error& e) {
+    if (!name_file || e.kind() == ErrorKind::usage) throw;  // one file, or a mistyped root: refused (cli_main)
+    std::cerr << "nnx-conformance: " << error_label(e.kind()) << ": " << e.what() << "\n";
+    return exit_code_of(e);
+  }
+  if (check.records == 0 && name_file) std::cerr << file << ": holds no records\n";
+  for (const auto& r : check.check.records) {
     const std::string who = prefix + r.label;
     for (const auto& p : r.invalid) std::cerr << who << ": invalid record: " << p << "\n";
     for (const auto& p : r.artifacts) std::cerr << who << ": " << p << "\n";
     if (r.unreadable) std::cerr << who << ": unreadable: " << *r.unreadable << "\n";
     if (r.verified && r.ok()) std::cout << who << ": every artifact verified\n";
   }
-  return check.ok();
+  return check.exit_code();
 }
 
 int verify_command(const RecordArgs& args) {
   if (args.files.size() < 2) throw UsageError("ROOT is required (see --help)");  // CLI11's words for a missing positional
   const std::string& root = args.files.back();
   const std::vector<std::string> files(args.files.begin(), args.files.end() - 1);
-  bool ok = true;
-  for (const auto& file : files) ok = verify_file(file, root, files.size() > 1) && ok;
-  return ok ? kExitPassed : kExitError;
+  int code = kExitPassed;
+  for (const auto& file : files) code = first_failing(code, verify_file(file, root, files.size() > 1));
+  if (code == exit_code(kUnverifiedArtifacts)) {  // the class, once: the exit code alone does not say it
+    std::cerr << "nnx-conformance: verify: " << failure_name(kUnverifiedArtifacts) << " (exit code " << code
+              << "): the artifacts do not match their record, as execute's load stage records it\n";
+  }
+  return code;
 }
 
 int execute_command(const RecordArgs& args, const Seams& seams) {

@@ -1,14 +1,18 @@
 // `nnx-conformance report FILE [--html OUT] [--markdown OUT] [--junit OUT]` (README, "Looking at the
 // evidence"): the human forms of a report, a record or a runtime matrix (report/render.h). With no flag the
-// Markdown summary goes to stdout. run, execute, matrix and matrix-merge take the same three flags
-// (add_render_options).
+// Markdown summary goes to stdout. A document holding an invalid record is refused, nothing rendered.
+// run, execute, matrix and matrix-merge take the same three flags (add_render_options).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 
+#include "app/check_document.h"
+#include "base/error.h"
 #include "base/failure.h"
 #include "base/json_strict.h"
 #include "cli/commands.h"
+#include "record/validate_record.h"
+#include "report/document.h"
 #include "report/render.h"
 #include "report/renderings.h"
 
@@ -57,8 +61,29 @@ void write_render_targets(const nlohmann::json& document, const RenderArgs& args
   if (targets.junit) std::cout << "junit: " << targets.junit->string() << "\n";
 }
 
+namespace {
+
+// A document holding a record that breaks the format's rules is not rendered: its page would show what the
+// record's own numbers contradict (a ✅ over a margin of 5000). ConformanceError naming the record and its
+// first problem; `validate` names every one.
+void require_valid_records(const nlohmann::json& document, const std::string& file) {
+  std::size_t i = 0;
+  for (const auto& record : report::document_records(document)) {
+    const std::vector<std::string> problems = record_problems(record);
+    if (!problems.empty()) {
+      throw ConformanceError(file + ": " + record_label(record, i) + " is not a valid record, so nothing is "
+                             "rendered (" + std::to_string(problems.size()) + " problem(s); `nnx-conformance "
+                             "validate " + file + "` names each): " + problems.front());
+    }
+    ++i;
+  }
+}
+
+}  // namespace
+
 int report_command(const ReportArgs& args) {
   const nlohmann::json document = read_strict_json_file(args.file);
+  require_valid_records(document, args.file);
   if (!targets_of(args.render).any()) {
     std::cout << report::render_markdown(document);
     return kExitPassed;

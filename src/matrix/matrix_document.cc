@@ -180,6 +180,24 @@ MatrixDocument matrix_from_json(const json& document) {
   return out;
 }
 
+std::vector<std::string> matrix_problems(const json& document) {
+  MatrixDocument matrix;
+  try {
+    matrix = matrix_from_json(document);
+  } catch (const ConformanceError& e) {
+    return {e.what()};
+  }
+  const json recomputed = matrix_to_json(matrix);
+  std::vector<std::string> problems;
+  for (const char* key : {doc_key::kStatus, doc_key::kDrift}) {
+    if (recomputed[key] != document[key]) {
+      problems.push_back("runtime matrix: " + std::string(key) + ": is not what its runtimes' records and outputs "
+                         "give (" + recomputed[key].dump().substr(0, 200) + ")");
+    }
+  }
+  return problems;
+}
+
 std::vector<std::string> matrix_summary_lines(const json& matrix) {
   std::vector<std::string> lines;
   std::vector<std::string> profiles;

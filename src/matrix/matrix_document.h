@@ -40,6 +40,10 @@ json outputs_to_json(const RuntimeOutputs& outputs);
 RuntimeOutputs outputs_from_json(const json& outputs, const std::string& version, const std::string& where);
 json matrix_to_json(const MatrixDocument& matrix);
 MatrixDocument matrix_from_json(const json& document);
+// What `validate` finds in a runtime matrix: matrix_from_json's refusal (keys, types, every record valid,
+// each runtime's status against its records), else the document's status and drift against what its
+// runtimes give (matrix_to_json recomputes both); empty for a valid matrix.
+std::vector<std::string> matrix_problems(const json& document);
 // One line per runtime × profile, then the drift lines.
 std::vector<std::string> matrix_summary_lines(const json& matrix);
 // 0 when every record of every runtime passed; else the class code of the first failing one (runtimes by

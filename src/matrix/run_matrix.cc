@@ -15,7 +15,6 @@
 #include "base/sha256.h"
 #include "matrix/cell_runner.h"
 #include "matrix/work_folder.h"
-#include "record/record.h"
 #include "record/validate_record.h"
 
 namespace nnx::matrix {
@@ -51,13 +50,7 @@ MatrixOutcome run_matrix(const MatrixRequest& request) {
   const json document = parse_strict_json(bytes);
   const std::vector<json> records = records_of(document);
   if (records.empty()) throw ConformanceError(request.report.string() + " holds no records");
-  for (const auto& r : records) {
-    const Record record = Record::from_json(r);  // every problem named
-    if (record.stage(Stage::check).status != StageStatus::passed) {
-      throw ConformanceError("record of \"" + record.profile +
-                             "\" cannot be executed: its check stage did not pass, so no artifacts were recorded");
-    }
-  }
+  for (const auto& r : records) executable_record(r, request.root);  // valid, checked, its folder there
   std::vector<RuntimeChoice> chosen;
   for (std::size_t i : shard_cells(request.runtimes.size(), request.shard.value_or(Shard{}))) {
     chosen.push_back(request.runtimes[i]);

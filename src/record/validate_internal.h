@@ -8,6 +8,7 @@
 //   validate_stages.cc     stages, the summary (status/failure/level via derive_outcome), model_state
 //   validate_cases.cc      input cases against the case table and the parity stage (either format's cases)
 //   validate_artifacts.cc artifacts (paths, roles, sizes, hashes, the model entry) and opset
+//   validate_triangulation.cc  parity's triangulation against the cases it names (a case's margin, its verdict)
 //   validate_module_*.cc   a module record's own parts (validate_module.h)
 #pragma once
 
@@ -95,6 +96,10 @@ extern template void check_case_list(const JsonView&, const Stages&, const std::
                                      const CaseShapeRule&, Problems&);
 // v1's cases (§5): check_case_list with `shape`.
 void check_cases(const JsonView& record, const Stages& view, Problems& out);
+
+// validate_triangulation.cc (either format's): each entry of stages.parity.detail.triangulation names a
+// compared case once, and its margin's verdict (margin_within, base/tolerance_compare.h) is the case's.
+void check_triangulation(const JsonView& record, Problems& out);
 
 // validate_artifacts.cc
 // One entry of artifacts.files with a valid path and a known role: its normalised path, role and place.

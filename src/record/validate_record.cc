@@ -246,6 +246,7 @@ std::vector<std::string> problems_of(const JsonView& record, const validation::P
   } else {
     check_cases(record, view, out);
   }
+  check_triangulation(record, out);
   check_model_state(record, view, out);
   const std::vector<ListedFile> listed = check_artifacts(record, view, module, out);
   if (module) check_stored_files(named, listed, view, out);

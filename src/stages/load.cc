@@ -82,11 +82,11 @@ bool load(StageContext& context) {
     verified = verify_artifacts(record.artifacts.directory, record.artifacts.files, context.root,
                                 /*keep_contents=*/true);
   } catch (const std::exception& e) {
-    return fail(context, FailureClass::hash_mismatch,
+    return fail(context, kUnverifiedArtifacts,
                 json{{detail_key::kError, std::string("artifacts cannot be verified: ") + e.what()}});
   }
   if (!verified.ok()) {
-    return fail(context, FailureClass::hash_mismatch,
+    return fail(context, kUnverifiedArtifacts,
                 json{{detail_key::kProblems, verified.problems}, {detail_key::kLoaded, false}});
   }
   std::vector<ExternalFile> external;

@@ -30,7 +30,7 @@ struct Departure {
   double max_abs_error = 0.0;
   // nullopt when the tolerance is zero where the values differ (an infinite margin; JSON null).
   std::optional<double> margin = 0.0;
-  bool beyond_tolerance() const { return !margin || *margin > 1.0; }
+  bool beyond_tolerance() const { return !margin_within(margin); }
   nlohmann::json to_json() const;
 };
 

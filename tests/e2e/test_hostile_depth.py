@@ -84,7 +84,7 @@ def test_a_16000_deep_folder_chain_is_refused_by_name_never_a_crash(both_profile
         remove_chain(folder)
     for done in (verified, executed, python):
         assert done.returncode >= 0, f"killed by signal {-done.returncode}: {done.stderr[-2000:]}"
-    assert verified.returncode == 1, verified.stdout + verified.stderr
+    assert verified.returncode == 14, verified.stdout + verified.stderr  # unreadable: hash-mismatch, as execute
     assert REFUSAL in verified.stderr and "feedfwd-fp32-dynamo: every artifact verified" in verified.stdout
     assert executed.returncode == 14, executed.stdout + executed.stderr[-2000:]
     assert REFUSAL in (tmp_path / "again.json").read_text()

@@ -89,7 +89,7 @@ def test_links_fifos_sockets_and_devices_are_refused_without_blocking(both_profi
     report, root = copy_report(both_profiles, tmp_path)
     replace_model(root, make)
     verified, executed, sessions = run_verify_and_execute(report, root, tmp_path)
-    assert verified.returncode == 1
+    assert verified.returncode == 14
     assert f"{TORCHSCRIPT}: {problem}" in verified.stderr.splitlines()
     assert "feedfwd-fp32-dynamo: every artifact verified" in verified.stdout
     assert executed.returncode == 14, executed.stdout + executed.stderr
@@ -103,7 +103,7 @@ def test_a_symlinked_profile_folder_holding_identical_files_never_verifies(both_
     shutil.move(root / TORCHSCRIPT, real)
     os.symlink(real, root / TORCHSCRIPT)
     verified, executed, sessions = run_verify_and_execute(report, root, tmp_path)
-    assert verified.returncode == 1 and f"{TORCHSCRIPT}: {TORCHSCRIPT}: a symlink" in verified.stderr
+    assert verified.returncode == 14 and f"{TORCHSCRIPT}: {TORCHSCRIPT}: a symlink" in verified.stderr
     assert executed.returncode == 14
     assert torchscript_load_problems(tmp_path) == [f"{TORCHSCRIPT}: a symlink"]
     assert sessions == ["CreateSessionFromArray"]
@@ -117,7 +117,7 @@ def test_links_to_the_root_and_dangling_links_in_the_folder_are_named_never_ente
     os.symlink(tmp_path / "does-not-exist", folder / "dangling")
     os.symlink("loop", folder / "loop")
     verified, executed, sessions = run_verify_and_execute(report, root, tmp_path)
-    assert verified.returncode == 1
+    assert verified.returncode == 14
     named = {line for line in verified.stderr.splitlines() if line.startswith(TORCHSCRIPT)}
     assert named == {f"{TORCHSCRIPT}: {p}: a symlink" for p in ("dangling", "loop", "whole-machine")}
     assert executed.returncode == 14
@@ -144,7 +144,7 @@ def test_a_file_larger_than_recorded_is_refused_without_being_read(both_profiles
                            str(CLI), "verify", str(report), str(root)],
                           capture_output=True, text=True, timeout=VERIFY_SECONDS)
     assert time.monotonic() - started < 20, "hashing 64 GiB would take minutes"
-    assert done.returncode == 1
+    assert done.returncode == 14
     assert (f"{TORCHSCRIPT}: model.onnx: hash mismatch (larger than the recorded {len(original)} bytes)"
             in done.stderr.splitlines())
     model = str(root / TORCHSCRIPT / "model.onnx")
@@ -159,7 +159,7 @@ def test_a_file_grown_by_one_byte_is_refused(both_profiles, tmp_path):
     with open(root / TORCHSCRIPT / "model.onnx", "ab") as f:
         f.write(b"\0")
     verified, executed, sessions = run_verify_and_execute(report, root, tmp_path)
-    assert verified.returncode == 1 and executed.returncode == 14
+    assert verified.returncode == 14 and executed.returncode == 14
     (problem,) = torchscript_load_problems(tmp_path)
     assert problem.startswith("model.onnx: hash mismatch (larger than the recorded")
 

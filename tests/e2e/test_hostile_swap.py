@@ -87,7 +87,7 @@ def test_a_model_swapped_after_verification_never_runs(tmp_path, shifted_model, 
     # The folder really holds the swapped bytes now: verify names them, execute refuses them.
     assert model.read_bytes() == shifted_model
     verified = cli("verify", report, tmp_path / "r-artifacts", env=dict(os.environ))
-    assert verified.returncode == 1 and f"{TORCHSCRIPT}: model.onnx: hash mismatch" in verified.stderr
+    assert verified.returncode == 14 and f"{TORCHSCRIPT}: model.onnx: hash mismatch" in verified.stderr
     log.unlink()
     executed = cli("execute", report, tmp_path / "r-artifacts", env={**os.environ, **spy})
     assert executed.returncode == 14 and not log.exists()

@@ -63,5 +63,5 @@ def test_the_consumer_refuses_a_tampered_artifact(consumer, both_profiles, tmp_p
     model.write_bytes(bytes(data))
     done = subprocess.run([str(program), str(root.parent / "report.json"), str(copy)], capture_output=True, text=True,
                           timeout=900)
-    assert done.returncode == 1
-    assert "verify: refused" in done.stdout and "model.onnx" in done.stdout
+    assert done.returncode == 14, "a flipped byte is hash-mismatch (14), as execute records it"
+    assert "verify: refused (hash-mismatch, exit code 14)" in done.stdout and "model.onnx" in done.stdout

@@ -36,7 +36,7 @@ ALLOWED = {
     "app": {"base", "artifacts", "onnx_file", "profile", "model", "runtime", "record", "worker", "stages"},
     "matrix": {"base", "artifacts", "onnx_file", "profile", "model", "runtime", "record", "worker", "stages", "app"},
     "report": {"base"},
-    "api": {"base", "artifacts", "record", "app"},  # include/nnx/conformance.h is included as <nnx/...>
+    "api": {"base", "artifacts", "record", "app", "matrix"},  # include/nnx/conformance.h is included as <nnx/...>
     "cli": {"base", "artifacts", "profile", "model", "runtime", "record", "worker", "stages", "app", "matrix",
             "report"},
     "python": {"base", "artifacts", "profile", "model", "runtime", "record", "worker", "stages", "app", "matrix"},

@@ -369,7 +369,7 @@ def test_a_missing_runtime_is_a_record_with_exit_10(tmp_path):
     assert ec.exit_code([record]) == 10
     ec.validate_record(record)
     with pytest.raises(ec.RuntimeUnavailable):
-        ec.execute(_passed_record_for_execute(tmp_path), tmp_path, onnxruntime=tmp_path / "absent.so")
+        ec.execute(_passed_record_for_execute(tmp_path), tmp_path / "passed", onnxruntime=tmp_path / "absent.so")
 
 
 def _passed_record_for_execute(tmp_path):

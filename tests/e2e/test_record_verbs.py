@@ -107,7 +107,7 @@ def test_verify_checks_every_file_named_against_one_root_in_one_call(copied, tmp
     assert f"{single}: feedfwd-fp32-dynamo: every artifact verified" in done.stdout
     (root / "feedfwd-fp32-dynamo" / "extra.txt").write_text("x")
     done = run_cli("verify", path, bad, not_json, single, root)
-    assert done.returncode == 1
+    assert done.returncode == 14, "the first failing file's code: its unlisted file is a hash-mismatch"
     assert f"{path}: feedfwd-fp32-torchscript: every artifact verified" in done.stdout
     assert f"{path}: feedfwd-fp32-dynamo: extra.txt: not in the record" in done.stderr
     assert f"{single}: feedfwd-fp32-dynamo: extra.txt: not in the record" in done.stderr
@@ -122,7 +122,7 @@ def test_one_changed_byte_is_hash_mismatch_and_no_session_is_created(copied, tmp
     data[len(data) // 2] ^= 0x01
     model.write_bytes(bytes(data))
     done = run_cli("verify", path, root)
-    assert done.returncode == 1 and "model.onnx: hash mismatch" in done.stderr
+    assert done.returncode == 14 and "model.onnx: hash mismatch" in done.stderr  # as execute: hash-mismatch
     env, log = spy_env(tmp_path)
     done = run_cli("execute", path, root, "--output", tmp_path / "again.json", env=env)
     assert done.returncode == 14, done.stdout + done.stderr
@@ -141,14 +141,14 @@ def test_added_removed_and_symlinked_files_are_named(copied):
     (folder / "extra.txt").write_text("x")
     (folder / "model.onnx.data").unlink()
     done = run_cli("verify", path, root)
-    assert done.returncode == 1
+    assert done.returncode == 14
     assert "extra.txt: not in the record" in done.stderr
     assert "model.onnx.data: missing" in done.stderr
     (folder / "extra.txt").unlink()
     (root / "outside.data").write_bytes(b"")
     os.symlink(root / "outside.data", folder / "model.onnx.data")
     done = run_cli("verify", path, root)
-    assert done.returncode == 1 and "model.onnx.data: a symlink" in done.stderr
+    assert done.returncode == 14 and "model.onnx.data: a symlink" in done.stderr
 
 
 def test_a_symlinked_profile_folder_never_verifies(copied):
@@ -157,7 +157,7 @@ def test_a_symlinked_profile_folder_never_verifies(copied):
     (root / "feedfwd-fp32-torchscript").rename(real)
     os.symlink(real, root / "feedfwd-fp32-torchscript")
     done = run_cli("verify", path, root)
-    assert done.returncode == 1 and "feedfwd-fp32-torchscript: a symlink" in done.stderr
+    assert done.returncode == 14 and "feedfwd-fp32-torchscript: a symlink" in done.stderr
 
 
 def test_an_artifact_directory_outside_the_root_is_refused(copied, tmp_path):

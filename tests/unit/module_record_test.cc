@@ -277,5 +277,26 @@ TEST(ModuleRecord, AMatrixHoldsAModuleRecordAndReadsItBack) {
   EXPECT_NE(report::render_html(written).find("module <code>tests/models/zoo.py:resnet18</code>"), std::string::npos);
 }
 
+// A module record's own numbers against its verdicts (validate_triangulation.cc): an entry's margin is
+// within the tolerance (margin_within) exactly when the case it names matched.
+TEST(ModuleRecord, ATriangulationMarginThatContradictsItsCaseIsRefusedNamingTheCase) {
+  const auto with_margin = [](const json& margin, const char* name = nullptr) {
+    return changed([&](json& r) {
+      const json& first = r["input_cases"][0];
+      ASSERT_EQ(first["outcome"], "match");
+      r["stages"]["parity"]["detail"]["triangulation"] =
+          json::array({{{"case", name ? json(name) : first["name"]}, {"margin", margin}}});
+    });
+  };
+  expect_valid(with_margin(0.5));
+  expect_valid(with_margin(1.0));
+  const std::string name = module_record_json(Stage::parity)["input_cases"][0]["name"].get<std::string>();
+  const std::string label = "input_cases[0] (" + name + ")";
+  expect_refused(with_margin(5000.0), label + ": passed (outcome \"match\") although its margin 5000.0 is not within");
+  expect_refused(with_margin(json()), label + ": passed (outcome \"match\") although its margin null is not within");
+  expect_refused(with_margin(-1.0), "stages.parity.detail.triangulation[0].margin: must be null or a finite number >= 0");
+  expect_refused(with_margin(0.5, "nobody"), "triangulation[0].case: \"nobody\" names no input case of the record");
+}
+
 }  // namespace
 }  // namespace nnx

@@ -8,11 +8,14 @@
 //    always a finite number or nullopt, which the record writer can write (JSON has no infinity);
 //  * a tolerance is 0 or at least 2^-126 (tolerance_problem): a subnormal one is refused, with the reason;
 //  * an empty output is within with zero errors; only the common length is compared;
-//  * float32 outputs compare exactly as their widened doubles.
+//  * float32 outputs compare exactly as their widened doubles;
+//  * margin_within(margin) is `within`, for errors one double either side of the allowed error and for the
+//    non-finite and zero-tolerance cases: the margin's verdict is the comparison's.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 #include <vector>
 
 #include "base/tolerance_compare.h"
@@ -62,6 +65,28 @@ TEST(ToleranceCompare, AnErrorExactlyAtTheToleranceIsWithinWithAMarginOfOne) {
   const ToleranceComparison past = compare({1.5 + 1e-12}, {1.0}, 0.25, 0.25);
   EXPECT_FALSE(past.within);
   EXPECT_GT(*past.margin, 1.0);
+}
+
+TEST(ToleranceCompare, AMarginsVerdictIsTheComparisonsOneDoubleEitherSideOfTheAllowedError) {
+  for (const double expected : {1.0, 3.0, 0.1, 1e-20, 12345.678}) {
+    for (const double rtol : {0.0, 1e-4, 0.25}) {
+      const double atol = 1e-5;
+      const double allowed = atol + rtol * expected;
+      for (const double err : {std::nextafter(allowed, 0.0), allowed, std::nextafter(allowed, 1e300)}) {
+        const ToleranceComparison c = compare({expected + err}, {expected}, rtol, atol);
+        EXPECT_EQ(margin_within(c.margin), c.within) << expected << " " << rtol << " " << err;
+      }
+    }
+  }
+  for (const auto& [actual, rtol, atol] : {std::tuple{kNaN, 0.1, 0.1}, {kInf, 0.1, 0.1}, {2.0, 0.0, 0.0}}) {
+    const ToleranceComparison c = compare({actual}, {1.0}, rtol, atol);
+    EXPECT_FALSE(c.within);
+    EXPECT_FALSE(margin_within(c.margin));
+  }
+  EXPECT_TRUE(margin_within(0.0));
+  EXPECT_TRUE(margin_within(1.0));
+  EXPECT_FALSE(margin_within(std::nextafter(1.0, 2.0)));
+  EXPECT_FALSE(margin_within(std::nullopt));
 }
 
 TEST(ToleranceCompare, EqualValuesUnderAZeroToleranceAreWithinWithAZeroMargin) {

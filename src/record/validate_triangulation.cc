@@ -1,0 +1,100 @@
+// A record's own numbers against its verdicts (doc/record-format.md §6, "Here:"): parity's triangulation
+// (stages.parity.detail.triangulation, stages/triangulation.h; either format's) names the compared cases, and
+// each entry's `margin` is its case's worst error over the allowed one. A case passes iff its margin is
+// within the tolerance: margin_within (base/tolerance_compare.h), the comparison the parity stage made. So a
+// record is refused, naming the case, when an entry names no case or one that was not compared, names a case
+// twice, carries a margin that is neither null nor a finite number >= 0, or whose margin's verdict is not
+// its case's: a `match` whose margin is above 1 (or null), a `mismatch` with finite errors whose margin is at
+// most 1. A record without a triangulation (the original's: its parity detail is {cases, compared}) states no
+// margin, and nothing here applies.
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+
+#include "base/tolerance_compare.h"
+#include "record/validate_internal.h"
+
+namespace nnx::validation {
+namespace {
+
+namespace tk = rf::triangulation_key;
+
+struct NamedCase {
+  std::string label;  // "input_cases[i] (name)"
+  bool compared = false;
+  bool match = false;
+};
+
+// The record's cases by name (the first of a name: names are unique in a valid record, checked elsewhere).
+std::map<std::string, NamedCase, std::less<>> cases_by_name(const JsonView& record) {
+  std::map<std::string, NamedCase, std::less<>> named;
+  std::size_t i = 0;
+  for (const JsonView c : record[rf::kInputCases].items()) {
+    const JsonView name = c[rf::case_key::kName];
+    const JsonView outcome = c[rf::case_key::kOutcome];
+    const std::size_t index = i++;
+    if (!name.is_string() || !outcome.is_string()) continue;
+    const bool has_errors = !c[rf::case_key::kMaxAbsError].is_null() || !c[rf::case_key::kMaxRelError].is_null();
+    NamedCase entry{std::string(rf::kInputCases) + "[" + std::to_string(index) + "] (" + std::string(name.string()) + ")",
+                    is_compared_outcome(outcome.string(), has_errors), outcome.is_text(rf::kOutcomeMatch)};
+    named.emplace(std::string(name.string()), std::move(entry));
+  }
+  return named;
+}
+
+// One entry against the case it names.
+void check_entry(const JsonView& entry, const std::string& where,
+                 const std::map<std::string, NamedCase, std::less<>>& named, std::set<std::string>& seen,
+                 Problems& out) {
+  const JsonView name = entry[tk::kCase];
+  const auto found = name.is_string() ? named.find(name.string()) : named.end();
+  if (found == named.end()) {
+    out.push_back(at(where, tk::kCase) + ": " + text_of(name) + " names no input case of the record");
+    return;
+  }
+  const NamedCase& c = found->second;
+  if (!c.compared) {
+    out.push_back(where + ": triangulates " + c.label + ", which was not compared (no errors)");
+    return;
+  }
+  if (!seen.insert(found->first).second) out.push_back(where + ": triangulates " + c.label + " a second time");
+  const JsonView margin = entry[tk::kMargin];
+  double value = 0.0;
+  const bool number = json_number(margin, value);
+  if (!margin.is_null() && !(number && std::isfinite(value) && value >= 0.0)) {
+    out.push_back(at(where, tk::kMargin) + ": must be null or a finite number >= 0, not " + text_of(margin));
+    return;
+  }
+  const std::optional<double> stated = number ? std::optional<double>(value) : std::nullopt;
+  if (margin_within(stated) == c.match) return;
+  out.push_back(c.label + ": " + (c.match ? "passed (outcome \"match\") although its margin " + text_of(margin) +
+                                                " is not within the tolerance (at most 1)"
+                                          : "failed (outcome \"mismatch\") although its margin " + text_of(margin) +
+                                                " is within the tolerance (at most 1)") +
+                " (" + where + ")");
+}
+
+}  // namespace
+
+void check_triangulation(const JsonView& record, Problems& out) {
+  const JsonView detail = record[rf::kStages][stage_name(Stage::parity)][rf::stage_key::kDetail];
+  const JsonView triangulation = detail[rf::detail_key::kTriangulation];
+  if (!triangulation.exists()) return;
+  const std::string where = at(at(at(rf::kStages, stage_name(Stage::parity)), rf::stage_key::kDetail),
+                               rf::detail_key::kTriangulation);
+  if (!triangulation.is_array()) {
+    out.push_back(where + ": must be a list, not " + json_type_name(triangulation));
+    return;
+  }
+  const auto named = cases_by_name(record);
+  std::set<std::string> seen;
+  std::size_t i = 0;
+  for (const JsonView entry : triangulation.items()) {
+    const std::string entry_where = where + "[" + std::to_string(i++) + "]";
+    if (!is_object_or_report(entry, entry_where, out)) continue;
+    check_entry(entry, entry_where, named, seen, out);
+  }
+}
+
+}  // namespace nnx::validation
