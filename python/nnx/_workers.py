@@ -1,4 +1,4 @@
-"""The exporter worker of this interpreter (doc/python-api.md, "The worker"; the rule is the core's,
+"""The exporter worker of this interpreter (doc/architecture.md, "The worker's lifetime"; the rule is the core's,
 src/app/worker_pool.h, the same for every front end).
 
 The first call that needs the worker (:func:`run_profile`, :func:`run_profiles`, :func:`execute` with the
