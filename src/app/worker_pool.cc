@@ -92,8 +92,7 @@ class WorkerPool {
       changed_->notify_all();
     }
     if (reaper != nullptr) {
-      if (reaper->get_id() != std::this_thread::get_id()) reaper->join();
-      else reaper->detach();
+      reaper->join();  // close never runs on the reaper's own thread: it only stops workers
       delete reaper;
     }
     stop_all(std::move(stopped));
