@@ -1,5 +1,8 @@
 #include "report/document.h"
 
+#include <optional>
+
+#include "base/document_kind.h"
 #include "base/error.h"
 #include "base/json_python.h"
 
@@ -17,12 +20,13 @@ void require_array(const json& value, const std::string& where) {
 
 }  // namespace
 
+// The pages' three kinds over the one recognition rule (base/document_kind.h): both record formats are records.
 DocumentKind document_kind(const json& document) {
   if (!document.is_object()) throw ConformanceError("the document is not a JSON object");
-  const auto format = document.find(rf::matrix_key::kFormat);
-  if (format != document.end() && format->is_string() && *format == kMatrixFormat) return DocumentKind::matrix;
-  if (document.contains(rf::report_key::kProfiles)) return DocumentKind::report;
-  if (document.contains(rf::kProfile) && document.contains(rf::kStages)) return DocumentKind::record;
+  const std::optional<nnx::DocumentKind> kind = document_kind_of(document);
+  if (kind == nnx::DocumentKind::matrix) return DocumentKind::matrix;
+  if (kind == nnx::DocumentKind::report) return DocumentKind::report;
+  if (kind) return DocumentKind::record;
   throw ConformanceError("the document is neither a report, a record nor a runtime matrix (no \"profiles\", "
                          "\"profile\"/\"stages\" or format " + std::string(kMatrixFormat) + ")");
 }
