@@ -13,6 +13,7 @@ the original's (ours within 1.2x); execute >= 1.5x faster; the first call no dea
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -70,7 +71,8 @@ def measure(build, work):
             for what in firsts:
                 got = _one(python, what, os.path.join(work, f"{side}-{what}-{index}"), path)
                 key = "first_cold" if what == "first-cold" else "first"
-                best.setdefault(side, {})[key] = min(best[side].get(key, float("inf")), got["first"])
+                side_best = best.setdefault(side, {})
+                side_best[key] = min(side_best.get(key, float("inf")), got["first"])
     for side, (python, path) in sides.items():  # the loops take their own minimum of REPEAT inside one process
         got = _one(python, "loops", os.path.join(work, f"{side}-loops"), path)
         best[side].update(got)
@@ -79,7 +81,8 @@ def measure(build, work):
 
 def python_loops_section(build, work):
     """(results, rows) for scripts/run_benchmarks.py."""
-    os.makedirs(work, exist_ok=True)
+    shutil.rmtree(work, ignore_errors=True)  # every profile folder is new: nothing of an earlier run is in the way
+    os.makedirs(work)
     b = measure(build, work)
     o, t = b["ours"], b["original"]
     run_ratio, exec_ratio = t["run"] / o["run"], t["execute"] / o["execute"]
