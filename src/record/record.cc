@@ -50,7 +50,7 @@ namespace {
 
 // A module profile's blank record parts (§10): the module's fields, and each case's dims and input files
 // (the k-th case expected to match stores test_data_set_<k>/, a refusal case refusal_cases/<name>/).
-void blank_module_parts(Record& r, const Profile& profile) {
+void blank_module_parts(Record& r, const Profile& profile, const std::vector<InputCase>& cases) {
   const ModuleSpec& spec = *profile.module;
   r.format = std::string(kModuleFormat);
   const json given = spec.to_json();
@@ -59,7 +59,6 @@ void blank_module_parts(Record& r, const Profile& profile) {
   r.config = nullptr;
   r.dtype.clear();
   std::size_t match = 0;
-  const std::vector<InputCase> cases = profile.input_cases();
   for (std::size_t i = 0; i < r.input_cases.size(); ++i) {
     RecordCase& rc = r.input_cases[i];
     const ModuleCase& mc = *cases[i].module;
@@ -101,9 +100,10 @@ Record blank_record_of(const Profile& profile, const SourceInfo& source, const s
   r.versions = json{{rf::versions_key::kThisSoftware, build_version()}};
   r.runtime = {profile.runtime, nullptr, profile.provider, SessionOptions{}};
   r.dtype = profile.dtype;
-  for (const auto& c : profile.input_cases()) r.input_cases.push_back(RecordCase::blank(c));
+  const std::vector<InputCase> cases = profile.input_cases();
+  for (const auto& c : cases) r.input_cases.push_back(RecordCase::blank(c));
   r.tolerances = {profile.rtol, profile.atol};
-  if (profile.is_module()) blank_module_parts(r, profile);
+  if (profile.is_module()) blank_module_parts(r, profile, cases);
   return r;
 }
 

@@ -2,6 +2,7 @@
 #include "stages/case_outcome.h"
 
 #include <utility>
+#include <vector>
 
 namespace nnx {
 
@@ -30,6 +31,28 @@ bool record_unexpected_run(RecordCase& c, const std::string& outputs) {
   set_case_outcome(c, rf::kOutcomeAccepted, FailureClass::input_contract,
                    "a refusal was expected, but the runtime ran it (output " + outputs + ")");
   return true;
+}
+
+bool record_parity_stage(Record& record, nlohmann::json detail, std::size_t compared, const BlameEvidence& blame) {
+  namespace detail_key = rf::detail_key;
+  std::vector<std::string> failed;
+  std::vector<FailureClass> failures;
+  for (const auto& c : record.input_cases) {
+    if (!c.failure) continue;
+    failed.push_back(c.name);
+    failures.push_back(*c.failure);
+  }
+  if (failed.empty()) {
+    detail[detail_key::kCases] = record.input_cases.size();
+    detail[detail_key::kCompared] = compared;
+    record.set_stage_passed(Stage::parity, std::move(detail));
+    return true;
+  }
+  detail[detail_key::kFailedCases] = failed;
+  detail[detail_key::kBlame] = blame_of(blame);
+  record.set_stage_failed(Stage::parity, parity_failure_class(failures).value_or(FailureClass::input_contract),
+                          std::move(detail));
+  return false;
 }
 
 }  // namespace nnx

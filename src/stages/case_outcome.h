@@ -3,12 +3,18 @@
 // module's): a refusal as an invalid argument is `rejected` (input-contract unless a refusal was
 // expected), any other runtime failure `error` (runtime-error), and a run of a case that had to be refused
 // `accepted` (input-contract). Each returns whether the runtime departed from what the case expected.
+// `record_parity_stage` is the stage's outcome from its cases, for both stages: passed, or failed with the
+// failed cases, the blame and the first of runtime-error, mismatch, input-contract (§4 parity).
 #pragma once
+#include <cstddef>
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "record/record.h"
 #include "runtime/runtime.h"
+#include "stages/triangulation.h"
 
 namespace nnx {
 
@@ -20,5 +26,9 @@ bool record_runtime_failure(RecordCase& c, const RuntimeFailure& failure);
 
 // The case's outcome for a run of a case that had to be refused; `outputs` says what the runtime returned.
 bool record_unexpected_run(RecordCase& c, const std::string& outputs);
+
+// Sets the parity stage from the cases' failures: passed (`detail` gains the case count and `compared`), or
+// failed (`detail` gains the failed cases' names and the blame of `blame`). Returns whether it passed.
+bool record_parity_stage(Record& record, nlohmann::json detail, std::size_t compared, const BlameEvidence& blame);
 
 }  // namespace nnx

@@ -204,31 +204,14 @@ bool weights_missing(const Record& record, json& missing) {
 }
 
 bool record_outcome(StageContext& context, Evidence& evidence, const std::vector<std::string>& unused) {
-  Record& record = context.record;
-  std::vector<std::string> failed;
-  std::vector<FailureClass> failures;
-  for (const auto& c : record.input_cases) {
-    if (!c.failure) continue;
-    failed.push_back(c.name);
-    failures.push_back(*c.failure);
-  }
   json missing = json::array();
-  const bool weights_differ = weights_missing(record, missing);
+  const bool weights_differ = weights_missing(context.record, missing);
   json detail{{detail_key::kReference, context.profile != nullptr || context.module_references ? "torch" : "stored"},
               {detail_key::kTriangulation, evidence.triangulation},
               {rf::detail_key::kUnusedInputs, unused},
               {rf::detail_key::kMissingWeights, missing}};
-  if (failed.empty()) {
-    detail[detail_key::kCases] = record.input_cases.size();
-    detail[detail_key::kCompared] = evidence.triangulation.size();
-    record.set_stage_passed(Stage::parity, std::move(detail));
-    return true;
-  }
-  detail[detail_key::kFailedCases] = failed;
-  detail[detail_key::kBlame] = blame_of({weights_differ, evidence.runtime_departs, evidence.reference_departs});
-  record.set_stage_failed(Stage::parity, parity_failure_class(failures).value_or(FailureClass::input_contract),
-                          std::move(detail));
-  return false;
+  return record_parity_stage(context.record, std::move(detail), evidence.triangulation.size(),
+                             {weights_differ, evidence.runtime_departs, evidence.reference_departs});
 }
 
 }  // namespace

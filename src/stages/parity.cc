@@ -160,16 +160,8 @@ void prepare_parity(StageContext& context) {
 
 namespace {
 
-// The stage's outcome from its cases: passed, or the first of runtime-error, mismatch, input-contract.
+// The stage's outcome from its cases (case_outcome.h), with the feed-forward detail.
 bool record_parity_outcome(StageContext& context, ParityEvidence& evidence) {
-  Record& record = context.record;
-  std::vector<std::string> failed;
-  std::vector<FailureClass> case_failures;
-  for (const auto& c : record.input_cases) {
-    if (!c.failure) continue;
-    failed.push_back(c.name);
-    case_failures.push_back(*c.failure);
-  }
   json triangulation = json::array();
   for (const auto& t : evidence.triangulation) triangulation.push_back(t.to_json());
   const WeightsVerdict& weights = context.weights;
@@ -177,17 +169,8 @@ bool record_parity_outcome(StageContext& context, ParityEvidence& evidence) {
               {detail_key::kTriangulation, triangulation},
               {detail_key::kWeightsInModel, weights.match ? json(*weights.match) : json()}};
   if (!weights.problem.empty()) detail[detail_key::kWeightsProblem] = weights.problem;
-  if (failed.empty()) {
-    detail[detail_key::kCases] = record.input_cases.size();
-    detail[detail_key::kCompared] = evidence.triangulation.size();
-    record.set_stage_passed(Stage::parity, std::move(detail));
-    return true;
-  }
-  const FailureClass cls = parity_failure_class(case_failures).value_or(FailureClass::input_contract);
-  detail[detail_key::kFailedCases] = failed;
-  detail[detail_key::kBlame] = blame_of({weights.match == false, evidence.runtime_departs, evidence.reference_departs});
-  record.set_stage_failed(Stage::parity, cls, std::move(detail));
-  return false;
+  return record_parity_stage(context.record, std::move(detail), evidence.triangulation.size(),
+                             {weights.match == false, evidence.runtime_departs, evidence.reference_departs});
 }
 
 }  // namespace
