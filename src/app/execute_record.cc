@@ -36,8 +36,8 @@ std::unique_ptr<ExporterClient> start_torch_reference(const ExecuteOptions& opti
   std::unique_ptr<ExporterClient> worker;
   json reply;
   try {
-    const WorkerCommand command = options.worker.value_or(default_worker_command());
-    const std::chrono::milliseconds timeout = options.worker_timeout.value_or(default_worker_timeout());
+    const WorkerCommand command = default_worker_command(options.worker);
+    const std::chrono::milliseconds timeout = default_worker_timeout(options.worker_timeout);
     worker = take_warm_worker(command, timeout);  // a call before left it (app/worker_pool.h)
     if (!worker) worker = std::make_unique<ExporterClient>(command, timeout);
     reply = worker->dependencies({versions_key::kTorch, versions_key::kNumpy});

@@ -145,8 +145,8 @@ StartedProfile start_profile(const Profile& profile, const std::filesystem::path
   StageContext& context = state->context;
   context.open_runtime = options.open_runtime;
   context.runtime_library = options.onnxruntime_library;
-  context.worker_command = options.worker ? *options.worker : default_worker_command();
-  context.worker_timeout = options.worker_timeout ? *options.worker_timeout : default_worker_timeout();
+  context.worker_command = default_worker_command(options.worker);
+  context.worker_timeout = default_worker_timeout(options.worker_timeout);
   if (warm.client && warm.client->running()) {
     warm.client->clear_log();
     context.exporter = std::move(warm.client);

@@ -238,8 +238,8 @@ std::vector<json> run_profiles(const std::vector<Profile>& profiles, const std::
   const std::size_t threads = std::min<std::size_t>(workers, chosen.size());
   ProfileQueue queue(chosen, root, options);
   const auto started = std::make_shared<std::atomic<int>>(0);
-  const WorkerCommand command = options.worker ? *options.worker : default_worker_command();
-  const std::chrono::milliseconds timeout = options.worker_timeout ? *options.worker_timeout : default_worker_timeout();
+  const WorkerCommand command = default_worker_command(options.worker);
+  const std::chrono::milliseconds timeout = default_worker_timeout(options.worker_timeout);
   const auto lane_worker = [&command, timeout, started] {
     WarmWorker warm{take_warm_worker(command, timeout), -1, started};  // a call before left it (worker_pool.h)
     if (warm.client) warm.serial = (*started)++;

@@ -40,9 +40,12 @@ WorkerCommand resolve_worker_command(WorkerCommand given) {
   return given;
 }
 
-WorkerCommand default_worker_command() { return resolve_worker_command(WorkerCommand{}); }
+WorkerCommand default_worker_command(const std::optional<WorkerCommand>& chosen) {
+  return chosen ? *chosen : resolve_worker_command(WorkerCommand{});
+}
 
-std::chrono::milliseconds default_worker_timeout() {
+std::chrono::milliseconds default_worker_timeout(const std::optional<std::chrono::milliseconds>& chosen) {
+  if (chosen) return *chosen;
   std::string text = env_value("NNX_WORKER_TIMEOUT_SECONDS");
   if (text.empty()) return std::chrono::milliseconds(600'000);
   char* end = nullptr;

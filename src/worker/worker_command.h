@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,11 +28,13 @@ struct WorkerCommand {
   std::vector<std::pair<std::string, std::string>> extra_env;
 };
 
-// Both fields resolved by the search order above (no explicit values).
-WorkerCommand default_worker_command();
+// `chosen` when a caller chose a command (used as given), else both fields resolved by the search order above:
+// the one rule every front end's worker start uses.
+WorkerCommand default_worker_command(const std::optional<WorkerCommand>& chosen = std::nullopt);
 // `given` with its empty python/script filled in by the search order.
 WorkerCommand resolve_worker_command(WorkerCommand given);
-// NNX_WORKER_TIMEOUT_SECONDS or 600 s; throws std::invalid_argument naming a malformed value.
-std::chrono::milliseconds default_worker_timeout();
+// `chosen` when given, else NNX_WORKER_TIMEOUT_SECONDS or 600 s; throws std::invalid_argument naming a
+// malformed value.
+std::chrono::milliseconds default_worker_timeout(const std::optional<std::chrono::milliseconds>& chosen = std::nullopt);
 
 }  // namespace nnx
