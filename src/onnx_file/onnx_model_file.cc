@@ -135,14 +135,15 @@ std::vector<OnnxValueInfo> graph_inputs(const onnx::GraphProto& graph) {
 
 }  // namespace
 
-OnnxModelFile read_onnx_model(std::span<const std::byte> model_bytes, const ExternalBytes& external) {
+OnnxModelFile read_onnx_model(std::span<const std::byte> model_bytes, const ExternalBytes& external,
+                              FloatValues float_values) {
   const onnx::ModelProto model = parse_model(model_bytes);
   ExternalDataWalk walk;
   walk.model(model);
   OnnxModelFile file;
   file.external_locations = walk.sorted();
   file.initializers.reserve(static_cast<std::size_t>(model.graph().initializer_size()));
-  for (const auto& t : model.graph().initializer()) file.initializers.push_back(read_initializer(t, external));
+  for (const auto& t : model.graph().initializer()) file.initializers.push_back(read_initializer(t, external, float_values == FloatValues::decoded));
   file.graph_inputs = graph_inputs(model.graph());
   for (const auto& value : model.graph().output()) file.graph_outputs.push_back(value_info(value));
   return file;

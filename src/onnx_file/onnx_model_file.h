@@ -11,7 +11,8 @@
 // any other is refused (ConformanceError naming the tensor, where it sits and the way out), since ONNX
 // Runtime would read it from a path relative to its working directory. It returns the served tensors'
 // locations and the graph's initializers in file order; a FLOAT initializer's values come from raw_data
-// (little endian), float_data or its external file (`offset`, `length`), read through `external`. Bytes
+// (little endian), float_data or its external file (`offset`, `length`), read through `external` (unless
+// the caller asks for `FloatValues::sizes_only`). Bytes
 // that do not parse as a model with a graph, or an initializer whose external file is absent, out of range
 // or of the wrong size for its dims, throw ConformanceError naming the tensor and the problem. Nothing is
 // allocated for values before their count is known to match the bytes that hold them.
@@ -72,6 +73,12 @@ struct OnnxModelFile {
 // or nullopt when there is none. An error it throws instead passes through read_onnx_model unchanged.
 using ExternalBytes = std::function<std::optional<std::span<const std::byte>>(const std::string& location)>;
 
-OnnxModelFile read_onnx_model(std::span<const std::byte> model_bytes, const ExternalBytes& external);
+// Whether a FLOAT initializer's `values` are filled (`decoded`) or left empty, its sizes checked all the same
+// (`sizes_only`: a caller that needs only the locations and the graph's signature, e.g. the load stage of a
+// module record, skips a copy of every weight).
+enum class FloatValues { decoded, sizes_only };
+
+OnnxModelFile read_onnx_model(std::span<const std::byte> model_bytes, const ExternalBytes& external,
+                              FloatValues float_values = FloatValues::decoded);
 
 }  // namespace nnx

@@ -128,7 +128,7 @@ ExternalReference external_reference(const onnx::TensorProto& tensor, const std:
   return ref;
 }
 
-OnnxInitializer read_initializer(const onnx::TensorProto& tensor, const ExternalBytes& external) {
+OnnxInitializer read_initializer(const onnx::TensorProto& tensor, const ExternalBytes& external, bool float_values) {
   const std::string what = "initializer " + display_json(json(tensor.name()));
   OnnxInitializer out{tensor.name(), {tensor.dims().begin(), tensor.dims().end()}, tensor.data_type(), {}, {}};
   const std::uint64_t count = element_count(tensor, what);
@@ -140,17 +140,17 @@ OnnxInitializer read_initializer(const onnx::TensorProto& tensor, const External
     const auto bytes = external_slice(ref, external, what);
     require_size(bytes.size(), count, tensor.data_type(), what,
                  "its external data in " + display_json(json(ref.location)));
-    if (is_float) out.values = little_endian_floats(bytes);
+    if (is_float && float_values) out.values = little_endian_floats(bytes);
   } else if (tensor.has_raw_data()) {
     const std::string& raw = tensor.raw_data();
     require_size(raw.size(), count, tensor.data_type(), what, "raw_data");
-    if (is_float) out.values = little_endian_floats(std::as_bytes(std::span(raw.data(), raw.size())));
+    if (is_float && float_values) out.values = little_endian_floats(std::as_bytes(std::span(raw.data(), raw.size())));
   } else if (is_float) {
     if (static_cast<std::uint64_t>(tensor.float_data_size()) != count) {
       refuse(what, "float_data holds " + std::to_string(tensor.float_data_size()) + " values but its dims need " +
                        std::to_string(count));
     }
-    out.values.assign(tensor.float_data().begin(), tensor.float_data().end());
+    if (float_values) out.values.assign(tensor.float_data().begin(), tensor.float_data().end());
   }
   return out;
 }

@@ -28,6 +28,7 @@ ExternalReference external_reference(const onnx::TensorProto& tensor, const std:
 // Whether the tensor's data is in an external file (data_location EXTERNAL).
 bool is_external(const onnx::TensorProto& tensor);
 
-OnnxInitializer read_initializer(const onnx::TensorProto& tensor, const ExternalBytes& external);
+// `float_values`: whether a FLOAT tensor's values are decoded into `values` (its sizes are checked either way).
+OnnxInitializer read_initializer(const onnx::TensorProto& tensor, const ExternalBytes& external, bool float_values);
 
 }  // namespace nnx

@@ -59,7 +59,9 @@ std::vector<ExternalFile> external_files(StageContext& context, const VerifyOutc
   const ExternalBytes lookup = [&](const std::string& location) -> std::optional<std::span<const std::byte>> {
     return listed_external(record, verified, location);
   };
-  const OnnxModelFile model = read_onnx_model(verified.contents.at(record.artifacts.model), lookup);
+  // The weights check reads a feed-forward model's values; a module's needs only the names (§10).
+  const OnnxModelFile model = read_onnx_model(verified.contents.at(record.artifacts.model), lookup,
+                                              context.model != nullptr ? FloatValues::decoded : FloatValues::sizes_only);
   std::vector<ExternalFile> external;
   for (const auto& location : model.external_locations) external.push_back({location, *lookup(location)});
   if (context.model != nullptr) context.weights = weights_in_model(*context.model, model);  // a module: §10 weights

@@ -195,6 +195,26 @@ TEST_F(OnnxModelFileTest, ExternalDataIsReadAtItsOffsetAndLengthUnderTheExactLoc
   EXPECT_EQ(asked_, (std::vector<std::string>{"./w.bin", "./w.bin"}));
 }
 
+TEST_F(OnnxModelFileTest, SizesOnlyLeavesTheValuesEmptyYetChecksTheirSizesAndLocations) {
+  const Bytes inline_bytes = read_byte_vector(*dir_ / "inline.onnx");
+  const OnnxModelFile file = read_onnx_model(inline_bytes, nullptr, FloatValues::sizes_only);
+  ASSERT_EQ(file.initializers.size(), 2u);
+  EXPECT_EQ(file.initializers[0].dims, (std::vector<std::int64_t>{2, 3}));
+  EXPECT_TRUE(file.initializers[0].values.empty());  // raw_data, not decoded
+  EXPECT_TRUE(file.initializers[1].values.empty());  // float_data, not copied
+  const OnnxModelFile external =
+      read_onnx_model(read_byte_vector(*dir_ / "ext/model.onnx"), files_of(*dir_ / "ext"), FloatValues::sizes_only);
+  EXPECT_EQ(external.external_locations, std::vector<std::string>{"./w.bin"});
+  EXPECT_TRUE(external.initializers[0].values.empty());
+  std::string why;
+  try {
+    read_onnx_model(read_byte_vector(*dir_ / "ext/short.onnx"), files_of(*dir_ / "ext"), FloatValues::sizes_only);
+  } catch (const ConformanceError& e) {
+    why = e.what();
+  }
+  EXPECT_NE(why.find("holds 8 bytes but its dims need 3"), std::string::npos) << why;
+}
+
 TEST_F(OnnxModelFileTest, AMissingExternalFileIsRefusedNamingTheTensorAndLocation) {
   const std::string why = refusal(read_byte_vector(*dir_ / "ext/model.onnx"),
                                   [](const std::string&) { return std::nullopt; });
