@@ -212,6 +212,21 @@ void BM_RebuildWeights(benchmark::State& state) {
 }
 BENCHMARK(BM_RebuildWeights)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
+// ------------------------------------------------------------------------------------- opening the runtime
+
+// What every run, execute and API call pays to open ONNX Runtime once the library is already loaded in the
+// process (the second and later calls): the search, the file check, dlopen's reference and the environment.
+void BM_OpenOnnxRuntimeAgain(benchmark::State& state) {
+  try {
+    const auto first = nnx::open_runtime("onnxruntime", std::nullopt);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(nnx::open_runtime("onnxruntime", std::nullopt));
+}
+BENCHMARK(BM_OpenOnnxRuntimeAgain)->Unit(benchmark::kMicrosecond);
+
 // ---------------------------------------------------------------------------------------------- parity
 
 // The parity stage of the report's first record on a real session: every case drawn, run by ONNX Runtime,
@@ -226,6 +241,7 @@ void BM_ParityTestedRecord(benchmark::State& state) {
   const nnx::FeedFwdNN native(nnx::model_config_from_json(record["config"], problems));
   nnx::Record typed = nnx::Record::from_json(record);
   nnx::StageContext context{typed, g_root, &native};
+  context.reference = nnx::ReferenceKind::native;  // the float32 forward in process: no worker here
   try {
     context.runtime = nnx::open_runtime("onnxruntime", std::nullopt);
   } catch (const std::exception& e) {

@@ -193,6 +193,23 @@ def test_four_threads_at_once_each_get_a_passing_record(tmp_path):
     assert 1 <= len(seen["workers"]) <= 2, seen  # kept for the next call, within the pool's bound
 
 
+def test_a_worker_started_by_a_thread_that_ended_outlives_it_and_serves_the_next_call(tmp_path):
+    """The lifeline follows the process, not the thread (PR_SET_PDEATHSIG would kill the worker when the
+    thread that spawned it ends)."""
+    _, seen = run_script("""
+        import threading
+        thread = threading.Thread(target=lambda: ec.run_profile(profile("in-thread"), "out"))
+        thread.start()
+        thread.join()
+        time.sleep(1.0)
+        before = workers()
+        record = ec.run_profile(profile("after-thread"), "out")
+        print(json.dumps({"before": before, "after": workers(), "status": record["status"]}))
+    """, tmp_path)
+    assert len(seen["before"]) == 1, seen
+    assert seen["after"] == seen["before"] and seen["status"] == "passed", seen
+
+
 def test_a_changed_worker_environment_gets_a_worker_that_matches(tmp_path):
     _, seen = run_script(f"""
         ec.run_profile(profile("plain"), "out")
