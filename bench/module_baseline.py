@@ -4,7 +4,8 @@
                               compute PyTorch's reference (eval, no_grad) and a float64 copy's on the cases;
   recheck FOLDER              the Python re-check a user would write: onnxruntime and numpy on the stored
                               tensors (test_data_set_*), np.allclose per output;
-  session FOLDER              only an onnxruntime session of FOLDER/model.onnx (its memory footprint);
+  session FOLDER              only an onnxruntime session of FOLDER/model.onnx: its memory footprint, and
+                              the seconds its creation took in the process (printed);
   polygraphy FOLDER OUT       (in Polygraphy's own virtualenv) the stored tensors as Polygraphy's JSON:
                               OUT/inputs.json (--load-inputs) and OUT/outputs.json (--load-outputs)."""
 import copy
@@ -59,10 +60,13 @@ def recheck(folder):
 
 
 def session(folder):
+    import time
     import onnxruntime as ort
     options = ort.SessionOptions()
     options.intra_op_num_threads = options.inter_op_num_threads = 1
+    started = time.perf_counter()
     ort.InferenceSession(os.path.join(folder, "model.onnx"), options, providers=["CPUExecutionProvider"])
+    print(time.perf_counter() - started)
 
 
 def polygraphy(folder, out):
