@@ -129,6 +129,8 @@ struct OnnxRuntime::Impl {
   const OrtApi* api = nullptr;
   std::uint32_t api_version = 0;  // the negotiated C API version (negotiated_api_version)
   std::unique_ptr<Ort::Env> env;
+  // available_providers' answer, found once (under the API lock): a loaded library's providers do not change.
+  std::optional<std::vector<std::string>> runnable_providers;
 };
 
 namespace {
@@ -229,6 +231,7 @@ OnnxRuntime::~OnnxRuntime() {
 
 std::vector<std::string> OnnxRuntime::available_providers() const {
   const auto lock = lock_api(impl_->api);
+  if (impl_->runnable_providers) return *impl_->runnable_providers;
   std::vector<std::string> runnable;
   for (const std::string& provider : Ort::GetAvailableProviders()) {
     try {
@@ -239,6 +242,7 @@ std::vector<std::string> OnnxRuntime::available_providers() const {
       // listed, but not one this build can attach (CUDA and TensorRT need calls of their own)
     }
   }
+  impl_->runnable_providers = runnable;
   return runnable;
 }
 
