@@ -26,14 +26,16 @@ class ConformanceError(ValueError):
 class UsageError(ConformanceError):
     """A choice the caller must change (the command line's exit 2): an unknown tested name (the core's one
     refusal, src/profile/profile.h: the same message as the command line's), a bad ``jobs``, ``force``
-    refusing a symlinked folder, or an artifacts ``directory`` (or its profile folder) that does not exist."""
+    refusing a symlinked folder, an artifacts ``directory`` (or its profile folder) that does not exist, or a
+    profile ``provider`` this build's ONNX Runtime cannot run."""
 
     exit_code = 2
 
 
 class ArgumentError(UsageError, TypeError):
     """An argument of a type the function does not take (None or a number where a path or a name is needed,
-    bytes where text is, an integer that fits no count): a :class:`UsageError`, and a ``TypeError`` too, as
+    bytes where text is, a ``jobs`` that is no whole number or fits no count): a :class:`UsageError`, and a
+    ``TypeError`` too, as
     Python's own refusal of such an argument is."""
 
 

@@ -65,13 +65,16 @@ def run_profile(
     return its record. Refused before anything is written: an unknown name, an invalid Profile or one
     reusing a tested name (:class:`ConformanceError`; an unknown name is its :class:`UsageError`), a folder
     ``directory/<name>`` that exists as a file or, without ``force``, holds files (:class:`FolderInUse`);
-    ``force`` clears that one folder first. A failing stage never raises: the record says what passed.
+    ``force`` clears that one folder first; a ``provider`` this build's ONNX Runtime cannot run
+    (:class:`UsageError` naming the providers there are and ``onnxruntime=PATH``). A failing stage never
+    raises: the record says what passed.
     ``source_revision`` is recorded with origin ``given`` ('' records null); else the git checkout this
     build belongs to, else ``unknown`` (an installed copy)."""
     python, script = _worker()
     text = _core.run_profile(
         _dumps(_profile_item(profile_or_name), "the profile"),
-        _directory(directory, "run_profile(profile_or_name, directory, *, source_revision=None, force=False)"),
+        _directory(directory,
+                   "run_profile(profile_or_name, directory, *, source_revision=None, force=False, onnxruntime=None)"),
         _optional_text(source_revision, "source_revision"),
         bool(force),
         _onnxruntime_library(onnxruntime),
@@ -95,11 +98,13 @@ def run_profiles(
     records in run order). ``names``: tested names (a :class:`Profile` or :class:`ModuleProfile` too); None means every tested
     profile, torchscript first; a name given twice runs once. Everything is checked before anything is
     written: an unknown tested name is a :class:`UsageError`, an invalid Profile a :class:`ConformanceError`,
-    and without ``force`` a profile folder holding files is :class:`FolderInUse`; ``force`` clears only the
-    chosen profiles' folders. ``names`` may be :func:`load_profiles`'s list. ``jobs``: profiles exported at
-    once, each by its own worker (None: auto, one worker plus those the run's exports pay for, at most one per core; below 1, or anything but a whole number, a :class:`UsageError`); the records
+    a ``provider`` this build's ONNX Runtime cannot run a :class:`UsageError`, and without ``force`` a profile
+    folder holding files is :class:`FolderInUse`; ``force`` clears only the chosen profiles' folders.
+    ``names`` may be :func:`load_profiles`'s list. ``jobs``: profiles exported at once, each by its own worker (None: auto, one worker plus those the run's exports pay for, at most one per
+    core; below 1 a :class:`UsageError`, anything but a whole number an :class:`ArgumentError`); the records
     come back in run order whatever it is."""
-    root = _directory(directory, "run_profiles(directory, names=None, *, source_revision=None, force=False)")
+    root = _directory(directory, "run_profiles(directory, names=None, *, source_revision=None, force=False, "
+                                 "onnxruntime=None, jobs=None)")
     if names is None:
         items: Any = None
     elif isinstance(names, (str, Profile, ModuleProfile, Mapping)):

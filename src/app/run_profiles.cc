@@ -21,6 +21,7 @@
 #include "artifacts/layout.h"
 #include "base/error.h"
 #include "base/failure.h"
+#include "base/front_end.h"
 #include "runtime/runtime_telemetry.h"
 
 namespace nnx {
@@ -161,7 +162,10 @@ class ProfileQueue {
 
 int run_jobs(const RunOptions& options) {
   if (options.jobs) {
-    if (*options.jobs < 1) throw UsageError("jobs must be at least 1, not " + std::to_string(*options.jobs));
+    if (*options.jobs < 1) {
+      throw UsageError(std::string(spelled(Argument::jobs)) + " must be at least 1, not " +
+                       std::to_string(*options.jobs));
+    }
     return *options.jobs;
   }
   return 0;

@@ -1,7 +1,7 @@
 #include "app/run_report.h"
 
+#include <algorithm>
 #include <chrono>
-
 #include <stdexcept>
 
 #include "app/run_profiles.h"
@@ -9,6 +9,7 @@
 #include "artifacts/output_paths.h"
 #include "artifacts/root_lock.h"
 #include "base/atomic_file.h"
+#include "base/front_end.h"
 #include "base/interrupt.h"
 #include "profile/memory_budget.h"
 #include "record/report.h"
@@ -31,14 +32,41 @@ RunOptions with_checked_bounds(RunOptions options) {
 // Refuses, before anything runs, a run whose input cases would not fit in memory (profile/memory_budget.h).
 void check_memory(const std::vector<Profile>& profiles, const RunOptions& options) {
   const std::uint64_t limit = options.memory_limit_bytes.value_or(machine_memory_limit());
-  const auto problems = memory_problems(profiles, limit,
-                                        options.memory_limit_bytes ? "--memory-limit"
-                                                                   : "half of the memory available; --memory-limit "
-                                                                     "MIB sets another");
+  const std::string other(spelled(Argument::memory_limit));
+  const auto problems = memory_problems(
+      profiles, limit,
+      std::string(options.memory_limit_bytes ? "the limit given" : "half of the memory available") +
+          (other.empty() ? "" : "; " + other + " sets another"));
   if (problems.empty()) return;
   std::string text;
   for (const auto& p : problems) text += (text.empty() ? "" : "\n") + p;
   throw UsageError(text);
+}
+
+// Refuses a profile whose execution provider its runtime cannot run in this build, before any folder is
+// touched or anything exported: the provider, the providers there are and the way out are named. The CPU
+// provider is every build's, so only a profile naming another opens its runtime here; a runtime that cannot
+// be opened is left to the dependencies stage (its missing-dependency record).
+void require_runnable_providers(const std::vector<Profile>& profiles, const RunOptions& options) {
+  const SessionSettings defaults;
+  for (const auto& p : profiles) {
+    if (p.provider == defaults.provider || !p.problems().empty()) continue;  // an invalid one: require_valid's
+    std::shared_ptr<Runtime> runtime;
+    try {
+      runtime = options.open_runtime(p.runtime, options.onnxruntime_library);
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::runtime_unavailable) continue;
+      throw;
+    }
+    const std::vector<std::string> available = runtime->available_providers();
+    if (std::find(available.begin(), available.end(), p.provider) != available.end()) continue;
+    std::string list;
+    for (const auto& a : available) list += (list.empty() ? "" : ", ") + a;
+    throw UsageError("profile \"" + p.name + "\": provider " + p.provider + " is not available in ONNX Runtime " +
+                     runtime->version() + " (" + runtime->location() + "; available: " + list + "): run it on " +
+                     defaults.provider + ", or name a library built with " + p.provider + " (" +
+                     std::string(spelled(Argument::onnxruntime)) + ")");
+  }
 }
 
 }  // namespace
@@ -47,6 +75,7 @@ RunOutcome run_to_report(const RunRequest& request) {
   const ScopedInterruptHandlers interrupts;
   const RunOptions options = with_checked_bounds(request.options);
   check_memory(request.profiles, options);
+  require_runnable_providers(request.profiles, options);
   if (request.report_path) {
     check_output_paths({{{"the report path", *request.report_path}}, {}, {{"the artifacts root", request.root}}});
     require_writable_file_path(*request.report_path);

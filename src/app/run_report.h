@@ -3,12 +3,16 @@
 //
 // `run_to_report`, in order: installs the interrupt handlers for the run (base/interrupt.h; the previous
 // handlers come back afterwards); refuses, before anything runs, a malformed worker bound in the
-// environment (UsageError), a report path that breaks the output-path rule (artifacts/output_paths.h: not a
-// regular or new file, inside the artifacts root) or cannot be written, an artifacts root that is
-// not a folder or is a symlink to be cleared; takes the root's lock (another run holding it: RootInUse);
-// runs the profiles (app/run_profiles.h: folders checked or cleared first); after SIGINT/SIGTERM throws
-// Interrupted without writing anything; writes the report atomically when a path is given; and returns the
-// records, the report and the exit code (doc/record-format.md §1: 0, or the first failing record's class).
+// environment (UsageError), input cases that would not fit in memory (profile/memory_budget.h; UsageError),
+// a profile whose execution provider its runtime cannot run in this build (UsageError naming the provider,
+// the providers available and the way out; only a provider other than the CPU one opens the runtime for
+// this, and a runtime that cannot be opened is left to the dependencies stage's record), a report path
+// that breaks the output-path rule (artifacts/output_paths.h: not a regular or new file, inside the
+// artifacts root) or cannot be written, an artifacts root that is not a folder or is a symlink to be cleared;
+// takes the root's lock (another run holding it: RootInUse); runs the profiles (app/run_profiles.h: folders
+// checked or cleared first); after SIGINT/SIGTERM throws Interrupted without writing anything; writes the
+// report atomically when a path is given; and returns the records, the report and the exit code
+// (doc/record-format.md §1: 0, or the first failing record's class).
 #pragma once
 
 #include <filesystem>

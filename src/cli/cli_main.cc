@@ -1,7 +1,7 @@
 // Exit codes: 0 every profile passed; 10..18 the failure class of the first failing profile; 1 an error;
 // 2 a usage error; 128 + signal after SIGINT/SIGTERM (base/error.h maps them, once). `--help` lists them and
-// the tested profiles, `--version` names the build and its formats, and a mistyped flag is answered with the
-// nearest one (cli/help_text.h).
+// the tested profiles, `--version` names the build and its formats, and a mistyped flag or command is
+// answered with the nearest one (cli/help_text.h).
 #include <CLI/CLI.hpp>
 
 #include <cerrno>
@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 #include "base/failure.h"
+#include "base/front_end.h"
 #include "cli/commands.h"
 #include "cli/help_text.h"
 
@@ -30,12 +31,25 @@ std::vector<std::string> known_flags(CLI::App& app) {
   return flags;
 }
 
-// "; did you mean --output?" for the first leftover flag that is a near miss of a known one, else "".
+// The commands a user may type (not the hidden matrix-cell, the matrix's own child).
+std::vector<std::string> known_commands(CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* command : app.get_subcommands([](const CLI::App* c) { return !c->get_group().empty(); })) {
+    names.push_back(command->get_name());
+  }
+  return names;
+}
+
+// "; did you mean --output?" for the first leftover flag that is a near miss of a known one, or, when no
+// command was recognised, "; did you mean run?" for a leftover word near a command; else "".
 std::string suggestion(CLI::App& app, const std::vector<std::string>& leftovers) {
   const std::vector<std::string> flags = known_flags(app);
+  const std::vector<std::string> commands =
+      app.get_subcommands().empty() ? known_commands(app) : std::vector<std::string>{};
   for (const std::string& arg : leftovers) {
-    if (arg.rfind("--", 0) != 0) continue;
-    if (const auto nearest = nearest_flag(arg, flags)) return "; did you mean " + *nearest + "?";
+    const bool flag = arg.rfind("--", 0) == 0;
+    if (!flag && arg.rfind('-', 0) == 0) continue;
+    if (const auto nearest = nearest_name(arg, flag ? flags : commands)) return "; did you mean " + *nearest + "?";
   }
   return "";
 }
@@ -52,17 +66,6 @@ int usage_error(CLI::App& app, const CLI::ParseError& e) {
                     : "unknown command or argument: " + unexpected + "; " + e.what())
             << suggestion(app, leftovers) << " (see --help)\n";
   return kExitUsage;
-}
-
-// The command line's words for an error of this kind (the core's message states only the problem).
-std::string hint(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::folder_in_use: return "; use --force to clear the chosen profiles' folders";
-    case ErrorKind::runtime_unavailable: return "\n  (--onnxruntime PATH names the library for this run)";
-    case ErrorKind::interrupted:
-      return ": the exporter worker was stopped and no report was written (an earlier report is unchanged)";
-    default: return "";
-  }
 }
 
 // What was printed reached standard output, or the exit code says it did not: `report R > /dev/full` must
@@ -85,6 +88,7 @@ int report_error(const Error& e) {
 }
 
 int dispatch(int argc, char** argv, const Seams& seams) {
+  set_front_end(FrontEnd::command_line);  // the core's messages name flags (base/front_end.h)
   CLI::App app{"nnx-conformance: executes exported networks in ONNX Runtime and records what they compute",
                "nnx-conformance"};
   app.require_subcommand(1);

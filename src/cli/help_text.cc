@@ -11,16 +11,21 @@
 namespace nnx::cli {
 namespace {
 
-// Levenshtein distance (insertions, deletions, substitutions), two rows.
+// Edits from `a` to `b`: insertions, deletions, substitutions and swaps of two neighbours (the optimal
+// string alignment distance: "--proflie" is one edit from "--profile"), three rows.
 std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> previous(b.size() + 1), current(b.size() + 1);
+  std::vector<std::size_t> before(b.size() + 1), previous(b.size() + 1), current(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
     current[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
       const std::size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
       current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        current[j] = std::min(current[j], before[j - 2] + 1);
+      }
     }
+    std::swap(before, previous);
     std::swap(previous, current);
   }
   return previous[b.size()];
@@ -47,7 +52,7 @@ std::string help_footer() {
   return out;
 }
 
-std::optional<std::string> nearest_flag(const std::string& typed, const std::vector<std::string>& known) {
+std::optional<std::string> nearest_name(const std::string& typed, const std::vector<std::string>& known) {
   std::optional<std::string> best;
   std::size_t best_distance = 3;  // at most two edits
   const std::string bare = typed.substr(0, typed.find('='));

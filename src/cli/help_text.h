@@ -1,7 +1,7 @@
 // What the command line says about itself (README, "Command line"; doc/record-format.md §1): the
 // `--version` line, the `--help` footer (every exit code, from base/failure.h and base/error.h, and the
-// tested profiles, from profile/profile.h, so neither list is written twice) and the nearest flag to a
-// mistyped one.
+// tested profiles, from profile/profile.h, so neither list is written twice) and the nearest flag or command
+// to a mistyped one.
 #pragma once
 
 #include <optional>
@@ -16,8 +16,9 @@ std::string version_line();
 // The --help footer: the exit codes and the tested profiles.
 std::string help_footer();
 
-// The known flag nearest to `typed` (e.g. "--outptu" -> "--output"), when one is close enough to be
-// what was meant: at most two edits, and fewer than half of the typed flag's letters. nullopt otherwise.
-std::optional<std::string> nearest_flag(const std::string& typed, const std::vector<std::string>& known);
+// The known flag or command nearest to `typed` (its part before any '='; e.g. "--outptu" -> "--output",
+// "rnu" -> "run"), when one is close enough to be what was meant: at most two edits (a letter added, dropped,
+// changed, or two neighbours swapped), and fewer than half of the typed word's letters. nullopt otherwise.
+std::optional<std::string> nearest_name(const std::string& typed, const std::vector<std::string>& known);
 
 }  // namespace nnx::cli

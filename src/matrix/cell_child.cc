@@ -71,6 +71,7 @@ class CapturingRuntime : public Runtime {
   std::string name() const override { return inner_->name(); }
   std::string version() const override { return inner_->version(); }
   std::string location() const override { return inner_->location(); }
+  std::vector<std::string> available_providers() const override { return inner_->available_providers(); }
   std::unique_ptr<Session> create_session(std::span<const std::byte> model, const std::vector<ExternalFile>& external,
                                           const SessionSettings& settings) override {
     progress_.say(say::kSaySession);

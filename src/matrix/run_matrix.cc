@@ -9,6 +9,7 @@
 #include "base/atomic_file.h"
 #include "base/error.h"
 #include "base/file_bytes.h"
+#include "base/front_end.h"
 #include "base/interrupt.h"
 #include "base/json_python.h"
 #include "base/json_strict.h"
@@ -29,13 +30,14 @@ void write_document(const json& document, const std::optional<std::filesystem::p
 MatrixOutcome run_matrix(const MatrixRequest& request) {
   const ScopedInterruptHandlers interrupts;
   if (request.runtimes.empty()) {
-    throw UsageError("no runtime: name one or more with --onnxruntime PATH or --onnxruntime-version X.Y.Z");
+    throw UsageError("no runtime: name one or more with " + std::string(spelled(Argument::matrix_runtimes)));
   }
   std::set<std::string> versions;
   for (const auto& r : request.runtimes) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(r.library, ec)) {
-      throw UsageError("--onnxruntime " + r.given + ": no such library file (" + r.library.string() + ")");
+      throw UsageError(std::string(spelled(Argument::matrix_library)) + " " + r.given + ": no such library file (" +
+                       r.library.string() + ")");
     }
     if (r.version && !versions.insert(*r.version).second) {
       throw UsageError("ONNX Runtime " + *r.version + " is named twice: a matrix names each release once");

@@ -26,7 +26,8 @@ inline constexpr std::uint64_t kCasesPerMemoryLimit = 4;  // one case may take a
 
 std::uint64_t machine_memory_limit();
 std::uint64_t case_memory_bytes(const Profile& profile, const InputCase& c);
-// `limit_source` says where the limit came from ("half of the 3.2 GiB available", "--memory-limit").
+// `limit_source` says where the limit came from ("half of the memory available", "the limit given"), with the
+// front end's way to set another (base/front_end.h).
 std::vector<std::string> memory_problems(const std::vector<Profile>& profiles, std::uint64_t limit,
                                          const std::string& limit_source);
 

@@ -105,8 +105,9 @@ RunOutcome run(std::vector<Profile> profiles, const std::filesystem::path& root,
   return run_to_report(request);
 }
 
-// What the caller gave as `jobs`: None, or a whole number (a bool is not one) that fits an int; the count's
-// own rule (at least 1) is run_jobs's for profiles (app/run_profiles.h), runtime_matrix's for runtimes.
+// What the caller gave as `jobs`: None, or a whole number (a bool is not one) that fits an int, else an
+// ArgumentProblem; the count's own rule (at least 1) is run_jobs's for profiles (app/run_profiles.h),
+// runtime_matrix's for runtimes.
 std::optional<int> job_count(py::handle jobs, const char* at_once) {
   if (jobs.is_none()) return std::nullopt;
   if (PyLong_Check(jobs.ptr()) && !PyBool_Check(jobs.ptr())) {
@@ -117,7 +118,7 @@ std::optional<int> job_count(py::handle jobs, const char* at_once) {
     }
   }
   const std::string given = py::repr(jobs).cast<std::string>();
-  throw UsageError(std::string("jobs must be a whole number of ") + at_once + " at once or None, not " + given);
+  throw ArgumentProblem{std::string("jobs must be a whole number of ") + at_once + " at once or None, not " + given};
 }
 
 }  // namespace

@@ -31,6 +31,12 @@ struct ProblemList {
   bool usage = false;  // raised as UsageError (a module profile's problems, as the profile file's are)
 };
 
+// An argument of a type the function does not take (a count that is no whole number): raised as ArgumentError,
+// a UsageError and a TypeError (python/nnx/_errors.py).
+struct ArgumentProblem {
+  std::string message;
+};
+
 // Raises the Python exception for `error` (registered as pybind11's exception translator).
 void translate_error(std::exception_ptr error);
 

@@ -1,12 +1,14 @@
 // translate_error (python/bindings.h): every exception a function of nnx._core lets out, as the Python
-// exception of nnx._errors its kind is: a ConformanceError or one of its subclasses, KeyboardInterrupt for
-// an interrupted run, MemoryError when memory ran out, and a Python exception raised inside as it was. No
-// exception of the core leaves as RuntimeError or SystemError.
+// exception of nnx._errors its kind is: a ConformanceError or one of its subclasses (ArgumentError for an
+// argument of a type the function does not take), KeyboardInterrupt for an interrupted run, MemoryError when
+// memory ran out, and a Python exception raised inside as it was. No exception of the core leaves as
+// RuntimeError or SystemError.
 #include <new>
 #include <string>
 #include <vector>
 
 #include "base/error.h"
+#include "base/front_end.h"
 #include "python/bindings.h"
 
 namespace nnx::python {
@@ -28,14 +30,14 @@ void raise(const char* cls, const std::string& message, const std::vector<std::s
   PyErr_SetObject(type.ptr(), instance.ptr());
 }
 
-// The Python class and hint for an error kind (the command line's are in src/cli/cli_main.cc).
+// The Python class for an error kind, with the hint base/front_end.h words for Python.
 void raise_error(const Error& e) {
   switch (e.kind()) {
     case ErrorKind::folder_in_use:  // problems: the core's own words, for front ends that add their hint
-      return raise("FolderInUse", std::string(e.what()) + "; pass force=True to clear it", {e.what()});
+      return raise("FolderInUse", e.what() + hint(e.kind()), {e.what()});
     case ErrorKind::usage:
     case ErrorKind::root_in_use: return raise("UsageError", e.what());
-    case ErrorKind::runtime_unavailable: return raise("RuntimeUnavailable", e.what());
+    case ErrorKind::runtime_unavailable: return raise("RuntimeUnavailable", e.what() + hint(e.kind()));
     case ErrorKind::unreadable: return raise("ArtifactIOError", e.what());
     case ErrorKind::interrupted: return PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
     case ErrorKind::io: return raise("WriteError", e.what());
@@ -48,6 +50,8 @@ void raise_error(const Error& e) {
 void translate_error(std::exception_ptr error) {
   try {
     if (error) std::rethrow_exception(error);
+  } catch (const ArgumentProblem& e) {
+    raise("ArgumentError", e.message);
   } catch (const ProblemList& e) {
     raise(e.usage ? "UsageError" : "ConformanceError", e.message, e.problems);
   } catch (const Error& e) {

@@ -6,6 +6,7 @@
 #include <pybind11/stl/filesystem.h>
 
 #include "app/worker_pool.h"
+#include "base/front_end.h"
 #include "python/bindings.h"
 
 namespace py = pybind11;
@@ -14,6 +15,7 @@ namespace b = nnx::python;
 PYBIND11_MODULE(_core, m) {
   m.doc() = "The nnx-conformance C++ core (use nnx.export_conformance).";
   py::register_local_exception_translator(&b::translate_error);  // this module's functions only
+  nnx::set_front_end(nnx::FrontEnd::python);  // the core's messages name Python's arguments (base/front_end.h)
   using released = py::call_guard<py::gil_scoped_release>;
 
   m.def("version", &b::version);

@@ -108,6 +108,20 @@ std::unique_lock<std::mutex> lock_api(const OrtApi* api) {
 
 void use_api(const OrtApi* api) { lock_api(api); }
 
+// Gives a session `provider` before the CPU one, through ONNX Runtime's generic AppendExecutionProvider (the
+// short name: "XNNPACK" for XnnpackExecutionProvider); the CPU provider is every session's already. Throws
+// Ort::Exception for a provider that call does not take. Session creation and available_providers both
+// call it, so what the profile check accepts is what a session is given.
+void attach_provider(Ort::SessionOptions& options, const std::string& provider) {
+  if (provider == "CPUExecutionProvider") return;
+  std::string short_name = provider;
+  const std::string suffix = "ExecutionProvider";
+  if (short_name.size() > suffix.size() && short_name.ends_with(suffix)) {
+    short_name.resize(short_name.size() - suffix.size());
+  }
+  options.AppendExecutionProvider(short_name, {});
+}
+
 }  // namespace
 
 struct OnnxRuntime::Impl {
@@ -115,6 +129,8 @@ struct OnnxRuntime::Impl {
   const OrtApi* api = nullptr;
   std::uint32_t api_version = 0;  // the negotiated C API version (negotiated_api_version)
   std::unique_ptr<Ort::Env> env;
+  // available_providers' answer, found once (under the API lock): a loaded library's providers do not change.
+  std::optional<std::vector<std::string>> runnable_providers;
 };
 
 namespace {
@@ -215,7 +231,19 @@ OnnxRuntime::~OnnxRuntime() {
 
 std::vector<std::string> OnnxRuntime::available_providers() const {
   const auto lock = lock_api(impl_->api);
-  return Ort::GetAvailableProviders();
+  if (impl_->runnable_providers) return *impl_->runnable_providers;
+  std::vector<std::string> runnable;
+  for (const std::string& provider : Ort::GetAvailableProviders()) {
+    try {
+      Ort::SessionOptions options;
+      attach_provider(options, provider);
+      runnable.push_back(provider);
+    } catch (const Ort::Exception&) {
+      // listed, but not one this build can attach (CUDA and TensorRT need calls of their own)
+    }
+  }
+  impl_->runnable_providers = runnable;
+  return runnable;
 }
 
 std::unique_ptr<Session> OnnxRuntime::create_session(std::span<const std::byte> model,
@@ -264,14 +292,7 @@ OnnxSession::OnnxSession(std::shared_ptr<OnnxRuntime> runtime, std::span<const s
       throw failure(ORT_FAIL, "provider " + settings.provider + " is not available in ONNX Runtime " +
                                   runtime_->version() + " (available: " + list + ")");
     }
-    if (settings.provider != "CPUExecutionProvider") {
-      std::string short_name = settings.provider;
-      const std::string suffix = "ExecutionProvider";
-      if (short_name.size() > suffix.size() && short_name.ends_with(suffix)) {
-        short_name.resize(short_name.size() - suffix.size());
-      }
-      options.AppendExecutionProvider(short_name, {});
-    }
+    attach_provider(options, settings.provider);
     session_ = std::make_unique<Ort::Session>(*runtime_->impl().env, model.data(), model.size(), options);
   } catch (const Ort::Exception& e) {
     throw from_ort(e);

@@ -40,7 +40,10 @@ class OnnxRuntime : public Runtime, public std::enable_shared_from_this<OnnxRunt
   std::unique_ptr<Session> create_session(std::span<const std::byte> model, const std::vector<ExternalFile>& external,
                                           const SessionSettings& settings) override;
 
-  std::vector<std::string> available_providers() const;
+  // The providers the library lists (GetAvailableProviders) that this build can give a session: the CPU one,
+  // and those ONNX Runtime's generic AppendExecutionProvider takes (a library may list CUDA and TensorRT,
+  // which need calls of their own that this build does not make).
+  std::vector<std::string> available_providers() const override;
 
   struct Impl;
   Impl& impl() { return *impl_; }

@@ -46,7 +46,7 @@ void RunWatchdog::throw_if_stopped() const {
     throw RuntimeFailure(false, kTimeoutCode,
                          "the run did not finish within " +
                              python_float_repr(static_cast<double>(timeout_.count()) / 1000.0) +
-                             " s (the time limit of one input case, execute --timeout) and was stopped");
+                             " s (the time limit of one input case) and was stopped");
   }
 }
 

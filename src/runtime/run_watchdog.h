@@ -18,7 +18,7 @@
 
 namespace nnx {
 
-// One input case's time limit unless the caller sets one (execute --timeout, the Python package's `timeout`).
+// One input case's time limit unless the caller sets one (execute --timeout; Python's execute keeps this one).
 inline constexpr std::chrono::seconds kDefaultRunTimeout{600};
 inline constexpr const char* kTimeoutCode = "TIMEOUT";  // RuntimeFailure::code_name of a run stopped for its time
 

@@ -91,6 +91,9 @@ class Runtime {
   virtual std::string name() const = 0;      // the record's runtime.name, e.g. "onnxruntime"
   virtual std::string version() const = 0;   // e.g. "1.30.0"
   virtual std::string location() const = 0;  // the library file it was opened from
+  // The execution providers this build of the runtime can run ("CPUExecutionProvider", ...): a profile
+  // naming another is refused before anything runs (app/run_profiles.h).
+  virtual std::vector<std::string> available_providers() const = 0;
   // Throws RuntimeFailure when the session cannot be created.
   virtual std::unique_ptr<Session> create_session(std::span<const std::byte> model,
                                                   const std::vector<ExternalFile>& external,

@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "base/error.h"
+#include "base/front_end.h"
 
 namespace nnx {
 namespace {
@@ -20,7 +21,8 @@ std::filesystem::path cache_folder() {
 std::filesystem::path cached_runtime_library(const std::string& version) {
   static const std::regex release(R"(\d{1,3}\.\d{1,3}\.\d{1,3})");
   if (!std::regex_match(version, release)) {
-    throw UsageError("--onnxruntime-version \"" + version + "\" is not a release number X.Y.Z");
+    throw UsageError(std::string(spelled(Argument::matrix_release)) + " \"" + version +
+                     "\" is not a release number X.Y.Z");
   }
   const auto library = cache_folder() / "runtimes" / version / ("libonnxruntime.so." + version);
   std::error_code ec;

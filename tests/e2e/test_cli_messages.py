@@ -1,8 +1,10 @@
 """What the command line says about itself, on the built binary: `--version`, the exit codes and tested
-profiles in `--help` (the core's own tables, as the Python package reads them), the numeric flags' bounds in
-words (`run --jobs`, `matrix --jobs`, `matrix --timeout`: no NaN) and the nearest flag to a mistyped one.
-Each refusal is a usage error (exit 2) that writes nothing; output that cannot be written (standard output
-on /dev/full) is an error (exit 1), never a pass."""
+profiles in `--help` (the core's own tables, as the Python package reads them), every numeric flag's bounds
+in words (`run --jobs`, `run --memory-limit`, `matrix --jobs`, `matrix --timeout`, `execute --timeout`: no
+NaN), the nearest flag or command to a mistyped one, a provider this build cannot run refused before any
+export, and the core's hints spelled as flags. Each refusal is a usage error (exit 2) that writes nothing;
+output that cannot be written (standard output on /dev/full) is an error (exit 1), never a pass."""
+import json
 import re
 import subprocess
 import sys
@@ -10,6 +12,7 @@ import sys
 import pytest
 
 from conftest import BUILD, CLI, run_cli
+from support import write_json
 
 sys.path.insert(0, str(BUILD / "python"))
 
@@ -69,14 +72,39 @@ def test_matrix_jobs_out_of_bounds_is_refused_in_words(tmp_path, value, words):
     assert done.stderr.strip() == f"nnx-conformance: usage error: --jobs: {words} (see --help)"
 
 
+@pytest.mark.parametrize("args, flag, value, words", [
+    (["run", "--output", "OUT"], "--memory-limit", "0", "must be at least 1, not 0"),
+    (["run", "--output", "OUT"], "--memory-limit", "lots", "must be a whole number of at least 1, not 'lots'"),
+    (["execute", "r.json", "root"], "--timeout", "0", "must be a number of seconds from 0.1 to 604800, not 0"),
+    (["execute", "r.json", "root"], "--timeout", "nan", "must be a number of seconds from 0.1 to 604800, not 'nan'"),
+    (["execute", "r.json", "root"], "--timeout", "1e9", "must be a number of seconds from 0.1 to 604800, not 1e9"),
+])
+def test_every_other_numeric_flag_says_its_bound_in_words(tmp_path, args, flag, value, words):
+    out = tmp_path / "out" / "r.json"
+    done = run_cli(*[out if a == "OUT" else a for a in args], flag, value)
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"nnx-conformance: usage error: {flag}: {words} (see --help)"
+    assert "not in range" not in done.stderr and not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("args, nearest", [
     (["run", "--outptu", "r.json"], "--output"),
+    (["run", "--output", "r.json", "--proflie", "feedfwd-fp32-dynamo"], "--profile"),
     (["run", "--output", "r.json", "--profil", "feedfwd-fp32-dynamo"], "--profile"),
     (["execute", "r.json", "root", "--refrence", "torch"], "--reference"),
 ])
 def test_a_mistyped_flag_is_answered_with_the_nearest_one(tmp_path, args, nearest):
     done = run_cli(*args)
     assert done.returncode == 2
+    assert f"did you mean {nearest}?" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("command, nearest", [("rnu", "run"), ("valdate", "validate"), ("exeucte", "execute"),
+                                              ("matrx", "matrix")])
+def test_a_mistyped_command_is_answered_with_the_nearest_one(tmp_path, command, nearest):
+    done = run_cli(command, tmp_path / "r.json")
+    assert done.returncode == 2
+    assert f"unknown command or argument: {command}" in done.stderr, done.stderr
     assert f"did you mean {nearest}?" in done.stderr, done.stderr
 
 
@@ -98,3 +126,47 @@ def test_output_that_cannot_be_written_is_an_error_not_a_pass(both_profiles, arg
     assert "cannot write to standard output" in done.stderr
     readable = subprocess.run([str(CLI), *argv], capture_output=True, text=True, timeout=120)
     assert readable.returncode == 0 and readable.stdout, readable.stderr
+
+
+def cuda_profile_file(tmp_path):
+    profile = {"name": "on-cuda", "exporter": "torchscript", "provider": "CUDAExecutionProvider"}
+    return write_json(tmp_path / "p.json", [profile])
+
+
+def test_a_provider_this_build_cannot_run_is_refused_before_any_export(tmp_path):
+    done = run_cli("run", "--profile-file", cuda_profile_file(tmp_path), "--output", tmp_path / "out" / "r.json")
+    assert done.returncode == 2, done.stdout + done.stderr
+    message = done.stderr.strip()
+    assert message.startswith('nnx-conformance: usage error: profile "on-cuda": provider CUDAExecutionProvider is '
+                              "not available in ONNX Runtime 1.30.0 ("), message
+    available = re.search(r"; available: ([^)]*)\)", message).group(1).split(", ")
+    assert "CPUExecutionProvider" in available and "CUDAExecutionProvider" not in available, available
+    assert message.endswith("): run it on CPUExecutionProvider, or name a library built with CUDAExecutionProvider "
+                            "(--onnxruntime PATH)"), message
+    assert not (tmp_path / "out").exists(), "nothing exported, no folder made"
+
+
+def test_a_provider_whose_runtime_cannot_open_is_left_to_the_dependencies_stage(tmp_path):
+    (tmp_path / "bad.so").write_bytes(b"not a library")
+    done = run_cli("run", "--profile-file", cuda_profile_file(tmp_path), "--output", tmp_path / "r.json",
+                   "--onnxruntime", tmp_path / "bad.so")
+    assert done.returncode == 10, done.stdout + done.stderr
+    record = json.loads((tmp_path / "r.json").read_text())["profiles"][0]
+    assert record["failure"] == "missing-dependency" and record["stages"]["export"]["status"] == "not_run"
+
+
+def test_the_cores_hints_name_the_command_lines_flags(tmp_path):
+    huge = {"name": "huge", "exporter": "torchscript", "batches": list(range(4033, 4097)),
+            "model": {"input_dim": 4096, "hidden_dims": [8], "output_dim": 2}}
+    done = run_cli("run", "--profile-file", write_json(tmp_path / "p.json", [huge]), "--output", tmp_path / "r.json")
+    assert done.returncode == 2, done.stderr
+    assert "half of the memory available; --memory-limit MIB sets another" in done.stderr
+    assert "memory_limit" not in done.stderr
+    (tmp_path / "root").mkdir()
+    done = run_cli("matrix", tmp_path / "r.json", tmp_path / "root", "--output", tmp_path / "m.json")
+    assert done.returncode == 2
+    assert "no runtime: name one or more with --onnxruntime PATH or --onnxruntime-version X.Y.Z" in done.stderr
+    done = run_cli("matrix", tmp_path / "r.json", tmp_path / "root", "--output", tmp_path / "m.json",
+                   "--onnxruntime-version", "1234.0.0")
+    assert done.returncode == 2, done.stderr
+    assert '--onnxruntime-version "1234.0.0" is not a release number X.Y.Z' in done.stderr

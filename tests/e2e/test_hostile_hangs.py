@@ -199,6 +199,7 @@ def test_a_profile_over_the_memory_limit_is_refused_before_anything_runs(tmp_pat
                    "--memory-limit", "1024", timeout=120)
     assert done.returncode == 2, done.stdout + done.stderr
     assert 'profile "wide-ts", input case batch-4096: its torch reference needs about 576.0 MiB' in done.stderr
-    assert "over the per-case limit of 256.0 MiB (memory limit 1024.0 MiB: --memory-limit" in done.stderr
+    assert ("over the per-case limit of 256.0 MiB (memory limit 1024.0 MiB: the limit given; --memory-limit MIB "
+            "sets another" in done.stderr)
     assert "batch-1024" not in done.stderr, "a case within the limit is not named"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.json"], "nothing is written"

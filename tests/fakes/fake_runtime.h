@@ -59,6 +59,7 @@ class FakeRuntime : public Runtime {
   std::string name() const override { return "onnxruntime"; }
   std::string version() const override { return "0.0.0-fake"; }
   std::string location() const override { return "in-memory fake"; }
+  std::vector<std::string> available_providers() const override { return providers_; }  // its sessions'
   std::unique_ptr<Session> create_session(std::span<const std::byte> model, const std::vector<ExternalFile>& external,
                                           const SessionSettings& settings) override;
   const std::vector<SessionRequest>& requests() const { return requests_; }

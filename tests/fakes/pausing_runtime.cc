@@ -36,6 +36,7 @@ class PausingRuntime : public Runtime {
   std::string name() const override { return real_->name(); }
   std::string version() const override { return real_->version(); }
   std::string location() const override { return real_->location(); }
+  std::vector<std::string> available_providers() const override { return real_->available_providers(); }
   std::unique_ptr<Session> create_session(std::span<const std::byte> model, const std::vector<ExternalFile>& external,
                                           const SessionSettings& settings) override {
     pause_if_asked();
