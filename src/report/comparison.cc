@@ -13,6 +13,9 @@ struct Facts {
   std::string profile;
   std::string runtime;    // "ONNX Runtime 1.30.0 (CPUExecutionProvider)"
   std::string release;    // "ONNX Runtime 1.30.0"
+  std::string name;       // "ONNX Runtime"
+  std::string version;    // "1.30.0" ("" when not recorded)
+  std::string provider;   // " (CPUExecutionProvider)" ("" when not recorded)
   std::string reference;  // "PyTorch 2.13.0 in eval mode"
   std::string model;      // "feed_fwd 4→8→2 (relu, float32)" or "module m.py:make"
   std::string exporter;   // "torchscript at opset 17"
@@ -29,11 +32,9 @@ const json& object_at(const json& record, const char* key) {
   return it != record.end() && it->is_object() ? *it : empty;
 }
 
-std::string release_words(const json& runtime) {
+std::string runtime_name(const json& runtime) {
   const std::string name = text_of(runtime, rf::runtime_key::kName);
-  const std::string version = text_of(runtime, rf::runtime_key::kVersion);
-  const std::string out = name == "onnxruntime" ? "ONNX Runtime" : name.empty() ? "the runtime" : name;
-  return out + (version.empty() ? " (release not recorded)" : " " + version);
+  return name == "onnxruntime" ? "ONNX Runtime" : name.empty() ? "the runtime" : name;
 }
 
 // The parity detail's reference; else an execute's versions.reference; else a run's (PyTorch).
@@ -67,8 +68,11 @@ Facts facts_of(const json& record) {
   facts.profile = text_of(record, rf::kProfile);
   const json& runtime = object_at(record, rf::kRuntime);
   const std::string provider = text_of(runtime, rf::runtime_key::kProvider);
-  facts.release = release_words(runtime);
-  facts.runtime = facts.release + (provider.empty() ? "" : " (" + provider + ")");
+  facts.name = runtime_name(runtime);
+  facts.version = text_of(runtime, rf::runtime_key::kVersion);
+  facts.provider = provider.empty() ? "" : " (" + provider + ")";
+  facts.release = facts.name + (facts.version.empty() ? " (release not recorded)" : " " + facts.version);
+  facts.runtime = facts.release + facts.provider;
   facts.reference = reference_words(record);
   facts.model = model_words(record);
   const std::string exporter = text_of(object_at(record, rf::kExporter), rf::exporter_key::kName);
@@ -113,6 +117,30 @@ std::string covering(const std::vector<Facts>& all, std::string Facts::*fact) {
   return joined(parts);
 }
 
+// The runtimes: a matrix's releases of one runtime and provider, each run on every profile, as one list
+// ("ONNX Runtime 1.20.1 and 1.30.0 (CPUExecutionProvider)"); otherwise as `covering` says them.
+std::string runtimes_words(const std::vector<Facts>& all) {
+  std::vector<std::string> profiles, versions;
+  for (const auto& facts : all) {
+    add_unique(profiles, facts.profile);
+    add_unique(versions, facts.version);
+  }
+  bool one_list = versions.size() > 1;
+  for (const auto& facts : all) {
+    one_list = one_list && !facts.version.empty() && facts.name == all.front().name &&
+               facts.provider == all.front().provider;
+  }
+  for (const auto& version : versions) {
+    std::vector<std::string> holding;
+    for (const auto& facts : all) {
+      if (facts.version == version) add_unique(holding, facts.profile);
+    }
+    one_list = one_list && holding.size() == profiles.size();
+  }
+  if (!one_list) return covering(all, &Facts::runtime);
+  return all.front().name + " " + joined(versions) + all.front().provider;
+}
+
 }  // namespace
 
 std::string comparison_sentence(const json& document) {
@@ -127,7 +155,7 @@ std::string comparison_sentence(const json& document) {
   }
   const bool none = not_run.size() == all.size();
   const std::string verb = runtimes.size() > 1 ? " were" : " was";
-  std::string out = covering(all, &Facts::runtime) + verb + (none ? " to be compared with " : " compared with ") +
+  std::string out = runtimes_words(all) + verb + (none ? " to be compared with " : " compared with ") +
                     covering(all, &Facts::reference) + " on " + covering(all, &Facts::model) + " exported by " +
                     covering(all, &Facts::exporter) + ", within " + covering(all, &Facts::tolerance);
   if (none) return out + " (parity did not run).";

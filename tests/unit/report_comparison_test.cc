@@ -71,9 +71,9 @@ TEST(ReportComparison, AMatrixListsItsRuntimesAndAProfileThatDidNotRunIsSaid) {
                                   {{"version", "1.30.0"}, {"library_sha256", "b"}, {"status", "passed"},
                                    {"records", {record_of("ts", "torchscript", 17, {{"reference", "torch"}})}}}}}};
   EXPECT_EQ(comparison_sentence(matrix),
-            "ONNX Runtime 1.20.1 (CPUExecutionProvider) and ONNX Runtime 1.30.0 (CPUExecutionProvider) were compared "
-            "with PyTorch 2.13.0+cu130 in eval mode on feed_fwd 4→8→2 (relu, float32) exported by torchscript at "
-            "opset 17, within atol 1e-05 and rtol 0.0001 (parity did not run for ts on ONNX Runtime 1.20.1).");
+            "ONNX Runtime 1.20.1 and 1.30.0 (CPUExecutionProvider) were compared with PyTorch 2.13.0+cu130 in eval "
+            "mode on feed_fwd 4→8→2 (relu, float32) exported by torchscript at opset 17, within atol 1e-05 and rtol "
+            "0.0001 (parity did not run for ts on ONNX Runtime 1.20.1).");
   EXPECT_NE(comparison_sentence(stopped).find("was to be compared with PyTorch"), std::string::npos);
   EXPECT_NE(comparison_sentence(stopped).find("rtol 0.0001 (parity did not run)."), std::string::npos);
 }
