@@ -1,5 +1,6 @@
 #include "cli/run_progress.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,10 +21,35 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The terminal's width in columns: TIOCGWINSZ on stderr, else $COLUMNS, else 80. Asked at every redraw, so
+// a resized window is followed.
+std::size_t terminal_columns() {
+  winsize size{};
+  if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  const char* columns = std::getenv("COLUMNS");
+  char* end = nullptr;
+  const long parsed = columns ? std::strtol(columns, &end, 10) : 0;
+  return columns && *end == '\0' && parsed > 0 && parsed < 100000 ? static_cast<std::size_t>(parsed) : 80;
+}
+
+// `line` cut to at most `columns` - 1 characters (UTF-8 code points), the last one "…" when cut: it never
+// reaches the last column, so no terminal wraps it and "\r\033[K" clears all of it.
+std::string fitted(const std::string& line, std::size_t columns) {
+  const std::size_t room = columns > 1 ? columns - 1 : 0;
+  std::vector<std::size_t> starts;  // where each code point begins
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80) starts.push_back(i);
+  }
+  if (starts.size() <= room) return line;
+  if (room == 0) return "";
+  return line.substr(0, starts[room - 1]) + "\xE2\x80\xA6";  // U+2026
+}
+
 void redraw(const std::vector<std::pair<std::string, std::string>>& running) {
   std::string line;
   for (const auto& [profile, stage] : running) line += (line.empty() ? "" : " | ") + profile + ": " + stage;
-  std::fprintf(stderr, "\r\033[K%s%s", line.empty() ? "" : "nnx: ", line.c_str());
+  if (!line.empty()) line = fitted("nnx: " + line, terminal_columns());
+  std::fprintf(stderr, "\r\033[K%s", line.c_str());
   std::fflush(stderr);
 }
 

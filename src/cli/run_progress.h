@@ -1,7 +1,9 @@
 // What `run` shows and measures besides its summary (README "Progress and timings"; app/run_observer.h).
 //
 // With `show` and stderr a terminal, one line on stderr is redrawn with the profile and stage running
-// ("nnx: <profile>: <stage>") and cleared at the end; otherwise nothing is printed. With a `timings_path`,
+// ("nnx: <profile>: <stage>") and cleared at the end; otherwise nothing is printed. The line is cut to the
+// terminal's width less one column (TIOCGWINSZ, else $COLUMNS, else 80; "…" where cut), so it never wraps
+// and each redraw ("\r\033[K") leaves nothing behind. With a `timings_path`,
 // `finish` writes {"total_s": float, "phases": [{"name", "profile", "worker", "start_s", "seconds"}...]}
 // atomically there. Nothing of this enters the record or the report. With `run --jobs N` several profiles
 // run at once: the line shows each running profile's stage ("nnx: a: export | b: check"); every callback

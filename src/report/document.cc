@@ -1,5 +1,6 @@
 #include "report/document.h"
 
+#include <cstdio>
 #include <optional>
 
 #include "base/document_kind.h"
@@ -172,6 +173,22 @@ std::string inputs_text(const json& inputs) {
            text_of(input, rf::input_key::kDtype) + " " + value_text(input.value(rf::input_key::kShape, json()));
   }
   return out;
+}
+
+std::string shown_text(const json& value) {
+  if (!value.is_number_float()) return value_text(value);
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value.get<double>());
+  return text;
+}
+
+bool case_not_run(const json& input_case) {
+  return input_case.is_object() && input_case.value(case_key::kOutcome, json()).is_null() &&
+         input_case.value(case_key::kFailure, json()).is_null();
+}
+
+std::string status_label(const std::string& status) {
+  return status == rf::kNotRun ? "not run" : status;
 }
 
 std::string value_text(const json& value) {

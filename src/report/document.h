@@ -74,7 +74,17 @@ std::string module_factory(const json& record);
 std::string inputs_text(const json& inputs);
 
 // A number exactly as the record writer prints it (base/json_python.h: Python's repr for floats); other
-// values as canonical JSON text; null as "null".
+// values as canonical JSON text; null as "null". The JUnit XML and the HTML's hover titles carry this.
 std::string value_text(const json& value);
+// A value as the pages show it, the one number format of the HTML and the Markdown: a float at 3
+// significant digits (printf's %.3g, as Python's format(x, ".3g"): 2.98e-07, 0.0001, 5e+03, 0), anything
+// else as value_text. The exact value stays in the JSON (and, in the HTML, in the title on hover).
+std::string shown_text(const json& value);
+
+// A case never compared (its stage did not run, or it stopped before it): outcome and failure both null
+// (doc/record-format.md §5, a blank case). The pages show it "not run", never "failed".
+bool case_not_run(const json& input_case);
+// A status as the pages word it: "not_run" is "not run"; the others as the record spells them.
+std::string status_label(const std::string& status);
 
 }  // namespace nnx::report

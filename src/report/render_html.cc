@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "base/json_python.h"
+#include "report/comparison.h"
 #include "report/document.h"
 #include "report/markup.h"
 #include "report/render.h"
@@ -22,21 +23,31 @@ h1{font-size:1.5em}h2{font-size:1.25em;margin-top:2em;border-bottom:2px solid #c
 table{border-collapse:collapse;width:100%;table-layout:auto;margin:.5em 0}
 th,td{border:1px solid #ccc;padding:.25em .45em;text-align:left;vertical-align:top;font-size:.9em}
 th{background:#f1f1f1;overflow-wrap:normal}
+td{overflow-wrap:break-word}td code,.hash{overflow-wrap:anywhere}
 code,pre,.hash{font-family:monospace;font-size:.85em}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f7f7f7;padding:.5em;margin:.3em 0}
 .status-passed{background:#2e7d32;color:#fff}.status-failed{background:#c62828;color:#fff}
 .status-not_run{background:#9e9e9e;color:#fff}
-.badge{display:inline-block;padding:.1em .5em;border-radius:.3em;font-weight:bold}
+.badge{display:inline-block;padding:.1em .5em;border-radius:.3em;font-weight:bold;white-space:nowrap}
 .pipeline{display:flex;flex-wrap:wrap;gap:.3em;list-style:none;padding:0;margin:.5em 0}
-.pipeline li{padding:.4em .8em;border-radius:.3em;font-weight:bold}
+.pipeline li{padding:.4em .8em;border-radius:.3em;font-weight:bold;white-space:nowrap}
 .pipeline li+li:before{content:"\2192  "}
 .failure{border-left:4px solid #c62828;padding-left:.6em;margin:.5em 0}
 .case-failed td{background:#fdecea}
+.compared{font-size:1.05em;line-height:1.4;overflow-wrap:break-word}
+svg.margin-bar{width:100%;max-width:180px;min-width:60px;height:auto}
 .heat td.cell{text-align:center;font-family:monospace}
 )";
 
 std::string status_badge(const std::string& status) {
-  return "<span class=\"badge status-" + escape_html(status) + "\">" + escape_html(status) + "</span>";
+  return "<span class=\"badge status-" + escape_html(status) + "\">" + escape_html(status_label(status)) + "</span>";
+}
+
+// A number as the page shows it (shown_text: 3 significant digits), the exact value on hover.
+std::string number_html(const json& value) {
+  const std::string shown = shown_text(value), exact = value_text(value);
+  if (shown == exact) return escape_html(shown);
+  return "<span class=\"number\" title=\"" + escape_html(exact) + "\">" + escape_html(shown) + "</span>";
 }
 
 std::string detail_text(const json& detail) {
@@ -74,10 +85,10 @@ std::string margin_bar(const json& triangulation) {
     const double x = bar_x(mark.get<double>());
     if (std::string(side) == triangulation_key::kRuntimeVsOracle) {
       svg << "<circle cx=\"" << x << "\" cy=\"11\" r=\"3.5\" fill=\"#1565c0\"><title>runtime vs oracle: "
-          << escape_html(value_text(mark)) << "</title></circle>";
+          << escape_html(shown_text(mark)) << "</title></circle>";
     } else {
       svg << "<path d=\"M" << x << " 6 L" << x + 4 << " 11 L" << x << " 16 L" << x - 4
-          << " 11 Z\" fill=\"#ef6c00\"><title>reference vs oracle: " << escape_html(value_text(mark)) << "</title></path>";
+          << " 11 Z\" fill=\"#ef6c00\"><title>reference vs oracle: " << escape_html(shown_text(mark)) << "</title></path>";
     }
   }
   svg << "<line x1=\"" << tolerance_x << "\" y1=\"2\" x2=\"" << tolerance_x
@@ -89,7 +100,7 @@ std::string key_value_table(const json& object) {
   if (!object.is_object() || object.empty()) return "<p>none recorded</p>";
   std::string out = "<table><tbody>";
   for (const auto& [key, value] : object.items()) {
-    out += "<tr><th>" + escape_html(key) + "</th><td><code>" + escape_html(value_text(value)) + "</code></td></tr>";
+    out += "<tr><th>" + escape_html(key) + "</th><td><code>" + number_html(value) + "</code></td></tr>";
   }
   return out + "</tbody></table>";
 }
@@ -99,7 +110,7 @@ std::string stage_section(const json& record) {
   for (const char* stage : kStageNames) {
     const std::string status = stage_status(record, stage);
     out += "<li class=\"stage status-" + escape_html(status) + "\" data-stage=\"" + stage + "\" data-status=\"" +
-           escape_html(status) + "\">" + stage + ": " + escape_html(status) + "</li>";
+           escape_html(status) + "\">" + stage + ": " + escape_html(status_label(status)) + "</li>";
   }
   out += "</ol>";
   for (const char* stage : kStageNames) {
@@ -122,14 +133,27 @@ std::string stage_section(const json& record) {
   return out;
 }
 
+// A case's outcome cell: the outcome, with a "failed" badge for a case that failed and "not run" (neutral)
+// for a case never compared (case_not_run).
+std::string outcome_html(const json& c) {
+  if (case_not_run(c)) return status_badge(rf::kNotRun);
+  const bool passed = c.value(case_key::kPassed, false) == true;
+  return escape_html(text_of(c, case_key::kOutcome)) + (passed ? "" : " " + status_badge(rf::kFailed));
+}
+
+std::string case_class(const json& c) {
+  if (case_not_run(c)) return "case-not-run";
+  return c.value(case_key::kPassed, false) == true ? "case-passed" : "case-failed";
+}
+
 std::string cases_section(const json& record) {
   const json cases = record.value(rf::kInputCases, json::array());
   if (!cases.is_array() || cases.empty()) return "<p>no input cases</p>";
   const json tolerances = record.value(rf::kTolerances, json::object());
   const bool module = is_module_record(record);  // a module case shows its inputs where v1's shows its shape
   std::string out = "<p>margin = error ÷ allowed error (atol " +
-                    escape_html(value_text(tolerances.value(tolerance_key::kAtol, json()))) +
-                    ", rtol " + escape_html(value_text(tolerances.value(tolerance_key::kRtol, json()))) +
+                    number_html(tolerances.value(tolerance_key::kAtol, json())) + ", rtol " +
+                    number_html(tolerances.value(tolerance_key::kRtol, json())) +
                     "), log scale 10<sup>-4</sup> … 10<sup>2</sup>; the black line is the tolerance (1); "
                     "<span style=\"color:#1565c0\">●</span> runtime vs float64 oracle, "
                     "<span style=\"color:#ef6c00\">◆</span> reference vs oracle.</p>"
@@ -138,26 +162,23 @@ std::string cases_section(const json& record) {
                     "<th>max abs error</th><th>max rel error</th><th>margin</th><th></th></tr></thead><tbody>";
   for (const auto& c : cases) {
     const std::string name = text_of(c, case_key::kName);
-    const bool passed = c.value(case_key::kPassed, false) == true;
+    const std::string row_class = case_class(c);
     const json& triangulation = triangulation_of(record, name);
-    out += std::string("<tr class=\"case ") + (passed ? "case-passed" : "case-failed") + "\" data-case=\"" +
-           escape_html(name) + "\"><td>" + escape_html(name) + "</td><td><code>" +
+    out += "<tr class=\"case " + row_class + "\" data-case=\"" + escape_html(name) + "\"><td>" + escape_html(name) +
+           "</td><td><code>" +
            escape_html(module ? inputs_text(c.value(rf::module_case_key::kInputs, json()))
                               : value_text(c.value(case_key::kShape, json()))) +
-           "</code></td><td>" +
-           escape_html(text_of(c, case_key::kExpect)) +
-           "</td><td>" + escape_html(text_of(c, case_key::kOutcome)) + (passed ? "" : " " + status_badge(rf::kFailed)) +
-           "</td><td class=\"abs\"><code>" + escape_html(value_text(c.value(case_key::kMaxAbsError, json()))) +
-           "</code></td><td class=\"rel\"><code>" + escape_html(value_text(c.value(case_key::kMaxRelError, json()))) +
+           "</code></td><td>" + escape_html(text_of(c, case_key::kExpect)) + "</td><td class=\"outcome\">" +
+           outcome_html(c) + "</td><td class=\"abs\"><code>" + number_html(c.value(case_key::kMaxAbsError, json())) +
+           "</code></td><td class=\"rel\"><code>" + number_html(c.value(case_key::kMaxRelError, json())) +
            "</code></td><td class=\"margin\"><code>" +
-           (triangulation.is_object() ? escape_html(value_text(triangulation.value(triangulation_key::kMargin, json())))
-                                      : "") +
+           (triangulation.is_object() ? number_html(triangulation.value(triangulation_key::kMargin, json())) : "") +
            "</code></td><td>" + (triangulation.is_object() ? margin_bar(triangulation) : "") + "</td></tr>";
     const std::string failure = text_of(c, case_key::kFailure);
     const std::string detail = text_of(c, case_key::kDetail);
     if (!failure.empty() || !detail.empty()) {
-      out += std::string("<tr class=\"case-detail") + (passed ? "" : " case-failed") + "\"><td colspan=\"8\">" +
-             (failure.empty() ? "" : "<strong>" + escape_html(failure) + "</strong>") +
+      out += "<tr class=\"case-detail" + (row_class == "case-failed" ? std::string(" case-failed") : "") +
+             "\"><td colspan=\"8\">" + (failure.empty() ? "" : "<strong>" + escape_html(failure) + "</strong>") +
              (detail.empty() ? "" : "<pre>" + escape_html(detail) + "</pre>") + "</td></tr>";
     }
   }
@@ -231,64 +252,74 @@ std::string drift_section(const json& matrix) {
     std::string beyond;
     for (const auto& version : row.beyond) beyond += (beyond.empty() ? "" : ", ") + version;
     out += "<tr><td>" + escape_html(row.profile) + "</td><td>" + escape_html(row.case_name) + "</td><td>" +
-           std::to_string(row.runtimes) + "</td><td>" + escape_html(value_text(row.max_abs_difference)) + "</td><td>" +
-           escape_html(value_text(row.max_ulps)) + "</td><td>" + escape_html(row.pair) + "</td><td>" +
+           std::to_string(row.runtimes) + "</td><td>" + number_html(row.max_abs_difference) + "</td><td>" +
+           number_html(row.max_ulps) + "</td><td>" + escape_html(row.pair) + "</td><td>" +
            (beyond.empty() ? std::string("none") : status_badge(rf::kFailed) + " " + escape_html(beyond)) +
            "</td></tr>";
   }
   return out + "</tbody></table>";
 }
 
+// The heatmap's cell of one case on one runtime: its margin, or a badge ("failed", "not run", the outcome of
+// a case not triangulated), the outcome and exact margin on hover.
+std::string heat_cell(const MatrixRuntime& runtime, const std::string& profile, const std::string& name) {
+  const std::string where = " data-runtime=\"" + escape_html(runtime.version) + "\"";
+  const json* found = nullptr;
+  for (const auto& record : runtime.records) {
+    if (text_of(record, rf::kProfile) == profile) found = &record;
+  }
+  json case_entry;
+  if (found) {
+    for (const auto& c : found->value(rf::kInputCases, json::array())) {
+      if (text_of(c, case_key::kName) == name) case_entry = c;
+    }
+  }
+  if (case_entry.is_null()) return "<td class=\"cell\"" + where + ">—</td>";
+  const json& margin = case_margin(*found, name);
+  const bool not_run = case_not_run(case_entry);
+  const bool failed = !not_run && case_entry.value(case_key::kPassed, false) != true;
+  const std::string outcome = not_run ? status_label(rf::kNotRun) : text_of(case_entry, case_key::kOutcome);
+  const std::string hover =
+      profile + " / " + name + ": " + outcome + (margin.is_number() ? ", margin " + value_text(margin) : "");
+  const std::string shown = margin.is_number() ? escape_html(shown_text(margin))
+                            : not_run          ? status_badge(rf::kNotRun)
+                            : failed           ? status_badge(rf::kFailed)
+                                               : escape_html(outcome);
+  const bool dark = margin.is_number() || failed;  // white text on a colour, dark text on grey or white
+  const std::string colour = (not_run ? std::string("#fff") : heat_colour(margin, failed)) +
+                             (dark && !not_run ? ";color:#fff" : ";color:#1b1b1b");
+  return "<td class=\"cell\"" + where + " style=\"background:" + colour + "\" title=\"" + escape_html(hover) + "\">" +
+         shown + "</td>";
+}
+
+// The heatmap: one row per (profile, case) seen, in the order first met; one column per runtime, so that the
+// page grows down with the cases and stays as wide as the runtimes (no sideways scroll at 700 px).
 std::string matrix_section(const json& matrix) {
   const auto runtimes = matrix_runtimes(matrix);
-  // Columns: every (profile, case) seen, in the order first met.
-  std::vector<std::pair<std::string, std::string>> columns;
+  std::vector<std::pair<std::string, std::string>> rows;
   for (const auto& runtime : runtimes) {
     for (const auto& record : runtime.records) {
       const json cases = record.value(rf::kInputCases, json::array());
       if (!cases.is_array()) continue;
       for (const auto& c : cases) {
-        std::pair<std::string, std::string> column{text_of(record, rf::kProfile), text_of(c, case_key::kName)};
-        if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
+        std::pair<std::string, std::string> row{text_of(record, rf::kProfile), text_of(c, case_key::kName)};
+        if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
       }
     }
   }
-  std::string out = "<h2>Runtimes × cases</h2><p>Each cell: the case's margin (error ÷ allowed error) on that "
+  std::string out = "<h2>Cases × runtimes</h2><p>Each cell: the case's margin (error ÷ allowed error) on that "
                     "runtime; red beyond the tolerance or failed, grey not compared.</p>"
-                    "<table class=\"heat\"><thead><tr><th>runtime</th><th>status</th>";
-  for (const auto& [profile, name] : columns) {
-    out += "<th>" + escape_html(profile) + "<br>" + escape_html(name) + "</th>";
+                    "<table class=\"heat\"><thead><tr><th>profile</th><th>case</th>";
+  for (const auto& runtime : runtimes) {
+    out += "<th data-runtime=\"" + escape_html(runtime.version) + "\">" + escape_html(runtime.version) +
+           "<br><span class=\"hash\" title=\"" + escape_html(runtime.library_sha256) + "\">" +
+           escape_html(runtime.library_sha256.substr(0, 12)) + "</span><br>" + status_badge(runtime.status) + "</th>";
   }
   out += "</tr></thead><tbody>";
-  for (const auto& runtime : runtimes) {
-    out += "<tr data-runtime=\"" + escape_html(runtime.version) + "\"><th>" + escape_html(runtime.version) +
-           "<br><span class=\"hash\">" + escape_html(runtime.library_sha256) + "</span></th><td>" +
-           status_badge(runtime.status) + "</td>";
-    for (const auto& [profile, name] : columns) {
-      const json* found = nullptr;
-      for (const auto& record : runtime.records) {
-        if (text_of(record, rf::kProfile) == profile) found = &record;
-      }
-      json case_entry;
-      if (found) {
-        for (const auto& c : found->value(rf::kInputCases, json::array())) {
-          if (text_of(c, case_key::kName) == name) case_entry = c;
-        }
-      }
-      if (case_entry.is_null()) {
-        out += "<td class=\"cell\">—</td>";
-        continue;
-      }
-      const json& margin = case_margin(*found, name);
-      const bool failed = case_entry.value(case_key::kPassed, false) != true;
-      const std::string text = margin.is_number() ? value_text(margin)
-                               : failed             ? std::string(rf::kFailed)
-                                                    : text_of(case_entry, case_key::kOutcome);
-      out += "<td class=\"cell\" style=\"background:" + heat_colour(margin, failed) + ";color:#fff\" title=\"" +
-             escape_html(profile + " / " + name + ": " + text_of(case_entry, case_key::kOutcome)) + "\">" +
-             escape_html(text) +
-             "</td>";
-    }
+  for (const auto& [profile, name] : rows) {
+    out += "<tr data-profile=\"" + escape_html(profile) + "\" data-case=\"" + escape_html(name) + "\"><th>" +
+           escape_html(profile) + "</th><th>" + escape_html(name) + "</th>";
+    for (const auto& runtime : runtimes) out += heat_cell(runtime, profile, name);
     out += "</tr>";
   }
   return out + "</tbody></table>" + drift_section(matrix);
@@ -310,6 +341,7 @@ std::string render_html(const json& document) {
       "img-src data:\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
       "<link rel=\"icon\" href=\"data:,\"><title>" + escape_html(title) + "</title><style>" + kStyle +
       "</style></head><body><h1>" + escape_html(title) + " " + status_badge(status) + "</h1>";
+  out += "<p class=\"compared\">" + escape_html(comparison_sentence(document)) + "</p>";
   out += "<p>" + std::to_string(records.size()) + " record(s), format <code>" +
       escape_html(text_of(document, rf::kFormat)) +
          "</code></p>";

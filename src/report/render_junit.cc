@@ -1,6 +1,7 @@
 // render_junit (report/render.h): the JUnit XML schema most consumers read (Jenkins, GitLab, GitHub
 // test reporters): <testsuites> of <testsuite name tests failures skipped> of <testcase classname name>,
-// a failure as <failure type message>detail</failure>, a stage that did not run as <skipped/>.
+// a failure as <failure type message>detail</failure>, a stage that did not run and a case never compared
+// as <skipped/>. Numbers exact (value_text), as the record holds them.
 #include "base/json_python.h"
 #include "report/document.h"
 #include "report/markup.h"
@@ -54,7 +55,10 @@ std::string suite(const json& record, const std::string& suite_name, Counts& tot
     for (const auto& c : input_cases) {
       ++counts.tests;
       std::string body;
-      if (c.value(case_key::kPassed, false) != true) {
+      if (case_not_run(c)) {  // never compared: its stage did not run (report/document.h)
+        ++counts.skipped;
+        body = "      <skipped message=\"" + escape_xml(status_label(rf::kNotRun)) + "\"/>\n";
+      } else if (c.value(case_key::kPassed, false) != true) {
         ++counts.failures;
         const std::string cls = text_of(c, case_key::kFailure);
         body = failure(cls.empty() ? "not-passed" : cls,

@@ -1,5 +1,6 @@
 // render_markdown (report/render.h): one table of profiles and stages, then every failure with its detail.
 #include "base/json_python.h"
+#include "report/comparison.h"
 #include "report/document.h"
 #include "report/markup.h"
 #include "report/render.h"
@@ -10,7 +11,7 @@ namespace {
 std::string status_mark(const std::string& status) {
   if (status == rf::kPassed) return "✅ passed";
   if (status == rf::kFailed) return "❌ failed";
-  return "⚪ " + status;
+  return "⚪ " + status_label(status);
 }
 
 // The worst margin among the record's triangulated cases, as the record prints it ("" when none).
@@ -27,7 +28,7 @@ std::string worst_margin(const json& record) {
     else if (worst.is_null() || margin.get<double>() > worst.get<double>()) worst = margin;
   }
   if (infinite) return "∞";
-  return worst.is_null() ? "" : value_text(worst);
+  return worst.is_null() ? "" : shown_text(worst);
 }
 
 std::string profile_rows(const json& record, const std::string& prefix) {
@@ -72,17 +73,15 @@ std::string failure_rows(const json& record, const std::string& prefix) {
   if (!cases.is_array()) return out;
   for (const auto& c : cases) {
     if (c.value(case_key::kPassed, false) == true) continue;
-    const bool never_run =
-        c.value(case_key::kOutcome, json()).is_null() && c.value(case_key::kFailure, json()).is_null();
-    if (never_run) continue;
+    if (case_not_run(c)) continue;
     const std::string detail = text_of(c, case_key::kDetail);
     const std::string inputs = is_module_record(record)
                                    ? " (" + markdown_cell(inputs_text(c.value(rf::module_case_key::kInputs, json()))) + ")"
                                    : std::string();
     out += "| " + markdown_code(profile) + " | case " + markdown_cell(text_of(c, case_key::kName)) + inputs + " | " +
            markdown_cell(text_of(c, case_key::kFailure)) + " | max abs error " +
-           value_text(c.value(case_key::kMaxAbsError, json())) +
-           ", max rel error " + value_text(c.value(case_key::kMaxRelError, json())) +
+           shown_text(c.value(case_key::kMaxAbsError, json())) +
+           ", max rel error " + shown_text(c.value(case_key::kMaxRelError, json())) +
            (detail.empty() ? "" : "; " + markdown_cell(first_line(detail))) + " |\n";
   }
   return out;
@@ -94,8 +93,8 @@ std::string drift_rows(const json& matrix) {
     std::string beyond;
     for (const auto& version : row.beyond) beyond += (beyond.empty() ? "" : ", ") + version;
     out += "| " + markdown_code(row.profile) + " | " + markdown_cell(row.case_name) + " | " +
-           std::to_string(row.runtimes) + " | " + value_text(row.max_abs_difference) + " | " +
-           value_text(row.max_ulps) + " | " + markdown_cell(row.pair) + " | " +
+           std::to_string(row.runtimes) + " | " + shown_text(row.max_abs_difference) + " | " +
+           shown_text(row.max_ulps) + " | " + markdown_cell(row.pair) + " | " +
            (beyond.empty() ? "none" : "⚠️ " + markdown_cell(beyond)) + " |\n";
   }
   if (out.empty()) return out;
@@ -109,9 +108,10 @@ std::string drift_rows(const json& matrix) {
 std::string render_markdown(const json& document) {
   const DocumentKind kind = document_kind(document);
   std::vector<std::pair<std::string, json>> labelled;  // (prefix, record)
+  const std::string opening = markdown_cell(comparison_sentence(document));  // what was compared with what
   std::string out = "### nnx-conformance: ";
   if (kind == DocumentKind::matrix) {
-    out += "runtime matrix " + status_mark(text_of(document, rf::kStatus)) + "\n\n";
+    out += "runtime matrix " + status_mark(text_of(document, rf::kStatus)) + "\n\n" + opening + "\n\n";
     out += "| runtime | library sha256 | status |\n|---|---|---|\n";
     for (const auto& runtime : matrix_runtimes(document)) {
       out += "| " + markdown_cell(runtime.version) + " | " + markdown_code(runtime.library_sha256.substr(0, 12)) +
@@ -121,7 +121,7 @@ std::string render_markdown(const json& document) {
     out += "\n";
   } else {
     out += (kind == DocumentKind::report ? "report " : "record ") + status_mark(text_of(document, rf::kStatus)) +
-           "\n\n";
+           "\n\n" + opening + "\n\n";
     for (const auto& record : document_records(document)) labelled.emplace_back("", record);
   }
   out += "| profile | status | failure | level |";

@@ -3,19 +3,25 @@ and the fixtures, hostile_support.py what only the hostile tests need).
 
 One helper for one job: reading a record's stage statuses, a report's records by profile, which worker
 served which export, the spy library's environment, a built test tool, a locked ONNX Runtime release, the
-bytes the product saves a JSON document as, a private copy of a run's artifacts, a file's sha256, and a
+bytes the product saves a JSON document as, a run with stderr on a pseudo-terminal, a private copy of a run's artifacts, a file's sha256, and a
 record's artifacts listed again from its folder (as a tamperer keeps the hashes consistent), or its
 model.onnx entry made to match an edited file.
 """
+import fcntl
 import hashlib
 import json
 import os
+import pty
+import select
 import shutil
+import struct
+import subprocess
+import termios
 from pathlib import Path
 
 import pytest
 
-from conftest import BUILD, BUNDLED_ORT
+from conftest import BUILD, BUNDLED_ORT, CLI, require_runtime
 
 STAGES = ("dependencies", "export", "check", "load", "parity")
 SPY = (BUILD / "libnnx_ort_spy.so").resolve()  # absolute: a test may start the CLI in another folder
@@ -101,3 +107,34 @@ def rehash(record, root: Path) -> None:
         if f["path"] == "model.onnx":
             path = root / record["artifacts"]["directory"] / "model.onnx"
             f["bytes"], f["sha256"] = path.stat().st_size, sha256_of(path)
+
+
+def run_in_terminal(*args, columns=None, env=None):
+    """Runs the command line with stderr on a real pseudo-terminal (its window `columns` wide when given, set
+    with TIOCSWINSZ before the command starts; `env` entries replace or, as None, remove the environment's);
+    returns (exit code, stdout, the bytes the terminal received as text)."""
+    require_runtime()
+    controller, terminal = pty.openpty()
+    if columns is not None:
+        fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    full_env = {**os.environ, **{k: v for k, v in (env or {}).items() if v is not None}}
+    for key in [k for k, v in (env or {}).items() if v is None]:
+        full_env.pop(key, None)
+    process = subprocess.Popen([str(CLI), *map(str, args)], stdout=subprocess.PIPE, stderr=terminal, env=full_env)
+    os.close(terminal)
+    seen = b""
+    while True:
+        ready, _, _ = select.select([controller], [], [], 900)
+        if not ready:
+            break
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        seen += chunk
+    out = process.stdout.read().decode()
+    code = process.wait(timeout=900)
+    os.close(controller)
+    return code, out, seen.decode(errors="replace")

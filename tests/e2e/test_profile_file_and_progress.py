@@ -1,14 +1,10 @@
 """`run --profile-file`, `--timings` and the live progress line (issue 14 part A), with the real exporters."""
 import json
-import os
-import pty
-import select
-import subprocess
 
 import pytest
 
-from conftest import CLI, require_runtime, run_cli
-from support import records_by_profile
+from conftest import require_runtime, run_cli
+from support import records_by_profile, run_in_terminal
 
 SMALL = {"batches": [1, 2], "model": {"input_dim": 3, "hidden_dims": [5], "output_dim": 2}}
 PHASES = {"worker_start", "export", "check", "reference", "load", "parity", "write"}
@@ -130,30 +126,6 @@ def test_a_timings_path_that_cannot_be_written_is_a_usage_error_and_nothing_is_w
         assert done.returncode == 2, (timings, done.stdout + done.stderr)
         assert "--timings" in done.stderr and what in done.stderr, (timings, done.stderr)
         assert not out.exists() and not (tmp_path / "art").exists() and not (tmp_path / "missing").exists()
-
-
-def run_in_terminal(*args):
-    """Runs the command line with stderr on a real pseudo-terminal; returns (exit code, stdout, terminal text)."""
-    require_runtime()
-    controller, terminal = pty.openpty()
-    process = subprocess.Popen([str(CLI), *map(str, args)], stdout=subprocess.PIPE, stderr=terminal)
-    os.close(terminal)
-    seen = b""
-    while True:
-        ready, _, _ = select.select([controller], [], [], 900)
-        if not ready:
-            break
-        try:
-            chunk = os.read(controller, 4096)
-        except OSError:  # the terminal closed with the process
-            break
-        if not chunk:
-            break
-        seen += chunk
-    out = process.stdout.read().decode()
-    code = process.wait(timeout=900)
-    os.close(controller)
-    return code, out, seen.decode(errors="replace")
 
 
 def test_a_terminal_shows_each_profile_and_stage_and_quiet_shows_nothing(tmp_path):

@@ -1,8 +1,10 @@
 """The human forms of the evidence (README, "Looking at the evidence"), from real runs.
 
-A real run of both tested profiles and a real failing run (the stand-in worker's shift-outputs fault:
-model.onnx's logits + 1e-3, so parity fails with a mismatch in the real ONNX Runtime) write their HTML,
-Markdown and JUnit renderings through run's own flags. The HTML page is opened in a real headless Chromium
+A real run of both tested profiles, a real failing run (the stand-in worker's shift-outputs fault:
+model.onnx's logits + 1e-3, so parity fails with a mismatch in the real ONNX Runtime) and a run whose
+exporter raises (nothing after export runs) write their HTML, Markdown and JUnit renderings through run's
+own flags. The pages open with what was compared with what, show numbers at 3 significant digits (the
+exact value in the HTML's title) and what never ran as "not run"; a matrix page fits a 700 px viewport. The HTML page is opened in a real headless Chromium
 (Debian's chromium, DevTools protocol over a pipe: tests/e2e/headless_chromium.py); the JUnit XML is read
 by junitparser (Debian's python3-junitparser, under the system Python that package belongs to). The
 passing page's screenshot (its top, down to the first profile's
@@ -23,8 +25,36 @@ STAGES = ("dependencies", "export", "check", "load", "parity")
 
 
 def float_text(value):
-    """The record writer's text of a number (Python's repr, as json.dumps writes it)."""
+    """The record writer's text of a number (Python's repr, as json.dumps writes it): JUnit's, and the HTML's
+    hover title."""
     return "null" if value is None else json.dumps(value)
+
+
+def shown(value):
+    """A number as the pages show it: a float at 3 significant digits, anything else as the record writes it."""
+    return format(value, ".3g") if isinstance(value, float) else float_text(value)
+
+
+def hover(value):
+    """The title the HTML puts on a number: its exact text, when the page shows it shortened."""
+    return None if shown(value) == float_text(value) else float_text(value)
+
+
+def opening_sentence(records):
+    """What the pages open with for the tested profiles (one runtime, reference, model and tolerance; each
+    profile its own exporter and opset), spelled from the records' own fields."""
+    first = records[0]
+    for key in ("runtime", "config", "tolerances", "dtype"):
+        assert all(r[key] == first[key] for r in records), key
+    assert all(r["versions"]["torch"] == first["versions"]["torch"] for r in records)
+    runtime, config, tolerances = first["runtime"], first["config"], first["tolerances"]
+    widths = "→".join(str(w) for w in [config["input_dim"], *config["hidden_dims"], config["output_dim"]])
+    exporters = " and ".join(f"{r['exporter']['name']} at opset {r['opset']['requested']} ({r['profile']})"
+                             for r in records)
+    return (f"ONNX Runtime {runtime['version']} ({runtime['provider']}) was compared with PyTorch "
+            f"{first['versions']['torch']} in eval mode on {config['net']} {widths} ({config['activation']}, "
+            f"{first['dtype']}) exported by {exporters}, within atol {shown(tolerances['atol'])} and rtol "
+            f"{shown(tolerances['rtol'])}.")
 
 
 def render_run(folder, *extra, env=None):
@@ -52,19 +82,38 @@ def mismatch(tmp_path_factory):
     return folder, report
 
 
+@pytest.fixture(scope="module")
+def stopped(tmp_path_factory):
+    """A real run whose export fails (the stand-in worker's exporter raises): the later stages and every
+    case did not run."""
+    folder = tmp_path_factory.mktemp("stopped")
+    done, report = render_run(folder, "--profile", TORCHSCRIPT, env=fault_env("exporter-raises"))
+    assert done.returncode == 11, done.stderr
+    (record,) = report["profiles"]
+    assert all(c["outcome"] is None and not c["passed"] for c in record["input_cases"])
+    return folder, report
+
+
 def page_facts(page):
     return page.evaluate(textwrap.dedent("""
         (() => {
           const text = e => e ? e.textContent : null;
+          const title = e => e && e.querySelector('[title]') ? e.querySelector('[title]').title : null;
+          const colour = e => getComputedStyle(e).backgroundColor;
           return [...document.querySelectorAll('section.profile')].map(s => ({
             profile: s.dataset.profile, status: s.dataset.status,
             stages: Object.fromEntries([...s.querySelectorAll('li.stage')].map(l => [l.dataset.stage, l.dataset.status])),
+            stage_labels: [...s.querySelectorAll('li.stage')].map(l => [l.textContent, colour(l)]),
             failures: [...s.querySelectorAll('div.failure')].map(d => ({stage: d.dataset.stage,
                                                                         text: d.textContent,
                                                                         visible: d.getBoundingClientRect().height > 0})),
             cases: Object.fromEntries([...s.querySelectorAll('tr.case')].map(r => [r.dataset.case, {
               abs: text(r.querySelector('td.abs')), rel: text(r.querySelector('td.rel')),
               margin: text(r.querySelector('td.margin')), failed: r.classList.contains('case-failed'),
+              titles: ['td.abs', 'td.rel', 'td.margin'].map(q => title(r.querySelector(q))),
+              outcome: text(r.querySelector('td.outcome')),
+              badges: [...r.querySelectorAll('.badge')].map(b => [b.textContent, colour(b)]),
+              not_run: r.classList.contains('case-not-run'),
               bar: !!r.querySelector('svg.margin-bar')}])),
             hashes: [...s.querySelectorAll('td.hash')].map(td => td.textContent),
           }));
@@ -76,13 +125,17 @@ def assert_page_holds_record(facts, record):
     assert section["status"] == record["status"]
     assert section["stages"] == {stage: record["stages"][stage]["status"] for stage in STAGES}
     for case in record["input_cases"]:
-        shown = section["cases"][case["name"]]
-        assert shown["abs"] == float_text(case["max_abs_error"])
-        assert shown["rel"] == float_text(case["max_rel_error"])
-        assert shown["failed"] == (not case["passed"])
-    margins = {t["case"]: t["margin"] for t in record["stages"]["parity"]["detail"]["triangulation"]}
+        row = section["cases"][case["name"]]
+        assert row["abs"] == shown(case["max_abs_error"]) and row["titles"][0] == hover(case["max_abs_error"])
+        assert row["rel"] == shown(case["max_rel_error"]) and row["titles"][1] == hover(case["max_rel_error"])
+        never_compared = case["outcome"] is None and case["failure"] is None
+        assert row["failed"] == (not case["passed"] and not never_compared)
+        assert row["not_run"] == never_compared
+    detail = record["stages"]["parity"]["detail"] or {}
+    margins = {t["case"]: t["margin"] for t in detail.get("triangulation", [])}
     for name, margin in margins.items():
-        assert section["cases"][name]["margin"] == float_text(margin)
+        assert section["cases"][name]["margin"] == shown(margin)
+        assert section["cases"][name]["titles"][2] == hover(margin)
         assert section["cases"][name]["bar"]
     assert section["hashes"] == [f["sha256"] for f in record["artifacts"]["files"]]
     return section
@@ -93,6 +146,9 @@ def test_the_page_of_a_real_run_renders_offline_with_every_profile_stage_and_cas
     with HeadlessChromium() as page:
         page.open_page(folder / "r.html")
         facts = page_facts(page)
+        # The page opens with what was compared with what, taken from the records' own fields.
+        assert page.evaluate("document.querySelector('h1').nextElementSibling.textContent") == \
+            opening_sentence(report["profiles"])
         assert [s["profile"] for s in facts] == [r["profile"] for r in report["profiles"]]
         for record in report["profiles"]:
             section = assert_page_holds_record(facts, record)
@@ -193,6 +249,7 @@ def test_markdown_summarises_each_profile_and_lists_a_mismatch(passing, mismatch
         (row,) = [line for line in text.splitlines() if line.startswith(f"| `{record['profile']}` |")]
         assert row.count("✅ passed") == 6
     assert "Failures" not in text
+    assert text.split("\n\n")[1] == opening_sentence(report["profiles"]).replace("_", "\\_")  # right under the heading
     folder, report = mismatch
     (record,) = report["profiles"]
     text = (folder / "r.md").read_text()
@@ -202,7 +259,7 @@ def test_markdown_summarises_each_profile_and_lists_a_mismatch(passing, mismatch
     assert "**Failures**" in text
     for case in record["input_cases"]:
         if not case["passed"]:
-            assert f"| case {case['name']} | mismatch | max abs error {float_text(case['max_abs_error'])}" in text
+            assert f"| case {case['name']} | mismatch | max abs error {shown(case['max_abs_error'])}" in text
 
 
 def test_report_verb_renders_a_written_report_as_run_did(passing, tmp_path):
@@ -216,35 +273,74 @@ def test_report_verb_renders_a_written_report_as_run_did(passing, tmp_path):
     assert stdout.returncode == 0 and stdout.stdout == (folder / "r.md").read_text()
 
 
-def test_a_matrix_renders_a_heatmap_of_every_runtime_and_case(passing, mismatch, tmp_path):
-    # A runtime matrix (nnx.runtime-matrix/1) assembled from the two real reports' records.
-    _, good = passing
-    _, bad = mismatch
-    matrix = {"format": "nnx.runtime-matrix/1", "report": {"path": "report.json", "sha256": "0" * 64},
-              "runtimes": [{"version": "1.30.0", "library_sha256": "a" * 64, "status": "passed",
-                            "records": good["profiles"][:1]},
-                           {"version": "9.9.9", "library_sha256": "b" * 64, "status": "failed",
-                            "records": bad["profiles"]}], "drift": []}
+def test_cases_that_never_ran_are_not_run_in_every_form_never_failed(stopped):
+    folder, report = stopped
+    (record,) = report["profiles"]
+    with HeadlessChromium() as page:
+        page.open_page(folder / "r.html")
+        section = assert_page_holds_record(page_facts(page), record)
+    grey = "rgb(158, 158, 158)"
+    assert section["stage_labels"][2:] == [[f"{stage}: not run", grey] for stage in STAGES[2:]]
+    for case in record["input_cases"]:
+        row = section["cases"][case["name"]]
+        assert row["outcome"] == "not run" and row["badges"] == [["not run", grey]], row
+    text = (folder / "r.md").read_text()
+    (row,) = [line for line in text.split("**Failures**")[0].splitlines() if line.startswith(f"| `{TORCHSCRIPT}` |")]
+    assert row.count("⚪ not run") == 3 and "| case " not in text
+    assert "was to be compared with" in text.split("\n\n")[1]
+    (suite,) = read_junit(folder / "r.xml")
+    cases = suite["cases"][len(STAGES):]
+    assert [c["results"] for c in cases] == [[{"kind": "Skipped", "type": None, "message": "not run", "text": None}]
+                                            ] * len(record["input_cases"])
+    assert suite["failures"] == 1  # the export stage, and no case
+
+
+def test_a_matrix_renders_a_heatmap_that_fits_700_pixels_with_whole_badges(passing, mismatch, stopped, tmp_path):
+    # A runtime matrix (nnx.runtime-matrix/1) assembled from the real reports' records.
+    runtimes = [("1.30.0", "passed", passing[1]["profiles"][:1]), ("9.9.9", "failed", mismatch[1]["profiles"]),
+                ("9.9.10", "failed", stopped[1]["profiles"])]
+    matrix = {"format": "nnx.runtime-matrix/1", "status": "failed", "report": {"path": "r.json", "sha256": "0" * 64},
+              "runtimes": [{"version": v, "library_sha256": v[0] * 64, "status": status, "records": records}
+                           for v, status, records in runtimes], "drift": []}
     path = tmp_path / "matrix.json"
     path.write_text(json.dumps(matrix))
     done = run_cli("report", path, "--html", tmp_path / "m.html", "--junit", tmp_path / "m.xml", "--markdown",
                    tmp_path / "m.md")
     assert done.returncode == 0, done.stderr
-    with HeadlessChromium() as page:
+    with HeadlessChromium(width=700) as page:
         page.open_page(tmp_path / "m.html")
-        cells = page.evaluate("[...document.querySelectorAll('table.heat tbody tr')].map(r => "
-                              "[r.dataset.runtime, [...r.querySelectorAll('td.cell')].map(c => c.textContent)])")
+        assert page.evaluate("window.innerWidth") == 700
+        cells = page.evaluate("[...document.querySelectorAll('table.heat tbody tr')].map(r => [r.dataset.case, "
+                              "[...r.querySelectorAll('td.cell')].map(c => [c.dataset.runtime, c.textContent])])")
+        assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"), \
+            page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        # Each badge is one line (its text lays out in one box) and may never wrap.
+        lines = page.evaluate("[...document.querySelectorAll('.badge')].map(b => { const r = document.createRange();"
+                              " r.selectNodeContents(b); return [b.textContent, r.getClientRects().length, "
+                              "getComputedStyle(b).whiteSpace]; })")
         assert page.console_errors() == [] and page.requests() == [page.url]
-    for (version, texts), runtime in zip(cells, matrix["runtimes"]):
-        (record,) = runtime["records"]
-        assert version == runtime["version"]
-        margins = {t["case"]: t["margin"] for t in record["stages"]["parity"]["detail"]["triangulation"]}
-        for case, text in zip(record["input_cases"], texts):
-            assert text == (float_text(margins[case["name"]]) if case["name"] in margins else case["outcome"])
+    assert {"failed", "not run", "passed"} <= {text for text, _, _ in lines}
+    assert [badge for badge in lines if badge[1:] != [1, "nowrap"]] == []
+    record_of = {v: records[0] for v, _, records in runtimes}
+    assert [name for name, _ in cells] == [c["name"] for c in record_of["1.30.0"]["input_cases"]]
+    for name, row in cells:
+        assert [version for version, _ in row] == [v for v, _, _ in runtimes]
+        for version, text in row:
+            record = record_of[version]
+            (case,) = [c for c in record["input_cases"] if c["name"] == name]
+            detail = record["stages"]["parity"]["detail"] or {}
+            margins = {t["case"]: t["margin"] for t in detail.get("triangulation", [])}
+            if name in margins:
+                assert text == shown(margins[name])
+            elif case["outcome"] is None:
+                assert text == "not run"
+            else:
+                assert text == (case["outcome"] if case["passed"] else "failed")
     suites = read_junit(tmp_path / "m.xml")
-    assert [s["name"] for s in suites] == ["onnxruntime-1.30.0." + TORCHSCRIPT, "onnxruntime-9.9.9." + TORCHSCRIPT]
-    assert [s["failures"] for s in suites] == [0, 1 + sum(not c["passed"] for c in bad["profiles"][0]["input_cases"])]
-    assert "| 9.9.9 | `bbbbbbbbbbbb` | ❌ failed |" in (tmp_path / "m.md").read_text()
+    assert [s["name"] for s in suites] == [f"onnxruntime-{v}.{TORCHSCRIPT}" for v, _, _ in runtimes]
+    bad = mismatch[1]["profiles"][0]
+    assert [s["failures"] for s in suites] == [0, 1 + sum(not c["passed"] for c in bad["input_cases"]), 1]
+    assert "| 9.9.9 | `999999999999` | ❌ failed |" in (tmp_path / "m.md").read_text()
 
 
 @pytest.mark.parametrize("text, message", [

@@ -1,5 +1,6 @@
-// The renderings (src/report/render.h) print the record's numbers exactly and cannot be broken out of by
-// what a record holds (a detail is text written by exporters and runtimes).
+// The renderings (src/report/render.h) show the record's numbers at 3 significant digits (exactly on the
+// HTML's hover and in JUnit) and cannot be broken out of by what a record holds (a detail is text written
+// by exporters and runtimes).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -31,6 +32,56 @@ TEST(ReportRender, NumbersArePrintedAsTheRecordWriterPrintsThem) {
   EXPECT_EQ(value_text(json(2.0)), "2.0");
   EXPECT_EQ(value_text(json(7)), "7");
   EXPECT_EQ(value_text(json()), "null");
+}
+
+TEST(ReportRender, PagesShowThreeSignificantDigits) {
+  EXPECT_EQ(shown_text(json(2.980232238769531e-07)), "2.98e-07");
+  EXPECT_EQ(shown_text(json(0.30000000000000004)), "0.3");
+  EXPECT_EQ(shown_text(json(1e-05)), "1e-05");
+  EXPECT_EQ(shown_text(json(0.0001)), "0.0001");
+  EXPECT_EQ(shown_text(json(5000.0)), "5e+03");
+  EXPECT_EQ(shown_text(json(0.0)), "0");
+  EXPECT_EQ(shown_text(json(7)), "7");  // an integer (bytes, ulps) is exact already
+  EXPECT_EQ(shown_text(json()), "null");
+}
+
+TEST(ReportRender, TheHtmlShowsThreeDigitsAndTheExactValueOnHover) {
+  const json c{{"name", "c"}, {"passed", false}, {"failure", "mismatch"}, {"outcome", "mismatch"},
+               {"max_abs_error", 0.0012345678901234567}, {"max_rel_error", 2.0}, {"detail", nullptr}};
+  const json parity{{"status", "failed"}, {"failure", "mismatch"}, {"detail", nullptr}};
+  const std::string html = render_html(record_with(c, parity));
+  EXPECT_NE(html.find("<span class=\"number\" title=\"0.0012345678901234567\">0.00123</span>"), std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td class=\"rel\"><code><span class=\"number\" title=\"2.0\">2</span>"), std::string::npos);
+  const std::string markdown = render_markdown(record_with(c, parity));
+  EXPECT_NE(markdown.find("max abs error 0.00123, max rel error 2"), std::string::npos) << markdown;
+  EXPECT_EQ(markdown.find("0.0012345678901234567"), std::string::npos);
+  // JUnit is read by machines: the record writer's exact text.
+  EXPECT_NE(render_junit(record_with(c, parity)).find("max_abs_error 0.0012345678901234567"), std::string::npos);
+}
+
+TEST(ReportRender, ACaseNeverComparedIsNotRunNotFailed) {
+  // export failed: check, load and parity did not run, and the case was never compared.
+  const json blank{{"name", "batch-1"}, {"passed", false}, {"failure", nullptr}, {"outcome", nullptr},
+                   {"max_abs_error", nullptr}, {"max_rel_error", nullptr}, {"detail", nullptr}};
+  json record = record_with(blank, {{"status", "not_run"}, {"failure", nullptr}, {"detail", nullptr}});
+  record["failure"] = "export-error";
+  record["stages"]["export"] = {{"status", "failed"}, {"failure", "export-error"}, {"detail", "boom"}};
+  for (const char* stage : {"check", "load"}) record["stages"][stage]["status"] = "not_run";
+  const std::string html = render_html(record);
+  EXPECT_NE(html.find("<tr class=\"case case-not-run\" data-case=\"batch-1\">"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td class=\"outcome\"><span class=\"badge status-not_run\">not run</span></td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("data-stage=\"parity\" data-status=\"not_run\">parity: not run</li>"), std::string::npos);
+  EXPECT_EQ(html.find("case case-failed"), std::string::npos);
+  EXPECT_EQ(html.find("status-failed\">failed</span></td>"), std::string::npos);
+  EXPECT_EQ(html.find("not_run</"), std::string::npos);  // the label is words, the class the record's status
+  const std::string markdown = render_markdown(record);
+  EXPECT_NE(markdown.find("| ❌ failed | ⚪ not run | ⚪ not run | ⚪ not run | 0/1 |"), std::string::npos) << markdown;
+  EXPECT_EQ(markdown.find("| case batch-1"), std::string::npos);  // not listed among the failures
+  const std::string xml = render_junit(record);
+  EXPECT_NE(xml.find("name=\"batch-1\">\n      <skipped message=\"not run\"/>"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("failures=\"1\" errors=\"0\" skipped=\"4\""), std::string::npos) << xml;
 }
 
 TEST(ReportRender, AHostileDetailIsTextInEveryForm) {
@@ -105,12 +156,13 @@ TEST(ReportRender, AMatrixShowsItsDriftAndNamesARuntimeBeyondTolerance) {
   const json matrix{{"format", std::string(kMatrixFormat)}, {"status", "passed"},
                     {"runtimes", {runtime_a, runtime_b}}, {"drift", drift}};
   const std::string markdown = render_markdown(matrix);
-  EXPECT_NE(markdown.find("| `p<1>` | batch-1 | 2 | 0.30000000000000004 | 12 | 1.20.1 ↔ 1.32.0 | ⚠️ 1.20.1 |"),
+  EXPECT_NE(markdown.find("| `p<1>` | batch-1 | 2 | 0.3 | 12 | 1.20.1 ↔ 1.32.0 | ⚠️ 1.20.1 |"),
             std::string::npos)
       << markdown;
   const std::string html = render_html(matrix);
   EXPECT_NE(html.find("Drift between runtimes"), std::string::npos);
-  EXPECT_NE(html.find("<td>p&lt;1&gt;</td><td>batch-1</td><td>2</td><td>0.30000000000000004</td><td>12</td>"),
+  EXPECT_NE(html.find("<td>p&lt;1&gt;</td><td>batch-1</td><td>2</td><td><span class=\"number\" "
+                      "title=\"0.30000000000000004\">0.3</span></td><td>12</td>"),
             std::string::npos);
   // A matrix without drift (a report's pages) has no drift table.
   json bare = matrix;
