@@ -1,4 +1,4 @@
-// The three human forms of a report, a record or a runtime matrix (README, "Looking at the evidence";
+// The three human forms of a report, a record or a runtime matrix (doc/cli.md, "Looking at the evidence";
 // report/document.h says what is read). Every number is the record's, printed as the record writer prints
 // it (base/json_python.h); nothing is recomputed, so a page always agrees with its JSON.
 //   render_html      one self-contained page: inline CSS and SVG, no script, no font or image fetched (a
