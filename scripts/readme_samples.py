@@ -77,9 +77,14 @@ SAMPLES = {
     "python-errors": Sample(commands=(f"{PYTHON} doc/examples/errors.py",)),
     # doc/profile-files.md
     "profiles-small-file": Sample(show_file="doc/examples/small-profiles.json"),
-    "profiles-small": Sample(commands=(f"{CLI} run --profile-file doc/examples/small-profiles.json --output small/r.json",)),
+    "profiles-small": Sample(commands=(f"{CLI} run --profile-file doc/examples/small-profiles.json "
+                              f"--output small/r.json",)),
+    "profiles-tokens-file": Sample(show_file="doc/examples/tokens-profile.json"),
+    "profiles-tokens": Sample(commands=(f"{CLI} run --profile-file doc/examples/tokens-profile.json "
+                              f"--output tokens/r.json",)),
     "profiles-bad-file": Sample(show_file="doc/examples/bad-profiles.json"),
-    "profiles-bad": Sample(commands=(f"{CLI} run --profile-file doc/examples/bad-profiles.json --output bad/r.json",)),
+    "profiles-bad": Sample(commands=(f"{CLI} run --profile-file doc/examples/bad-profiles.json "
+                              f"--output bad/r.json",)),
     # doc/runtime-matrix.md
     "matrix": Sample(commands=(
         f"{CLI} matrix try/conformance.json try/conformance-artifacts --output try/matrix.json --jobs 2 {RUNTIMES}",

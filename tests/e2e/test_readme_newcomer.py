@@ -76,7 +76,8 @@ def test_every_sample_of_the_readme_and_the_doc_pages_is_what_its_commands_print
     result = samples.regenerate(BUILD)
     assert samples.differences(result) == []
     shown = [name for page in samples.PAGES for name, _ in samples.samples_in(result[page][1])]
-    assert shown[:5] == ["cli-minute", "python-minute-code", "python-minute", "own-model-file", "own-model"]  # the README's, first
+    readmes = ["cli-minute", "python-minute-code", "python-minute", "own-model-file", "own-model"]
+    assert shown[:5] == readmes  # the README's first, in its order
 
 
 def test_every_command_the_readme_shows_is_run_by_a_sample():
@@ -122,4 +123,5 @@ def test_control_the_placeholder_rules_keep_a_runs_own_numbers():
     work, build = Path("/tmp/nnx-samples-abc"), BUILD
     rules = samples.placeholders(work, build)
     line = "report: /tmp/nnx-samples-abc/try/r.json held by pid 4242 after 1.25 s; max_abs_error=2.38e-07"
-    assert samples.stable(line, rules) == "report: try/r.json held by pid <pid> after <duration>; max_abs_error=2.38e-07"
+    expected = "report: try/r.json held by pid <pid> after <duration>; max_abs_error=2.38e-07"
+    assert samples.stable(line, rules) == expected
