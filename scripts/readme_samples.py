@@ -63,13 +63,13 @@ SAMPLES = {
     "python-minute": Sample(commands=(f"{PYTHON} doc/examples/minute.py",)),
     "own-model-file": Sample(show_file="tests/models/resnet18.json"),
     "own-model": Sample(commands=(
-        f"{CLI} run --profile-file tests/models/resnet18.json --output mine/report.json",
-        f"NNX_PYTHON=/bin/false {CLI} execute mine/report.json mine/report-artifacts --output mine/again.json",
+        f"{CLI} run --profile-file tests/models/resnet18.json --output try/mine/report.json",
+        f"NNX_PYTHON=/bin/false {CLI} execute try/mine/report.json try/mine/report-artifacts --output try/mine/again.json",
     )),
     # doc/cli.md
     "cli-typo": Sample(commands=(
-        f"{CLI} run --outptu r.json",
-        f"{CLI} run --output r.json --jobs 0",
+        f"{CLI} run --outptu try/r.json",
+        f"{CLI} run --output try/r.json --jobs 0",
     )),
     "cli-report": Sample(commands=(f"{CLI} report try/conformance.json",), raw=True),
     # doc/python-api.md
@@ -78,24 +78,23 @@ SAMPLES = {
     # doc/profile-files.md
     "profiles-small-file": Sample(show_file="doc/examples/small-profiles.json"),
     "profiles-small": Sample(commands=(f"{CLI} run --profile-file doc/examples/small-profiles.json "
-                              f"--output small/r.json",)),
+                              f"--output try/small/r.json",)),
     "profiles-tokens-file": Sample(show_file="doc/examples/tokens-profile.json"),
     "profiles-tokens": Sample(commands=(f"{CLI} run --profile-file doc/examples/tokens-profile.json "
-                              f"--output tokens/r.json",)),
+                              f"--output try/tokens/r.json",)),
     "profiles-bad-file": Sample(show_file="doc/examples/bad-profiles.json"),
     "profiles-bad": Sample(commands=(f"{CLI} run --profile-file doc/examples/bad-profiles.json "
-                              f"--output bad/r.json",)),
+                              f"--output try/bad/r.json",)),
     # doc/runtime-matrix.md
     "matrix": Sample(commands=(
         f"{CLI} matrix try/conformance.json try/conformance-artifacts --output try/matrix.json --jobs 2 {RUNTIMES}",
     )),
-    # doc/reading-a-failure.md (on a copy: the samples before it read try/ as the run wrote it)
+    # doc/reading-a-failure.md (on a copy: the samples before it read the artifacts as the run wrote them)
     "tampered": Sample(commands=(
-        "cp -r try tampered",
-        "printf 'x' >> tampered/conformance-artifacts/feedfwd-fp32-dynamo/model.onnx",
-        f"{CLI} verify tampered/conformance.json tampered/conformance-artifacts",
-        f"NNX_PYTHON=/bin/false {CLI} execute tampered/conformance.json tampered/conformance-artifacts "
-        "--output tampered/again.json",
+        "cp -r try/conformance-artifacts try/tampered-artifacts",
+        "printf 'x' >> try/tampered-artifacts/feedfwd-fp32-dynamo/model.onnx",
+        f"{CLI} verify try/conformance.json try/tampered-artifacts",
+        f"NNX_PYTHON=/bin/false {CLI} execute try/conformance.json try/tampered-artifacts --output try/tampered.json",
     )),
 }
 FENCE = {".py": "python", ".json": "json", ".sh": "sh"}

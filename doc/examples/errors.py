@@ -4,17 +4,17 @@ from pathlib import Path
 from nnx.export_conformance import ConformanceError, FolderInUse, UsageError, run_profile, verify_artifacts
 
 try:
-    run_profile("feedfwd-fp32-tflite", "errors/")
+    run_profile("feedfwd-fp32-tflite", "try/errors/")
 except UsageError as error:
     print(type(error).__name__, error)
-record = run_profile("feedfwd-fp32-torchscript", "errors/")
+record = run_profile("feedfwd-fp32-torchscript", "try/errors/")
 try:
-    run_profile("feedfwd-fp32-torchscript", "errors/")  # the folder holds the first run's files
+    run_profile("feedfwd-fp32-torchscript", "try/errors/")  # the folder holds the first run's files
 except FolderInUse as error:
     print(type(error).__name__, error)
-model = Path("errors", record["artifacts"]["directory"], "model.onnx")
+model = Path("try/errors", record["artifacts"]["directory"], "model.onnx")
 model.write_bytes(model.read_bytes() + b"x")
 try:
-    verify_artifacts(record, "errors/")
+    verify_artifacts(record, "try/errors/")
 except ConformanceError as error:
     print(type(error).__name__, error.problems)
