@@ -19,7 +19,7 @@ conformance: build
 test: build
 	@scripts/run_tests.sh
 
-# Regenerates requirements.lock and tests/original.lock from requirements.in and tests/original.in (README,
+# Regenerates requirements.lock and tests/original.lock from requirements.in and tests/original.in (doc/building-and-testing.md,
 # "Locked dependencies"): uv in a throwaway virtualenv under build/, never in .venv. Existing pins are kept
 # where the wishes still allow them; `make lock UPGRADE=1` takes the newest versions.
 LOCK_VENV ?= $(BUILD)/lock-tools
@@ -29,7 +29,7 @@ lock:
 	  { python3 -m venv --clear $(LOCK_VENV) && $(LOCK_VENV)/bin/python -m pip install -q --disable-pip-version-check uv==$(UV_VERSION); }
 	python3 scripts/fetch_locked.py lock --root . --uv $(LOCK_VENV)/bin/uv $(if $(UPGRADE),--upgrade)
 
-# ONNX Runtime releases for `nnx-conformance matrix --onnxruntime-version` (README, "Runtime matrix"): each
+# ONNX Runtime releases for `nnx-conformance matrix --onnxruntime-version` (doc/runtime-matrix.md): each
 # library checked against its package (scripts/runtimes.lock) into the cache. Empty ORT_VERSIONS: the lock's set.
 ORT_VERSIONS ?=
 runtimes:

@@ -1,4 +1,4 @@
-# `cmake --install <build> --prefix <prefix>` (README, "Using the core from C++"): bin/nnx-conformance,
+# `cmake --install <build> --prefix <prefix>` (doc/cpp-api.md, "Using the core from C++"): bin/nnx-conformance,
 # lib/libnnx_conformance.a and lib/libnnx_core.a, include/nnx/conformance.h, and
 # lib/cmake/nnx_conformance/ so that find_package(nnx_conformance) gives nnx::conformance. The core's own
 # dependencies (OpenSSL's libcrypto, nlohmann-json, protobuf-lite, threads, libdl) are found again by the

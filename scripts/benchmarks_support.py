@@ -14,7 +14,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ORT_VERSION = "1.30.0"  # the bootstrap's libonnxruntime (README); the Python baseline uses the same release
+ORT_VERSION = "1.30.0"  # the bootstrap's libonnxruntime (doc/building-and-testing.md); the Python baseline uses the same release
 TORCHSCRIPT = "feedfwd-fp32-torchscript"
 DYNAMO = "feedfwd-fp32-dynamo"
 GIB = 1 << 30
@@ -176,7 +176,7 @@ def run_custom(tools, prof, root, env):
     return record, wall, rss, rc, parse_timing(beside + ".timings.json")
 
 
-# The phases of `run --timings` (README "Progress and timings") that make up each column of the tables:
+# The phases of `run --timings` (doc/cli.md, "Progress and timings") that make up each column of the tables:
 # the exporter worker's (its start with the imports, the export, the checker), the load stage, and opening
 # ONNX Runtime (inside worker_start, beside the worker's start).
 WORKER_PHASES = ("worker_start", "export", "check")

@@ -131,7 +131,7 @@ NNX_BUILD_DIR="$BUILD" "$VENV_PY" scripts/check_export_conformance.py --output "
 rc=$?
 [[ $rc -eq 0 ]] || fail "(c) the script exited $rc for the two tested profiles"
 ok "(c) both profiles passed in $(($(seconds) - t0)) s"
-# The report's human forms next to it, for people and CI (README, "Looking at the evidence").
+# The report's human forms next to it, for people and CI (doc/cli.md, "Looking at the evidence").
 "$BUILD/nnx-conformance" report "$OUT/conformance.json" --html "$OUT/conformance.html" \
   --markdown "$OUT/conformance.md" --junit "$OUT/conformance-profiles.xml" >/dev/null \
   || fail "(c) the report could not be rendered"

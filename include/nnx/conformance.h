@@ -1,4 +1,4 @@
-// nnx-conformance from C++ (README, "Using the core from C++"): validate, verify and execute a record or a
+// nnx-conformance from C++ (doc/cpp-api.md, "Using the core from C++"): validate, verify and execute a record or a
 // report (doc/record-format.md §6–§8) inside your own program, with no Python. Installed by
 // `cmake --install` with the static core; `find_package(nnx_conformance)` gives the target nnx::conformance.
 //   validate  every rule of the format, no file but the JSON read; a report, a record or a runtime matrix

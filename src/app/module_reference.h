@@ -1,5 +1,5 @@
-// `execute --reference torch` of a module record (doc/record-format.md §10; README.md, "Check your own
-// model"): the worker rebuilds the module from its factory in a child forked for it and recomputes PyTorch's
+// `execute --reference torch` of a module record (doc/record-format.md §10; doc/profile-files.md,
+// "Module profiles"): the worker rebuilds the module from its factory in a child forked for it and recomputes PyTorch's
 // outputs on the record's stored inputs (worker/PROTOCOL.md, "module_reference"). The only time executing a
 // module record runs code the record names: the user asked for it.
 #pragma once

@@ -1,4 +1,4 @@
-// The command line's verbs (README, "Command line"). Each returns the process exit code; refusals
+// The command line's verbs (doc/cli.md, "Command line"). Each returns the process exit code; refusals
 // propagate as nnx::Error, which cli_main maps to an exit code once (base/error.h) and prints as one line
 // with the command line's own hint (a flag name) where the kind has one.
 #pragma once

@@ -1,4 +1,4 @@
-// The bounds of the command line's numeric flags, checked as typed and said in words (README, "Command
+// The bounds of the command line's numeric flags, checked as typed and said in words (doc/cli.md, "Command
 // line"): `run --jobs` (at least 1), `matrix --jobs` (1 to 256) and the time limits `matrix --timeout`
 // and `execute --timeout` (0.1 to 604800 s, a finite number: "nan" and "inf" are refused). Each is a CLI11 validator, so a bad value is a usage error
 // (exit 2) before anything runs: "--jobs: must be at least 1, not 0".

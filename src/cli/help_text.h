@@ -1,4 +1,4 @@
-// What the command line says about itself (README, "Command line"; doc/record-format.md §1): the
+// What the command line says about itself (doc/cli.md, "Command line"; doc/record-format.md §1): the
 // `--version` line, the `--help` footer (every exit code, from base/failure.h and base/error.h, and the
 // tested profiles, from profile/profile.h, so neither list is written twice) and the nearest flag or command
 // to a mistyped one.

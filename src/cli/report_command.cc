@@ -1,4 +1,4 @@
-// `nnx-conformance report FILE [--html OUT] [--markdown OUT] [--junit OUT]` (README, "Looking at the
+// `nnx-conformance report FILE [--html OUT] [--markdown OUT] [--junit OUT]` (doc/cli.md, "Looking at the
 // evidence"): the human forms of a report, a record or a runtime matrix (report/render.h). With no flag the
 // Markdown summary goes to stdout. A document holding an invalid record is refused, nothing rendered.
 // run, execute, matrix and matrix-merge take the same three flags (add_render_options).

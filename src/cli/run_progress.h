@@ -1,4 +1,4 @@
-// What `run` shows and measures besides its summary (README "Progress and timings"; app/run_observer.h).
+// What `run` shows and measures besides its summary (doc/cli.md, "Progress and timings"; app/run_observer.h).
 //
 // With `show` and stderr a terminal, one line on stderr is redrawn with the profile and stage running
 // ("nnx: <profile>: <stage>") and cleared at the end; otherwise nothing is printed. The line is cut to the

@@ -1,5 +1,5 @@
-// The float64 oracle of FeedFwdNN (model/reference_model.h, `forward_oracle`; doc/record-format.md §4,
-// "Triangulation" in README.md): the same network computed in double precision from the same float32
+// The float64 oracle of FeedFwdNN (model/reference_model.h, `forward_oracle`; doc/record-format.md §4;
+// doc/reading-a-failure.md, "Reading the triangulation"): the same network computed in double precision from the same float32
 // weights and input, row by row with plain loops (no BLAS), so that neither the runtime nor the float32
 // reference can share its rounding. It exists to tell which side departs when parity fails.
 #include <algorithm>

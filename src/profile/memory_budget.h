@@ -1,4 +1,4 @@
-// The memory a run's input cases cost and the limit they must fit (README.md, "Time and memory limits").
+// The memory a run's input cases cost and the limit they must fit (doc/safety.md, "Time and memory limits").
 //
 // The torch reference holds, per input case, about kReferenceBytesPerValue bytes for each value of the
 // case's widest tensor: its input, each layer's output, the answer's base64 and its JSON text (measured:

@@ -1,4 +1,4 @@
-// The sentence the HTML page and the Markdown summary open with (README, "Looking at the evidence"): what
+// The sentence the HTML page and the Markdown summary open with (doc/cli.md, "Looking at the evidence"): what
 // was compared with what, from the records' own fields only. Per record: the runtime and its release
 // (runtime.name/version/provider), the reference and its version (stages.parity.detail.reference, else
 // versions.reference of an execute, else a run's PyTorch: "PyTorch <versions.torch> in eval mode", the

@@ -1,4 +1,4 @@
-// What the renderers read (README, "Looking at the evidence"): a conformance report
+// What the renderers read (doc/cli.md, "Looking at the evidence"): a conformance report
 // ({format, profiles, status}, doc/record-format.md §8), one record (nnx.export-conformance/1, or a module
 // record nnx.module-conformance/1, §10: shown by its module's factory and its cases' inputs) or a runtime
 // matrix (nnx.runtime-matrix/1: {report, runtimes: [{version, library_sha256, status, records}], drift}).

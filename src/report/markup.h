@@ -1,4 +1,4 @@
-// Escaping for the pages the renderers write (README, "Looking at the evidence"): text and attribute values
+// Escaping for the pages the renderers write (doc/cli.md, "Looking at the evidence"): text and attribute values
 // in HTML and XML (& < > " ' escaped); in XML, characters XML 1.0 cannot hold (control characters other
 // than tab, newline and carriage return) are written as U+FFFD so that every JUnit consumer can parse the file.
 // Markdown table cells (text a record holds, untrusted: nothing in it may be live in a pull-request comment):

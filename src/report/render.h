@@ -1,4 +1,4 @@
-// The three human forms of a report, a record or a runtime matrix (README, "Looking at the evidence";
+// The three human forms of a report, a record or a runtime matrix (doc/cli.md, "Looking at the evidence";
 // report/document.h says what is read). Every number is the record's, nothing recomputed: the HTML and the
 // Markdown show it at 3 significant digits (shown_text, report/document.h), the HTML with the exact value
 // on hover; JUnit carries it exactly as the record writer prints it (base/json_python.h). The HTML and the

@@ -1,4 +1,4 @@
-// A bound on one runtime run (doc/architecture.md, "Signals"; README.md, "Time and memory limits").
+// A bound on one runtime run (doc/architecture.md, "Signals"; doc/safety.md, "Time and memory limits").
 //
 // `RunWatchdog` watches from a thread of its own for its lifetime: when `timeout` has passed, or when
 // SIGINT or SIGTERM arrived (base/interrupt.h's flag, looked at every 20 ms), it calls `stop` once (ONNX

@@ -1,6 +1,7 @@
 // Where `make runtimes` (scripts/fetch_runtimes.py, pins in scripts/runtimes.lock) leaves each ONNX Runtime
 // release it checked: $NNX_CACHE/runtimes/<version>/libonnxruntime.so.<version>, NNX_CACHE defaulting to
-// ~/.cache/nnx-conformance (README, "Runtime releases"). Nothing is downloaded here: a version that is not in
+// ~/.cache/nnx-conformance (doc/runtime-matrix.md, "Another release:
+// `execute --onnxruntime`"). Nothing is downloaded here: a version that is not in
 // the cache is a usage error naming the make command that fetches it.
 #pragma once
 

@@ -1,5 +1,5 @@
-// What parity compares ONNX Runtime with (doc/record-format.md §4 parity; README.md, "What the reference
-// is"). Two references, one seam:
+// What parity compares ONNX Runtime with (doc/record-format.md §4 parity; doc/reading-a-failure.md,
+// "What the reference is"). Two references, one seam:
 //   torch   the PyTorch network of §2 in eval mode under torch.no_grad(), computed by the exporter worker
 //           on the exact float32 case tensors and handed back as raw float32 (worker/PROTOCOL.md,
 //           "reference"); what a run uses, and `execute --reference torch`;

@@ -1,4 +1,4 @@
-// Parity's triangulation (README.md, "Reading the triangulation"; doc/record-format.md §4 parity): besides
+// Parity's triangulation (doc/reading-a-failure.md, "Reading the triangulation"; doc/record-format.md §4 parity): besides
 // ONNX Runtime against the reference (the record's errors), every compared case measures ONNX Runtime and
 // the reference each against the float64 oracle (model/reference_model.h), and our C++ float32 forward
 // against the reference. A departure's margin is its worst error divided by the allowed error,

@@ -1,4 +1,4 @@
-// Whether model.onnx stores the model's weights (README.md, "Reading the triangulation"): every parameter
+// Whether model.onnx stores the model's weights (doc/reading-a-failure.md, "Reading the triangulation"): every parameter
 // of the reference model (name, shape, float32 values, model/reference_model.h) must be found among the
 // FLOAT initializers the verified model.onnx holds (external data included), read in C++ with ONNX's own
 // schema by the load stage (onnx_file/onnx_model_file.h), which keeps only this verdict: by name, else by equal values in the same or the transposed

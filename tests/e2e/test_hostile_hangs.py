@@ -1,4 +1,4 @@
-"""Hangs and orphans (README.md, "Time and memory limits"; doc/architecture.md, "Signals"): a record whose
+"""Hangs and orphans (doc/safety.md, "Time and memory limits"; doc/architecture.md, "Signals"): a record whose
 model.onnx is an endless Loop (M = 2^62, hashes made consistent as a tamperer would) is ended by execute's
 per-case timeout, by SIGTERM and by SIGINT, from the command line and from the Python API; a SIGKILLed matrix
 leaves no child and no work folder; a child started from a thread outlives the thread.

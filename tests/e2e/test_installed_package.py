@@ -1,4 +1,4 @@
-"""The installed C++ package (README, "Using the core from C++").
+"""The installed C++ package (doc/cpp-api.md, "Using the core from C++").
 
 `cmake --install` of this build into a prefix under the build folder, then tests/consumer/ — a project
 that knows only find_package(nnx_conformance) — is configured and built against that prefix and executes a

@@ -1,4 +1,4 @@
-"""The locked setup (README, "Locked dependencies"): requirements.lock and tests/original.lock, the cache
+"""The locked setup (doc/building-and-testing.md, "Locked dependencies"): requirements.lock and tests/original.lock, the cache
 check of scripts/fetch_locked.py, and the lock's sha256 in every record.
 
 The cache tests run the bootstrap's own fetch/verify step for real (pip and npm downloads from their

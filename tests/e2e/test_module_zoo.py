@@ -160,13 +160,17 @@ def test_a_changed_stored_tensor_is_a_hash_mismatch(zoo_run, tmp_path, role):
 
 
 def test_the_readme_example_is_the_profile_file_it_names_and_says_what_its_record_shows(zoo_run):
+    """README.md's "Check your own model" shows tests/models/resnet18.json; doc/profile-files.md's "Module
+    profiles" says what its record shows (the weights the exporter folded)."""
     from conftest import REPO
     readme = (REPO / "README.md").read_text()
     section = readme.split("## Check your own model", 1)[1].split("\n## ", 1)[0]
     example = section.split("```json\n", 1)[1].split("```", 1)[0]
     assert json.loads(example) == json.loads((REPO / "tests" / "models" / "resnet18.json").read_text())
+    page = (REPO / "doc" / "profile-files.md").read_text()
+    explained = page.split("\n## Module profiles\n", 1)[1].split("\n## ", 1)[0]
     weights = record_of(zoo_run, "resnet18-dynamo")["stages"]["export"]["detail"]["weights"]
-    assert "120\nentries `transformed`" in section or "120 entries `transformed`" in section.replace("\n", " ")
+    assert "120 entries `transformed`" in explained.replace("\n", " ")
     assert len(weights["transformed"]) == 120 and weights["missing"] == []
 
 

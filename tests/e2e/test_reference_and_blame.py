@@ -1,6 +1,6 @@
 """Parity against PyTorch itself (record-format §2, §4): the exported bytes are the §2 module's, the record's
 errors are ONNX Runtime against torch's own output, the parity detail triangulates against the float64
-oracle, and a failing parity names who is off (README, "Reading the triangulation").
+oracle, and a failing parity names who is off (doc/reading-a-failure.md, "Reading the triangulation").
 
 The byte-identity and error tests build §2's module HERE, from the spec's words (not from worker/), so
 they hold the product to the spec rather than to itself. ONNX Runtime's outputs come from the onnxruntime

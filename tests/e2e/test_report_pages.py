@@ -1,4 +1,4 @@
-"""The human forms of the evidence (README, "Looking at the evidence"), from real runs.
+"""The human forms of the evidence (doc/cli.md, "Looking at the evidence"), from real runs.
 
 A real run of both tested profiles, a real failing run (the stand-in worker's shift-outputs fault:
 model.onnx's logits + 1e-3, so parity fails with a mismatch in the real ONNX Runtime) and a run whose
@@ -8,7 +8,7 @@ exact value in the HTML's title) and what never ran as "not run"; a matrix page 
 (Debian's chromium, DevTools protocol over a pipe: tests/e2e/headless_chromium.py); the JUnit XML is read
 by junitparser (Debian's python3-junitparser, under the system Python that package belongs to). The
 passing page's screenshot (its top, down to the first profile's
-artifacts) is kept as <build>/report-screenshot.png (README shows it as doc/report-screenshot.png).
+artifacts) is kept as <build>/report-screenshot.png (doc/cli.md shows it as doc/report-screenshot.png).
 """
 import json
 import shutil
