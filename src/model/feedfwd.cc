@@ -81,10 +81,14 @@ struct Blas {
 std::vector<std::string> blas_candidates() {
   std::vector<std::string> names;
   Dl_info info{};
-  if (::dladdr(reinterpret_cast<const void*>(&blas_candidates), &info) && info.dli_fname && *info.dli_fname) {
-    const std::filesystem::path here = std::filesystem::path(info.dli_fname).parent_path();
+  if (::dladdr(reinterpret_cast<const void*>(&blas_candidates), &info) && info.dli_fname) {
+    // A shared object's name is the path it was opened by; the executable's is its argv[0], so it is
+    // taken from /proc/self/exe unless it is absolute.
+    std::error_code ec;
+    std::filesystem::path file = info.dli_fname;
+    if (!file.is_absolute()) file = std::filesystem::read_symlink("/proc/self/exe", ec);
+    const std::filesystem::path here = file.parent_path();
     for (const std::filesystem::path& dir : {here, here.parent_path()}) {
-      std::error_code ec;
       const std::filesystem::path bundled = dir / "_libs" / "libopenblas.so.0";
       if (std::filesystem::is_regular_file(bundled, ec)) {
         names.push_back(bundled.string());

@@ -62,9 +62,10 @@ def installed(tmp_path_factory):
     return venv, cwd, env
 
 
-def command(installed, *args, check=True):
+def command(installed, *args, check=True, **extra_env):
     venv, cwd, env = installed
-    done = subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=3600, cwd=cwd, env=env)
+    done = subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=3600, cwd=cwd,
+                          env={**env, **extra_env})
     if check:
         assert done.returncode == 0, f"{args} exited {done.returncode}\n{done.stdout}\n{done.stderr}"
     return done
@@ -106,8 +107,12 @@ def test_the_installed_command_checks_a_report_made_by_the_checkout(installed, b
     made = artifacts.parent / "report.json"
     command(installed, "nnx-conformance", "validate", made)
     command(installed, "nnx-conformance", "verify", made, artifacts)
-    executed = command(installed, "nnx-conformance", "execute", made, artifacts, "--output", "executed.json")
+    # The native reference's OpenBLAS is the wheel's copy (glibc's loader names each file it opens).
+    executed = command(installed, "nnx-conformance", "execute", made, artifacts, "--output", "executed.json",
+                       LD_DEBUG="files")
     assert json.loads((installed[1] / "executed.json").read_text()), executed.stdout
+    bundled = next((installed[0] / "lib").glob("python3*/site-packages/nnx/_libs/libopenblas.so.0"))
+    assert f"file={bundled} [0];  dynamically loaded by" in executed.stderr, "the bundled OpenBLAS was not opened"
 
 
 def test_check_export_conformance_is_the_brief_script(installed):
