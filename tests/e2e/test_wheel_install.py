@@ -55,10 +55,11 @@ def installed(tmp_path_factory):
         env={**os.environ, "UV_NO_CONFIG": "1", "UV_CACHE_DIR": str(CACHE / "uv")}, cwd=cwd)
     print(f"\nwheel install: {wheel.name} and both extras in {time.monotonic() - started:.1f} s")
     env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("NNX_", "PYTHON", "VIRTUAL_ENV", "UV_")) and key not in ("LD_LIBRARY_PATH", "LD_PRELOAD")}
-    env["PATH"] = f"{venv / 'bin'}:/usr/bin:/bin"
-    for value in env.values():
-        assert str(REPO) not in value and str(BUILD) not in value, f"the environment names the checkout: {value}"
+           if not key.startswith(("NNX_", "PYTHON", "VIRTUAL_ENV", "UV_"))
+           and key not in ("LD_LIBRARY_PATH", "LD_PRELOAD", "OLDPWD")}
+    env.update(PATH=f"{venv / 'bin'}:/usr/bin:/bin", PWD=str(cwd))
+    for key, value in env.items():
+        assert str(REPO) not in value and str(BUILD) not in value, f"the environment names the checkout: {key}={value}"
     return venv, cwd, env
 
 
