@@ -1,5 +1,5 @@
 # The two commands of the README. Both bootstrap first (idempotent), then build.
-.PHONY: all bootstrap build conformance test clean lock runtimes
+.PHONY: all bootstrap build conformance test clean lock runtimes wheel
 
 BUILD := build
 VENV_PY := .venv/bin/python
@@ -15,6 +15,10 @@ build: bootstrap
 
 conformance: build
 	$(VENV_PY) scripts/check_export_conformance.py --output conformance/conformance.json --force
+
+# The portable wheel (doc/install.md): dist/nnx_conformance-*.whl, repaired by auditwheel, whose policy it prints.
+wheel: bootstrap
+	@scripts/wheel.sh
 
 test: build
 	@scripts/run_tests.sh

@@ -3,10 +3,10 @@
 # by .ci/run. Every step fails the lane; it needs `make build` first (bootstrap, build/ with the staged
 # package build/python/nnx and build/nnx-conformance).
 #
-#   wheel  the package is built as a wheel from this checkout (pip wheel, no build isolation: scikit-build-core
-#          and pybind11 come from .venv; the CMake build folder build-wheel/ sits beside build/ at the same
-#          depth, so ccache serves what build/ compiled, and it is kept, so a second run recompiles nothing).
-#          The wheel bakes in no path of this checkout.
+#   wheel  the portable wheel, as `make wheel` makes it (scripts/wheel.sh: pip wheel without build isolation,
+#          the CMake folder build-wheel/ beside build/ kept, then auditwheel repair into dist/ and its policy
+#          printed). The wheel bakes in no path of this checkout; pytest's tests/e2e/test_wheel_install.py
+#          installs it into a clean virtualenv outside the checkout and runs its commands from PATH.
 #   (a)    a core-only virtualenv (build/lane/core-venv) gets the wheel WITHOUT extras: nnx and
 #          nnx.export_conformance import there (from that virtualenv); torch, onnx, onnxruntime and onnxscript
 #          do not; no ONNX Runtime library is reachable (nothing baked in, no onnxruntime wheel,
@@ -39,14 +39,12 @@ seconds() { date +%s; }
 mkdir -p "$LANE" "$OUT"
 
 # --- the wheel ------------------------------------------------------------------------------------------------
-step "wheel: pip wheel . (no build isolation, build folder $BUILD-wheel)"
+step "wheel: scripts/wheel.sh (pip wheel, build folder $BUILD-wheel; auditwheel repair into dist/)"
 t0=$(seconds)
-rm -rf "$LANE/wheelhouse"
-"$VENV_PY" -m pip wheel "$ROOT" --no-build-isolation --no-deps --disable-pip-version-check -q \
-  -w "$LANE/wheelhouse" --config-settings=build-dir="$BUILD-wheel" || fail "the wheel did not build"
-wheel=("$LANE"/wheelhouse/nnx_conformance-*.whl)
-[[ -f "${wheel[0]}" ]] || fail "no wheel in $LANE/wheelhouse"
-ok "built $(basename "${wheel[0]}") in $(($(seconds) - t0)) s"
+NNX_BUILD_DIR="$BUILD" "$ROOT/scripts/wheel.sh" | grep -v '^/' || fail "the wheel did not build or repair"
+wheel=("$ROOT"/dist/nnx_conformance-*manylinux*.whl)
+[[ -f "${wheel[0]}" ]] || fail "no repaired wheel in dist/"
+ok "built and repaired $(basename "${wheel[0]}") ($(stat -c %s "${wheel[0]}") bytes) in $(($(seconds) - t0)) s"
 
 # --- (a) the core-only environment ----------------------------------------------------------------------------
 step "(a) core-only environment: the wheel without extras"

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <filesystem>
 #include <stdexcept>
 #include <type_traits>
+#include <vector>
 
 #include "model/activation.h"
 #include "base/sha256.h"
@@ -75,19 +77,42 @@ struct Blas {
   std::string library;
 };
 
+// The wheel's bundled copy (when this code's file has one beside it or one folder up), then the loader's names.
+std::vector<std::string> blas_candidates() {
+  std::vector<std::string> names;
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<const void*>(&blas_candidates), &info) && info.dli_fname) {
+    // A shared object's name is the path it was opened by; the executable's is its argv[0], so it is
+    // taken from /proc/self/exe unless it is absolute.
+    std::error_code ec;
+    std::filesystem::path file = info.dli_fname;
+    if (!file.is_absolute()) file = std::filesystem::read_symlink("/proc/self/exe", ec);
+    const std::filesystem::path here = file.parent_path();
+    for (const std::filesystem::path& dir : {here, here.parent_path()}) {
+      const std::filesystem::path bundled = dir / "_libs" / "libopenblas.so.0";
+      if (std::filesystem::is_regular_file(bundled, ec)) {
+        names.push_back(bundled.string());
+        break;
+      }
+    }
+  }
+  names.insert(names.end(), {"libopenblas.so.0", "libopenblas.so"});
+  return names;
+}
+
 const Blas& blas() {
   static const Blas loaded = [] {
     Blas b;
     std::string errors;
     void* handle = nullptr;
-    for (const char* name : {"libopenblas.so.0", "libopenblas.so"}) {
-      handle = ::dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    for (const std::string& name : blas_candidates()) {
+      handle = ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
       if (handle) {
         b.library = name;
         break;
       }
       const char* why = ::dlerror();
-      errors += std::string("\n  ") + name + ": " + (why ? why : "not found");
+      errors += "\n  " + name + ": " + (why ? why : "not found");
     }
     if (!handle) {
       throw std::runtime_error("the native forward needs OpenBLAS (Debian: apt-get install libopenblas0), "

@@ -16,7 +16,9 @@
 //
 // OpenBLAS (Debian's libopenblas0, any variant: pthread, openmp or serial) is opened on first use with
 // dlopen, so the commands that run no forward (validate, verify) never pay its start-up (its thread pool
-// and CPU detection: about 1.8 ms per process on the benchmark machine).
+// and CPU detection: about 1.8 ms per process on the benchmark machine). The copy an installed wheel bundles
+// is tried first: _libs/libopenblas.so.0 beside, or one folder above, the file this code was loaded from
+// (nnx/_core*.so, nnx/_bin/nnx-conformance; doc/install.md); then the loader's libopenblas.so.0, libopenblas.so.
 #pragma once
 
 #include <cstdint>

@@ -27,7 +27,8 @@ WorkerCommand resolve_worker_command(WorkerCommand given) {
     std::error_code ec;
     if (!from_env.empty()) {
       given.python = from_env;
-    } else if (std::filesystem::path venv = source_dir / ".venv" / "bin" / "python"; std::filesystem::exists(venv, ec)) {
+    } else if (std::filesystem::path venv = source_dir / ".venv" / "bin" / "python";
+               !source_dir.empty() && std::filesystem::exists(venv, ec)) {
       given.python = venv;
     } else {
       given.python = "python3";
@@ -35,7 +36,15 @@ WorkerCommand resolve_worker_command(WorkerCommand given) {
   }
   if (given.script.empty()) {
     std::string from_env = env_value("NNX_WORKER_SCRIPT");
-    given.script = from_env.empty() ? source_dir / "worker" / "nnx_worker.py" : std::filesystem::path(from_env);
+    if (!from_env.empty()) {
+      given.script = from_env;
+    } else if (!source_dir.empty()) {
+      given.script = source_dir / "worker" / "nnx_worker.py";
+    } else {
+      std::error_code ec;
+      const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+      given.script = exe.parent_path().parent_path() / "_worker" / "nnx_worker.py";
+    }
   }
   return given;
 }

@@ -8,7 +8,10 @@
 //    build belongs to, base/build_info.h):
 //      python: explicit value, env NNX_PYTHON, <checkout>/.venv/bin/python (when it exists),
 //              "python3" looked up on the parent's PATH;
-//      script: explicit value, env NNX_WORKER_SCRIPT, <checkout>/worker/nnx_worker.py.
+//      script: explicit value, env NNX_WORKER_SCRIPT, <checkout>/worker/nnx_worker.py; a build with no
+//              checkout (a wheel) takes <folder of this executable>/../_worker/nnx_worker.py (the package's
+//              copy beside nnx/_bin/nnx-conformance; doc/install.md).
+//    A wheel's `nnx-conformance` command sets NNX_PYTHON to the installing environment's interpreter.
 //    NNX_WORKER_SCRIPT is also how tests put a stand-in worker in its place (tests/fakes/).
 //  * Default timeout of one request: env NNX_WORKER_TIMEOUT_SECONDS (a positive number) if set, else 600 s.
 #pragma once
