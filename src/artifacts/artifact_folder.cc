@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "base/sha256.h"
+#include "base/sha256_behind.h"
 
 namespace nnx {
 namespace {
@@ -169,37 +170,63 @@ Fd open_regular_leaf(const LeafFolder& parent, const FilePath& where, struct sta
 
 // Reads the open file `file` (`size` bytes when opened) to its end into `result`'s hash, bytes and (when
 // kept) contents; too_large when it grew past `max_bytes` while being read.
-void read_and_hash(int file, std::uint64_t size, bool keep_contents, std::optional<std::uint64_t> max_bytes,
-                   const FilePath& where, FileDigest& result) {
-  Sha256 hash;
-  // One read for a small file (the buffer holds it and one byte more, to see it end); never more than 1 MiB
-  // at a time. Left uninitialised: zeroing (and faulting in) a fresh 1 MiB per file cost more than hashing.
-  constexpr std::uint64_t kChunkBytes = std::uint64_t{1} << 20;
-  const auto chunk = static_cast<std::size_t>(std::min(kChunkBytes, size + 1));
-  const std::unique_ptr<std::byte[]> buffer(new std::byte[chunk]);
+// One read(2) into `buffer`, retried on EINTR; ArtifactIoError naming the file otherwise.
+std::size_t read_some(int file, std::byte* buffer, std::size_t capacity, const FilePath& where) {
+  while (true) {
+    const ssize_t n = ::read(file, buffer, capacity);
+    if (n >= 0) return static_cast<std::size_t>(n);
+    if (errno != EINTR) throw ArtifactIoError(os_error(where.text(), errno));
+  }
+}
+
+// At or above this size a file is hashed on a second thread (base/sha256_behind.h) while the next chunk is
+// read (and this one copied, when kept): two 1 MiB buffers in turn, each left alone until its hash is done.
+constexpr std::uint64_t kHashBehindBytes = std::uint64_t{4} << 20;
+
+// Reads `file` in chunks into the turns of `storage` (`buffers` chunks of `chunk` bytes), hashing each and
+// keeping it when asked; `storage` outlives `hash`, whose thread may still read the last chunk.
+template <typename Hash>
+void read_and_hash_with(Hash& hash, std::byte* storage, std::size_t chunk, int buffers, int file,
+                        std::uint64_t size, bool keep_contents, std::optional<std::uint64_t> max_bytes,
+                        const FilePath& where, FileDigest& result) {
   if (keep_contents) result.contents.reserve(size);
   std::uint64_t total = 0;
-  while (true) {
-    const ssize_t n = ::read(file, buffer.get(), chunk);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw ArtifactIoError(os_error(where.text(), errno));
-    }
+  for (int turn = 0;; turn = (turn + 1) % buffers) {
+    std::byte* buffer = storage + chunk * static_cast<std::size_t>(turn);
+    const std::size_t n = read_some(file, buffer, chunk, where);
     if (n == 0) break;
-    total += static_cast<std::uint64_t>(n);
+    total += n;
     if (max_bytes && total > *max_bytes) {  // grew while being read
       result.status = FileDigest::Status::too_large;
       result.bytes = total;
       result.contents.clear();
       return;
     }
-    hash.update(buffer.get(), static_cast<std::size_t>(n));
-    if (keep_contents) result.contents.insert(result.contents.end(), buffer.get(), buffer.get() + n);
+    hash.update(buffer, n);
+    if (keep_contents) result.contents.insert(result.contents.end(), buffer, buffer + n);
     // A regular file gives fewer bytes than asked only at its end: no further read needed to see it.
-    if (static_cast<std::size_t>(n) < chunk) break;
+    if (n < chunk) break;
   }
   result.bytes = total;
   result.sha256 = hash.hex_digest();
+}
+
+void read_and_hash(int file, std::uint64_t size, bool keep_contents, std::optional<std::uint64_t> max_bytes,
+                   const FilePath& where, FileDigest& result) {
+  // One read for a small file (the buffer holds it and one byte more, to see it end); never more than 1 MiB
+  // at a time. Left uninitialised: zeroing (and faulting in) a fresh 1 MiB per file cost more than hashing.
+  constexpr std::uint64_t kChunkBytes = std::uint64_t{1} << 20;
+  const auto chunk = static_cast<std::size_t>(std::min(kChunkBytes, size + 1));
+  const bool behind = size >= kHashBehindBytes;
+  const int buffers = behind ? 2 : 1;
+  const std::unique_ptr<std::byte[]> storage(new std::byte[chunk * static_cast<std::size_t>(buffers)]);
+  if (behind) {
+    Sha256Behind hash;
+    read_and_hash_with(hash, storage.get(), chunk, buffers, file, size, keep_contents, max_bytes, where, result);
+  } else {
+    Sha256 hash;
+    read_and_hash_with(hash, storage.get(), chunk, buffers, file, size, keep_contents, max_bytes, where, result);
+  }
 }
 
 }  // namespace
