@@ -4,9 +4,10 @@
 //
 // The named classes below are that same type with a fixed kind (so a throw site says what happened and a
 // front end may still catch one kind alone): nothing else derives from std::runtime_error for a refusal.
-// Messages state the problem in the core's words; front ends add their own hints (a flag name on the
-// command line, an argument name in Python), keyed by the kind. A stage outcome is not an Error: stages
-// record it (StageFailure in failure.h never leaves the stages layer).
+// Messages state the problem in the core's words; where one names what the caller can change, it spells it
+// through base/front_end.h (`--force` on the command line, `force=True` in Python), which also holds each
+// front end's hint per kind. A stage outcome is not an Error: stages record it (StageFailure in failure.h
+// never leaves the stages layer).
 #pragma once
 
 #include <stdexcept>

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "base/error.h"
+#include "base/loaded_file.h"
 #include "base/failure.h"
 #include "base/json_strict.h"
 #include "cli/commands.h"
@@ -67,7 +68,11 @@ int matrix_command(const MatrixArgs& args) {
   request.jobs = args.jobs;
   if (!args.shard.empty()) request.shard = matrix::parse_shard(args.shard);
   request.timeout = timeout_of(args.timeout_seconds);
-  request.child_command = {std::filesystem::read_symlink("/proc/self/exe").string(), "matrix-cell"};
+  const std::filesystem::path self = executable_file();  // each cell runs in a child of this same command
+  if (self.empty()) {
+    throw UsageError("matrix: this command's own file cannot be read from /proc/self/exe, which runs each cell");
+  }
+  request.child_command = {self.string(), "matrix-cell"};
   request.on_cell = [](const matrix::MatrixCell& cell) {
     std::cerr << "onnxruntime " << cell.version << ": done\n";
   };

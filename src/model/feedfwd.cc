@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "base/loaded_file.h"
 #include "model/activation.h"
 #include "base/sha256.h"
 #include "model/torch_random.h"
@@ -80,20 +81,14 @@ struct Blas {
 // The wheel's bundled copy (when this code's file has one beside it or one folder up), then the loader's names.
 std::vector<std::string> blas_candidates() {
   std::vector<std::string> names;
-  Dl_info info{};
-  if (::dladdr(reinterpret_cast<const void*>(&blas_candidates), &info) && info.dli_fname) {
-    // A shared object's name is the path it was opened by; the executable's is its argv[0], so it is
-    // taken from /proc/self/exe unless it is absolute.
-    std::error_code ec;
-    std::filesystem::path file = info.dli_fname;
-    if (!file.is_absolute()) file = std::filesystem::read_symlink("/proc/self/exe", ec);
-    const std::filesystem::path here = file.parent_path();
-    for (const std::filesystem::path& dir : {here, here.parent_path()}) {
-      const std::filesystem::path bundled = dir / "_libs" / "libopenblas.so.0";
-      if (std::filesystem::is_regular_file(bundled, ec)) {
-        names.push_back(bundled.string());
-        break;
-      }
+  const std::filesystem::path here = file_holding(reinterpret_cast<const void*>(&blas_candidates)).parent_path();
+  std::error_code ec;
+  for (const std::filesystem::path& dir : {here, here.parent_path()}) {
+    if (here.empty()) break;
+    const std::filesystem::path bundled = dir / "_libs" / "libopenblas.so.0";
+    if (std::filesystem::is_regular_file(bundled, ec)) {
+      names.push_back(bundled.string());
+      break;
     }
   }
   names.insert(names.end(), {"libopenblas.so.0", "libopenblas.so"});

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "base/build_info.h"
+#include "base/loaded_file.h"
 
 namespace nnx {
 
@@ -41,9 +42,7 @@ WorkerCommand resolve_worker_command(WorkerCommand given) {
     } else if (!source_dir.empty()) {
       given.script = source_dir / "worker" / "nnx_worker.py";
     } else {
-      std::error_code ec;
-      const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-      given.script = exe.parent_path().parent_path() / "_worker" / "nnx_worker.py";
+      given.script = executable_file().parent_path().parent_path() / "_worker" / "nnx_worker.py";
     }
   }
   return given;
