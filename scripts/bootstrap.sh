@@ -5,8 +5,9 @@
 #                     protobuf (libprotobuf-dev, protobuf-compiler: the model reader compiles .venv's onnx.proto)
 #   ONNX Runtime      libonnxruntime.so.1 (1.30.0) from the npm package onnxruntime-node@1.30.0 (only that
 #                     file; its install script is never run), C/C++ headers (API 21) from Debian trixie's
-#                     libonnxruntime-dev, fetched with a private apt configuration (the system's apt sources
-#                     are never changed and no trixie package is installed)
+#                     libonnxruntime-dev as `scripts/build_requirements.sh headers` extracts them into
+#                     $NNX_CACHE/onnxruntime-headers (a private apt configuration: the system's apt sources
+#                     are never changed and no trixie package is installed), copied into .deps
 #   .venv/            torch 2.13.0, onnx, onnxscript, numpy, pytest, torchvision 0.28.0 (pillow), pybind11,
 #                     scikit-build-core
 #
@@ -50,6 +51,9 @@ ORT_DIR="$DEPS/onnxruntime"
 ORT_LIB="$ORT_DIR/lib/libonnxruntime.so.1"
 ORT_STAMP="$ORT_DIR/.nnx-lock"
 ORT_PINS="$(grep -E '^#@ (npm|deb) ' "$LOCK")"
+# The headers of Debian trixie's libonnxruntime-dev, extracted once into the cache by the source build's own
+# command (every run: a pip build from a clone, tests/e2e/test_pip_install_from_clone.py, finds them there).
+ORT_HEADERS="$("$ROOT/scripts/build_requirements.sh" headers)"
 if [[ ! -f "$ORT_LIB" || ! -f "$ORT_DIR/include/onnxruntime_c_api.h" || ! -f "$ORT_STAMP" ]] || \
    [[ "$(cat "$ORT_STAMP")" != "$ORT_PINS" ]]; then
   rm -f "$ORT_STAMP"
@@ -60,15 +64,10 @@ if [[ ! -f "$ORT_LIB" || ! -f "$ORT_DIR/include/onnxruntime_c_api.h" || ! -f "$O
   tar -xzf "$tgz" -O "$member" > "$ORT_LIB.part"
   mv "$ORT_LIB.part" "$ORT_LIB"
 
-  # --- ONNX Runtime headers (Debian trixie libonnxruntime-dev, private apt configuration) ----
-  deb="$("${FETCH[@]}" deb "$LOCK" --cache "$CACHE")"
-  tmp="$(mktemp -d)"
-  dpkg-deb -x "$deb" "$tmp"
-  hdr="$(dirname "$(find "$tmp" -name onnxruntime_c_api.h | head -n1)")"
+  # --- ONNX Runtime headers: the source build's copy in the cache (scripts/build_requirements.sh) ------
   rm -rf "$ORT_DIR/include.part" && mkdir -p "$ORT_DIR/include.part"
-  cp -p "$hdr"/*.h "$ORT_DIR/include.part/"   # the package's times: the same bytes rebuild nothing
+  cp -p "$ORT_HEADERS"/*.h "$ORT_DIR/include.part/"   # the package's times: the same bytes rebuild nothing
   rm -rf "$ORT_DIR/include" && mv "$ORT_DIR/include.part" "$ORT_DIR/include"
-  rm -rf "$tmp"
   printf '%s\n' "$ORT_PINS" > "$ORT_STAMP"
 fi
 
