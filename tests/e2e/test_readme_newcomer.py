@@ -125,3 +125,13 @@ def test_control_the_placeholder_rules_keep_a_runs_own_numbers():
     line = "report: /tmp/nnx-samples-abc/try/r.json held by pid 4242 after 1.25 s; max_abs_error=2.38e-07"
     expected = "report: try/r.json held by pid <pid> after <duration>; max_abs_error=2.38e-07"
     assert samples.stable(line, rules) == expected
+
+
+def test_control_a_cpu_dependent_error_figure_is_set_aside_but_any_other_change_is_drift():
+    line = "resnet18-dynamo: passed; level=executed; max_abs_error=1.9073486328125e-06; 6/6 input cases passed\n"
+    other_cpu = {"README.md": (line, line.replace("1.9073486328125e-06", "1.7881393432617188e-06"))}
+    assert samples.differences(other_cpu) == []
+    for drift in (line.replace("passed;", "failed;", 1), line.replace("6/6", "5/6"),
+                  line.replace("max_abs_error=1.9073486328125e-06", "max_abs_error=nan")):
+        assert len(samples.differences({"README.md": (line, drift)})) == 1, drift
+
