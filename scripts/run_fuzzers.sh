@@ -51,7 +51,7 @@ command -v ninja >/dev/null || { log "ninja not found (scripts/bootstrap.sh inst
 
 # The core sources each target needs (nothing that needs ONNX Runtime, BLAS or the worker).
 JSON_SOURCES=(base/json_strict base/json_python record/validate_record artifacts/artifact_path artifacts/artifacts
-              artifacts/artifact_folder base/sha256 base/failure base/record_vocabulary base/json_fields record/profile_rebuild record/settings_in_place
+              artifacts/artifact_folder base/sha256 base/sha256_behind base/failure base/record_vocabulary base/json_fields record/profile_rebuild record/settings_in_place
               profile/profile model/model_config record/record record/record_format record/record_json
               record/validate_stages record/validate_cases record/validate_artifacts artifacts/layout
               base/error base/interrupt base/build_info base/json_tape base/json_view base/file_bytes
