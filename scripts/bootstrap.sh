@@ -30,16 +30,7 @@ DEB_PACKAGES=(cmake ninja-build g++ make libssl-dev nlohmann-json3-dev libgtest-
               libbenchmark-dev libopenblas-dev libcli11-dev clang libclang-rt-14-dev python3-venv strace time ccache
               libprotobuf-dev protobuf-compiler
               chromium python3-junitparser)  # the page tests: a real browser, a real JUnit parser
-missing=()
-for p in "${DEB_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  log "installing Debian packages: ${missing[*]}"
-  SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+"$ROOT/scripts/build_requirements.sh" debs "${DEB_PACKAGES[@]}"   # the missing ones (one rule for both)
 
 # --- ONNX Runtime shared library (npm package, file only) -------------------------------------
 # Every file taken from $CACHE is first checked against requirements.lock by scripts/fetch_locked.py (a

@@ -10,18 +10,22 @@
 #                     $NNX_CACHE/onnxruntime-headers/include (NNX_CACHE: default ~/.cache/nnx-conformance),
 #                     where CMake finds them (cmake/ort_headers.cmake); remade only when the lock's pin changes
 #
-# `build_requirements.sh headers` does the headers only (what scripts/bootstrap.sh runs: it installs its own,
-# larger, list of Debian packages). Prints the headers folder last, on stdout.
+# `build_requirements.sh headers` does the headers only, and `build_requirements.sh debs PACKAGE...` installs
+# the named packages that are missing (scripts/bootstrap.sh runs both, with its own, larger, list of packages).
+# Prints the headers folder last, on stdout.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${NNX_CACHE:-$HOME/.cache/nnx-conformance}"
 LOCK="$ROOT/requirements.lock"
 log() { printf 'build_requirements: %s\n' "$*" >&2; }
 
+BUILD_PACKAGES=(g++ cmake ninja-build libssl-dev nlohmann-json3-dev libopenblas-dev libprotobuf-dev
+                protobuf-compiler python3-venv)
+
+# Installs those of the named Debian packages that are not installed (sudo when not root).
 install_debs() {
-  local packages=(g++ cmake ninja-build libssl-dev nlohmann-json3-dev libopenblas-dev libprotobuf-dev
-                  protobuf-compiler python3-venv) missing=() p SUDO=""
-  for p in "${packages[@]}"; do
+  local missing=() p SUDO=""
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
   done
   ((${#missing[@]})) || return 0
@@ -54,7 +58,8 @@ ort_headers() {
 }
 
 case "${1:-all}" in
-  all) install_debs; ort_headers ;;
+  all) install_debs "${BUILD_PACKAGES[@]}"; ort_headers ;;
   headers) ort_headers ;;
-  *) log "usage: $0 [headers]"; exit 2 ;;
+  debs) shift; install_debs "$@" ;;
+  *) log "usage: $0 [headers | debs PACKAGE...]"; exit 2 ;;
 esac

@@ -84,9 +84,8 @@ std::vector<std::string> blas_candidates() {
   const std::filesystem::path here = file_holding(reinterpret_cast<const void*>(&blas_candidates)).parent_path();
   std::error_code ec;
   for (const std::filesystem::path& dir : {here, here.parent_path()}) {
-    if (here.empty()) break;
     const std::filesystem::path bundled = dir / "_libs" / "libopenblas.so.0";
-    if (std::filesystem::is_regular_file(bundled, ec)) {
+    if (!here.empty() && std::filesystem::is_regular_file(bundled, ec)) {
       names.push_back(bundled.string());
       break;
     }
