@@ -69,17 +69,21 @@ set(NNX_UNIT_TEST_SOURCES
   tests/unit/tolerance_compare_test.cc
   tests/unit/torch_random_test.cc
   tests/unit/triangulation_test.cc
+  tests/unit/validate_record_cases_test.cc
+  tests/unit/validate_record_settings_test.cc
   tests/unit/validate_record_test.cc
   tests/unit/worker_answer_test.cc
+  tests/unit/worker_command_test.cc
   tests/unit/worker_process_test.cc
 )
-# What the units share (tests/support/): the builders of engine-written records (v1's, a module record's),
+# What the units share (tests/support/): the builders of engine-written records (v1's, a module record's), what
+# the validator's units expect of one,
 # the file helpers; and the fakes behind the runtime and reference-model seams that the stage units drive (tests/fakes/).
 add_library(nnx_test_support STATIC tests/support/engine_record.cc tests/support/files.cc tests/support/module_record.cc
-            tests/support/onnx_bytes.cc
+            tests/support/onnx_bytes.cc tests/support/record_expectations.cc
             tests/fakes/fake_runtime.cc tests/fakes/tiny_model.cc)
 target_include_directories(nnx_test_support PUBLIC tests)
-target_link_libraries(nnx_test_support PUBLIC nnx_core)
+target_link_libraries(nnx_test_support PUBLIC nnx_core GTest::gtest)
 add_executable(nnx_tests ${NNX_UNIT_TEST_SOURCES})
 target_link_libraries(nnx_tests PRIVATE nnx_test_support nnx_cli GTest::gtest_main GTest::gmock)
 # The ONNX reader's units write their model files with onnx's own Python API (tests/unit/onnx_model_file_test.cc).

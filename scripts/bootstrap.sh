@@ -80,5 +80,5 @@ if [[ ! -f "$STAMP" ]] || ! cmp -s "$STAMP" "$LOCK"; then
   cp "$LOCK" "$STAMP"
 fi
 log "ready: ONNX Runtime in .deps/onnxruntime, Python in .venv (requirements.lock)"
-"$ROOT/scripts/install_original.sh"   # the published original, for tests/e2e/test_original_api.py
+"$ROOT/scripts/install_original.sh"   # the published original, for tests/e2e/test_original_snippet.py
 "$ROOT/scripts/wheel.sh" fetch >/dev/null   # the wheel's tools (scripts/wheel-tools.lock) into the cache, for make wheel

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the published original, thekaveh-nnx 0.4.1 from PyPI, as a black box in its own virtualenv
-# build/original-venv, so that tests/e2e/test_original_api.py can run the same code under the original and
+# build/original-venv, so that tests/e2e/test_original_snippet.py can run the same code under the original and
 # under this package and compare what both return. Idempotent: a venv that already imports it is kept.
 #
 #   build/original-venv   python3 -m venv (the interpreter .venv was made with: same minor version), a .pth

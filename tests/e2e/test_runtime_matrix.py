@@ -22,7 +22,7 @@ import pytest
 
 from conftest import BUILD, REPO, run_cli
 from support import runtime_library
-from test_original_api import original_python  # noqa: F401  (fixture)
+from test_original_snippet import original_python  # noqa: F401  (fixture)
 
 DEFAULT_SET = ["1.16.3", "1.20.1", "1.24.4", "1.30.0", "1.32.0"]
 CRASHING = BUILD / "libnnx_crashing_runtime.so"

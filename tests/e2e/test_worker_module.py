@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import torch
 
-from test_worker import Worker
+from worker_support import Worker
 
 REPO = Path(__file__).resolve().parents[2]
 MODELS = REPO / "tests" / "models" / "worker_models.py"

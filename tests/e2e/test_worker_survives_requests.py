@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from test_worker import Worker
+from worker_support import Worker
 
 ANSWER_SECONDS = 30  # every answer here needs neither torch nor onnx: a few milliseconds
 

@@ -1,0 +1,202 @@
+"""What the worker tests share (tests/e2e/test_worker*.py): the worker spoken to as the core speaks to
+it (worker/PROTOCOL.md: requests on stdin, responses on fd 3), its pytest fixtures, and the feed-forward
+model, weights and reference numbers its requests carry (independent of the worker's code). The faulty
+stand-in is tests/fakes/faulty_worker.py, named by NNX_TEST_FAULT (conftest.fault_env)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import select
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from onnx.reference import ReferenceEvaluator
+
+from conftest import fault_env
+
+REPO = Path(__file__).resolve().parents[2]
+VENV_PYTHON = REPO / ".venv" / "bin" / "python"
+WORKER = REPO / "worker" / "nnx_worker.py"
+PYTHON = str(VENV_PYTHON) if VENV_PYTHON.exists() else sys.executable
+EXPORTERS = ("torchscript", "dynamo")
+CONFIG = {"net": "feed_fwd", "input_dim": 4, "hidden_dims": [8], "output_dim": 2, "activation": "relu",
+          "dropout": 0.0}
+BATCHES = (1, 2, 3, 7)
+
+
+# ------------------------------------------------------------------------------------------------
+# speaking the protocol
+
+
+class Worker:
+    """The worker as the core runs it: requests on stdin, responses on fd 3, stdout+stderr to a file. With a
+    fault (a name, or "" for none), the stand-in worker tests/fakes/faulty_worker.py; else the real worker."""
+
+    def __init__(self, fault: str | None = None, pythonpath: str | None = None):
+        env = dict(os.environ)
+        env.pop("NNX_TEST_FAULT", None)
+        env.pop("NNX_WORKER_SCRIPT", None)
+        script = WORKER
+        if fault is not None:
+            env.update(fault_env(fault))
+            script = Path(env["NNX_WORKER_SCRIPT"])
+        if pythonpath:
+            env["PYTHONPATH"] = pythonpath
+        read_fd, write_fd = os.pipe()
+        self.log = tempfile.TemporaryFile()
+
+        def at_fd_3():
+            os.dup2(write_fd, 3)
+            os.set_inheritable(3, True)
+
+        self.proc = subprocess.Popen([PYTHON, str(script)], stdin=subprocess.PIPE, stdout=self.log,
+                                     stderr=subprocess.STDOUT, env=env, preexec_fn=at_fd_3, close_fds=False)
+        os.close(write_fd)
+        self.responses = read_fd
+        self.buffer = b""
+
+    def send(self, obj) -> None:
+        self.proc.stdin.write((json.dumps(obj) + "\n").encode())
+        self.proc.stdin.flush()
+
+    def read_line(self, timeout: float) -> bytes | None:
+        """One response line; None when nothing arrives in time; b"" when fd 3 closed."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.responses], [], [], left)[0]:
+                return None
+            chunk = os.read(self.responses, 1 << 16)
+            if not chunk:
+                return b""
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line
+
+    def request(self, obj, timeout: float = 300.0) -> dict:
+        self.send(obj)
+        line = self.read_line(timeout)
+        assert line, f"no response to {obj.get('op')!r}; log:\n{self.log_text()[-3000:]}"
+        return json.loads(line)
+
+    def log_text(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")
+
+    def close(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        os.close(self.responses)
+        self.log.close()
+        return self.proc.returncode
+
+
+@pytest.fixture(scope="module")
+def worker():
+    w = Worker()
+    yield w
+    assert w.close() == 0
+
+
+@pytest.fixture(scope="module")
+def _fault_workers():
+    cache = {}
+    yield cache
+    for w in cache.values():
+        w.close()
+
+
+@pytest.fixture
+def faulty(_fault_workers):
+    """faulty(fault) -> the stand-in worker with that fault (None: the real worker), shared by the tests of
+    that fault (torch is imported once per fault); a fresh one for faults that end the worker and for custom
+    PYTHONPATHs."""
+    fresh = []
+
+    def start(fault, pythonpath=None):
+        if pythonpath is not None or fault in ("crash", "hang", "garbage"):
+            fresh.append(Worker(fault, pythonpath=pythonpath))
+            return fresh[-1]
+        if fault not in _fault_workers or _fault_workers[fault].proc.poll() is not None:
+            _fault_workers[fault] = Worker(fault)
+        return _fault_workers[fault]
+
+    yield start
+    for w in fresh:
+        w.close()
+
+
+# ------------------------------------------------------------------------------------------------
+# the model, the weights and the reference numbers (independent of the worker's code)
+
+
+class ReferenceNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = torch.nn.ModuleList([torch.nn.Linear(4, 8), torch.nn.Linear(8, 2)])
+        self.activation = torch.nn.ReLU()
+
+    def forward(self, x):
+        return self.layers[1](self.activation(self.layers[0](x)))
+
+
+def b64(t: torch.Tensor) -> str:
+    return base64.b64encode(t.detach().contiguous().numpy().astype("<f4").tobytes()).decode()
+
+
+def weights() -> dict:
+    g = torch.Generator().manual_seed(0)
+    shapes = [("layers.0.weight", [8, 4]), ("layers.0.bias", [8]), ("layers.1.weight", [2, 8]),
+              ("layers.1.bias", [2])]
+    return {name: torch.randn(shape, generator=g) * 0.5 for name, shape in shapes}
+
+
+def reference_model() -> ReferenceNet:
+    net = ReferenceNet()
+    net.load_state_dict(weights())
+    return net.eval()
+
+
+def case_input(batch: int, width: int = 4, seed: int | None = None) -> torch.Tensor:
+    return torch.randn([batch, width], generator=torch.Generator().manual_seed(1000 + batch if seed is None else seed))
+
+
+def export_request(exporter: str, output_dir: Path, dynamic_batch: bool = True) -> dict:
+    example = torch.randn([2, 4], generator=torch.Generator().manual_seed(7))
+    return {
+        "op": "export", "exporter": exporter,
+        "options": {"exporter": exporter, "dynamo": exporter == "dynamo", "opset_version": 17,
+                    "dynamic_batch": dynamic_batch, "export_batch": 2, "input_names": ["features"],
+                    "output_names": ["logits"]},
+        "model": dict(CONFIG),
+        "parameters": [{"name": n, "shape": list(t.shape), "data": b64(t)} for n, t in weights().items()],
+        "example_input": {"shape": [2, 4], "data": b64(example)},
+        "output_dir": str(output_dir), "model_file": "model.onnx",
+    }
+
+
+def run_onnx(path: Path, x: torch.Tensor) -> np.ndarray:
+    (out,) = ReferenceEvaluator(str(path)).run(None, {"features": x.numpy()})
+    return out
+
+
+def native(x: torch.Tensor) -> np.ndarray:
+    with torch.no_grad():
+        return reference_model()(x).numpy()
+
+
+# ------------------------------------------------------------------------------------------------
+# ping, protocol errors, dependencies
