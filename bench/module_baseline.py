@@ -4,8 +4,11 @@
                               compute PyTorch's reference (eval, no_grad) and a float64 copy's on the cases;
   recheck FOLDER              the Python re-check a user would write: onnxruntime and numpy on the stored
                               tensors (test_data_set_*), np.allclose per output;
-  session FOLDER              only an onnxruntime session of FOLDER/model.onnx: its memory footprint, and
-                              the seconds its creation took in the process (printed);
+  session FOLDER [memory]     only an onnxruntime session of FOLDER/model.onnx: its memory footprint, and
+                              the seconds its creation took in the process (printed); with `memory`, the
+                              session is made from the files' bytes read first (the model's bytes, its
+                              external data through add_external_initializers_from_files_in_memory), as a
+                              loader that runs exactly the bytes it hashed must make it;
   polygraphy FOLDER OUT       (in Polygraphy's own virtualenv) the stored tensors as Polygraphy's JSON:
                               OUT/inputs.json (--load-inputs) and OUT/outputs.json (--load-outputs)."""
 import copy
@@ -59,13 +62,22 @@ def recheck(folder):
             assert np.allclose(value, load(f), rtol=1e-4, atol=1e-5), case
 
 
-def session(folder):
+def session(folder, source="path"):
     import time
+    import numpy as np
     import onnxruntime as ort
     options = ort.SessionOptions()
     options.intra_op_num_threads = options.inter_op_num_threads = 1
+    model = os.path.join(folder, "model.onnx")
+    if source == "memory":  # the bytes in memory before the clock starts, as execute has them after hashing
+        model = open(model, "rb").read()
+        data = sorted(f for f in os.listdir(folder)
+                      if f.startswith("model.onnx.") and os.path.isfile(os.path.join(folder, f)))
+        buffers = [np.fromfile(os.path.join(folder, f), dtype=np.uint8) for f in data]
+        if data:
+            options.add_external_initializers_from_files_in_memory(data, buffers, [b.nbytes for b in buffers])
     started = time.perf_counter()
-    ort.InferenceSession(os.path.join(folder, "model.onnx"), options, providers=["CPUExecutionProvider"])
+    ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
     print(time.perf_counter() - started)
 
 
