@@ -15,7 +15,8 @@
 #   (b)    there `scripts/check_export_conformance.py --output missing.json` must exit exactly 10.
 #   (c)    the full environment (.venv: torch, onnx, onnxscript; the bootstrap's ONNX Runtime; the package this
 #          build staged) runs both profiles into conformance/ through the script; a non-zero exit fails.
-#   (d)    pytest (the project's one pytest run) with NNX_REQUIRE_ONNX_RUNTIME=1 writes conformance/pytest.xml;
+#   (d)    pytest (the project's one pytest run, NNX_TEST_JOBS processes: default one per core, at most 4) with
+#          NNX_REQUIRE_ONNX_RUNTIME=1 writes conformance/pytest.xml;
 #          a failure, no test (exit 5), or any skip recorded in the JUnit report fails the lane.
 #   (e)    conformance/ keeps the report, every artifact (verified byte for byte by the C++ command line),
 #          the report's HTML, Markdown and JUnit renderings (conformance.html, .md, conformance-profiles.xml)
@@ -138,7 +139,12 @@ ok "(c) rendered conformance.html, conformance.md and conformance-profiles.xml"
 # --- (d) pytest, zero skips -----------------------------------------------------------------------------------
 step "(d) pytest with NNX_REQUIRE_ONNX_RUNTIME=1 → conformance/pytest.xml"
 rm -f "$OUT/pytest.xml"
-NNX_BUILD_DIR="$BUILD" NNX_REQUIRE_ONNX_RUNTIME=1 "$VENV_PY" -m pytest tests/e2e -q -rs --junitxml="$OUT/pytest.xml"
+# Test processes at once (pytest-xdist): one per core, at most 4 (each holds torch, ~1 GiB), NNX_TEST_JOBS
+# overrides; --dist loadfile keeps a file's tests (and its module-scoped runs) in one process.
+jobs="${NNX_TEST_JOBS:-$(nproc)}"
+[[ -n "${NNX_TEST_JOBS:-}" || $jobs -le 4 ]] || jobs=4
+NNX_BUILD_DIR="$BUILD" NNX_REQUIRE_ONNX_RUNTIME=1 "$VENV_PY" -m pytest tests/e2e -q -rs -n "$jobs" --dist loadfile \
+  --junitxml="$OUT/pytest.xml"
 rc=$?
 if [[ $rc -ne 0 ]]; then
   [[ $rc -eq 5 ]] && fail "(d) pytest collected no tests"
