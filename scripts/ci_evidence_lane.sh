@@ -137,12 +137,14 @@ ok "(c) both profiles passed in $(($(seconds) - t0)) s"
 ok "(c) rendered conformance.html, conformance.md and conformance-profiles.xml"
 
 # --- (d) pytest, zero skips -----------------------------------------------------------------------------------
-step "(d) pytest with NNX_REQUIRE_ONNX_RUNTIME=1 → conformance/pytest.xml"
-rm -f "$OUT/pytest.xml"
 # Test processes at once (pytest-xdist): one per core, at most 4 (each holds torch, ~1 GiB), NNX_TEST_JOBS
-# overrides; --dist loadfile keeps a file's tests (and its module-scoped runs) in one process.
-jobs="${NNX_TEST_JOBS:-$(nproc)}"
-[[ -n "${NNX_TEST_JOBS:-}" || $jobs -le 4 ]] || jobs=4
+# overrides (checked as scripts/run_fuzzers.sh checks NNX_FUZZ_JOBS); --dist loadfile keeps a file's tests
+# (and its module-scoped runs) in one process.
+cores="$(nproc)"
+jobs="${NNX_TEST_JOBS:-$((cores < 4 ? cores : 4))}"
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || fail "(d) NNX_TEST_JOBS=$jobs is not a positive integer (unset it for one process per core, at most 4)"
+step "(d) pytest in $jobs processes with NNX_REQUIRE_ONNX_RUNTIME=1 → conformance/pytest.xml"
+rm -f "$OUT/pytest.xml"
 NNX_BUILD_DIR="$BUILD" NNX_REQUIRE_ONNX_RUNTIME=1 "$VENV_PY" -m pytest tests/e2e -q -rs -n "$jobs" --dist loadfile \
   --junitxml="$OUT/pytest.xml"
 rc=$?
