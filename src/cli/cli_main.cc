@@ -1,7 +1,8 @@
 // Exit codes: 0 every profile passed; 10..18 the failure class of the first failing profile; 1 an error;
 // 2 a usage error; 128 + signal after SIGINT/SIGTERM (base/error.h maps them, once). `--help` lists them and
 // the tested profiles, `--version` names the build and its formats, and a mistyped flag or command is
-// answered with the nearest one (cli/help_text.h).
+// answered with the nearest one (cli/help_text.h). Whatever a verb prints on stdout and stderr shows control
+// characters as text (`\x1b`): a record's or report's text never drives the terminal (base/terminal_text.h).
 #include <CLI/CLI.hpp>
 
 #include <cerrno>
@@ -12,6 +13,7 @@
 #include "base/error.h"
 #include "base/failure.h"
 #include "base/front_end.h"
+#include "base/terminal_text.h"
 #include "cli/commands.h"
 #include "cli/help_text.h"
 
@@ -133,6 +135,9 @@ int dispatch(int argc, char** argv, const Seams& seams) {
 
 }  // namespace
 
-int cli_main(int argc, char** argv, const Seams& seams) { return with_output_written(dispatch(argc, argv, seams)); }
+int cli_main(int argc, char** argv, const Seams& seams) {
+  const TerminalStreams terminal;  // what the verbs print shows control characters as text (base/terminal_text.h)
+  return with_output_written(dispatch(argc, argv, seams));
+}
 
 }  // namespace nnx::cli
