@@ -21,8 +21,9 @@ from nnx_worker_watch import changed_entries, changed_parts, export_in_eval, STA
 
 EXPORTERS = ("torchscript", "dynamo")
 PLAIN_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
-FACTORY = re.compile(r"^(?P<where>[^:\s]+):(?P<attr>[A-Za-z_][A-Za-z0-9_]*)$")
-PACKAGE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+# The core's factory rule (src/profile/module_factory.h): split at the last colon, any path but NUL.
+FACTORY = re.compile(r"(?P<where>[^\0]+):(?P<attr>[A-Za-z_][A-Za-z0-9_]*)", re.DOTALL)
+PACKAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 EXCEPTION_CHARS = 2000  # an exporter's exception text is cut here (dynamo's run to many kilobytes)
 
 
@@ -32,13 +33,13 @@ EXCEPTION_CHARS = 2000  # an exporter's exception text is cut here (dynamo's run
 
 def _factory(req: dict, op: str) -> tuple:
     factory, path = req.get("factory"), req.get("factory_path")
-    found = FACTORY.match(factory) if isinstance(factory, str) else None
+    found = FACTORY.fullmatch(factory) if isinstance(factory, str) else None
     if found is None:
         raise ProtocolError(f"{op}: 'factory' must be FILE.py:FACTORY or package.module:FACTORY")
     if found.group("where").endswith(".py"):
         if not isinstance(path, str) or not os.path.isabs(path):
             raise ProtocolError(f"{op}: 'factory_path' must be the absolute path of {found.group('where')}")
-    elif path is not None or not PACKAGE.match(found.group("where")):
+    elif path is not None or not PACKAGE.fullmatch(found.group("where")):
         raise ProtocolError(f"{op}: a package.module factory needs a dotted module name and factory_path null")
     return factory, path
 

@@ -123,7 +123,7 @@ def build_module(factory: str, factory_path):
     make, source = load_factory(factory, factory_path)
     try:
         module = make()
-    except Exception as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001 - SystemExit from the factory is the factory's failure too
         raise ModuleProblem(f"the factory raised {describe(exc)}") from None
     if not isinstance(module, torch.nn.Module):
         raise ModuleProblem(f"the factory returned {type(module).__module__}.{type(module).__qualname__}, "

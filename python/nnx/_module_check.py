@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from . import _core
 from ._boundary import PathLike, _path
 from ._errors import FolderInUse, UsageError
 from ._module_profiles import MODULE_ATOL, MODULE_OPSET, MODULE_RTOL, ModuleProfile
@@ -115,20 +116,37 @@ def _input_specs(examples: Sequence[Any], dims: Optional[Mapping[str, Any]],
     return specs, table
 
 
+def _module_folder(root: PathLike, name: Any) -> Path:
+    """root/.nnx-modules/<name> for a name the core's profile-name rule accepts (artifacts/layout.h), checked
+    before anything is written: a name is a folder under the root, never a path."""
+    if not isinstance(name, str):
+        raise UsageError(f"check_module: name must be a str, not {type(name).__name__}")
+    problem = _core.profile_name_problem(name)
+    if problem is not None:
+        raise UsageError(f"check_module: {problem}")
+    return Path(_path(root, "root")).absolute() / MODULES_FOLDER / name
+
+
 def _save(module: Any, folder: Path, force: bool) -> str:
     """module.pt and factory.py in ``folder``; the factory's ``FILE.py:load``."""
     import torch
 
     folders = _class_folders(module)
-    if folder.is_dir() and any(folder.iterdir()) and not force:
-        message = f"the module folder {folder} already holds files"
-        raise FolderInUse(message + "; pass force=True to replace them", [message])
-    folder.mkdir(parents=True, exist_ok=True)
     try:
-        torch.save(module, folder / "module.pt")
-    except Exception as exc:  # noqa: BLE001 - a pickling failure is the caller's to fix
-        raise UsageError(f"check_module: torch.save cannot save the module: {type(exc).__name__}: {exc}") from None
-    (folder / "factory.py").write_text(_FACTORY.format(paths=folders), encoding="utf-8")
+        if folder.is_dir() and any(folder.iterdir()) and not force:
+            message = f"the module folder {folder} already holds files"
+            raise FolderInUse(message + "; pass force=True to replace them", [message])
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            torch.save(module, folder / "module.pt")
+        except OSError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a pickling failure is the caller's to fix
+            raise UsageError(f"check_module: torch.save cannot save the module: {type(exc).__name__}: {exc}") from None
+        (folder / "factory.py").write_text(_FACTORY.format(paths=folders), encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"check_module: cannot write the module folder {folder}: {exc.strerror or exc}; give a "
+                         f"root this process may write") from None
     return f"{folder / 'factory.py'}:load"
 
 
@@ -163,13 +181,14 @@ def check_module(
 
     Limits: the worker process rebuilds the module by unpickling it, so every class in it must be
     importable there: defined at the top level of a ``.py`` file that was imported (its folder is put on
-    the worker's ``sys.path``). A class of ``__main__`` (a script, a notebook cell) or one defined in a
+    the worker's ``sys.path``). ``name`` must be a profile name (a plain name, not ``.nnx-modules``): a
+    :class:`UsageError` before anything is written, as is a root whose module folder cannot be written. A class of ``__main__`` (a script, a notebook cell) or one defined in a
     function is a :class:`UsageError` before anything is written; a module ``torch.save`` cannot pickle
     is one too. Without ``force`` a module folder already holding files is :class:`FolderInUse`.
     """
     examples = list(example_inputs) if isinstance(example_inputs, (list, tuple)) else [example_inputs]
     specs, table = _input_specs(examples, dims, ranges)
-    factory = _save(module, Path(_path(root, "root")).absolute() / MODULES_FOLDER / name, force)
+    factory = _save(module, _module_folder(root, name), force)
     profile = ModuleProfile(name, exporter, factory, specs, table, outputs=outputs, opset=opset, rtol=rtol,
                             atol=atol)
     return run_profile(profile, root, source_revision=source_revision, force=force, onnxruntime=onnxruntime)

@@ -30,6 +30,19 @@ bool is_plain_name(const std::string& name) {
   });
 }
 
+std::optional<std::string> profile_name_problem(const std::string& name) {
+  if (name.size() > kMaxFolderNameBytes) {
+    return "profile name \"" + name.substr(0, 32) + "...\" is " + std::to_string(name.size()) +
+           " bytes long; its folder's name may have at most " + std::to_string(kMaxFolderNameBytes) + ": shorten it";
+  }
+  if (!is_plain_name(name)) return "profile name \"" + name + "\" is not a plain name ([A-Za-z0-9._-]+, not . or ..)";
+  if (name == kModulesFolder) {
+    return "profile name \"" + name + "\" is the artifacts root's folder of check_module's saved modules: choose "
+           "another name";
+  }
+  return std::nullopt;
+}
+
 std::string test_input_path(std::size_t match_case, std::size_t input) {
   return "test_data_set_" + std::to_string(match_case) + "/input_" + std::to_string(input) + ".pb";
 }

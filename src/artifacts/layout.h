@@ -3,8 +3,10 @@
 //
 //   <root>/                    the artifacts root a run is given (default: next to the report, see below);
 //                              locked by the run that writes into it (root_lock.h), never holding a file of
-//                              ours besides the profile folders
-//   <root>/<name>/             a profile's folder: <name> is a plain name ([A-Za-z0-9._-]+, not . or ..)
+//                              ours besides the profile folders and check_module's folder below
+//   <root>/<name>/             a profile's folder: <name> is a profile name (profile_name_problem below)
+//   <root>/.nnx-modules/<name>/  Python's check_module keeps a module's module.pt and factory.py here
+//                              (python/nnx/_module_check.py), so no profile may be named .nnx-modules
 //   <root>/<name>/model.onnx   the model file; every other file the exporter wrote is listed in the record
 //                              by its '/'-separated path relative to the profile folder (artifact_path.h)
 //   a module profile's stored tensors (doc/record-format.md §10), ONNX's own test-data layout:
@@ -20,6 +22,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace nnx {
@@ -30,6 +33,11 @@ inline constexpr const char* kModelFile = "model.onnx";
 bool is_plain_name(const std::string& name);
 // The longest name one folder may have (Linux's NAME_MAX): a profile's name is its folder's.
 inline constexpr std::size_t kMaxFolderNameBytes = 255;
+inline constexpr const char* kModulesFolder = ".nnx-modules";
+
+// The one rule for a profile's name, which is its folder's under the root (and check_module's module folder's):
+// a plain name of at most kMaxFolderNameBytes bytes, not kModulesFolder. The problem in words, or nullopt.
+std::optional<std::string> profile_name_problem(const std::string& name);
 
 // A module profile's stored tensors, relative to its profile folder ('/'-separated), and their roles in the
 // artifact manifest (rf::kRoleTestInput, ...; nullptr for any other path).

@@ -2,12 +2,12 @@
 #include "profile/module_spec.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <set>
 
 #include "artifacts/layout.h"
 #include "base/json_fields.h"
 #include "base/record_vocabulary.h"
+#include "profile/module_factory.h"
 
 namespace nnx {
 namespace {
@@ -182,16 +182,7 @@ json ModuleSpec::to_json() const {
 }
 
 std::vector<std::string> ModuleSpec::problems() const {
-  std::vector<std::string> out;
-  const auto colon = factory.rfind(':');
-  if (colon == std::string::npos || colon == 0 || factory_name().empty()) {
-    out.push_back("module: \"" + factory + "\" is not FILE.py:FACTORY or package.module:FACTORY");
-  } else if (const auto file = factory_file()) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(*file, ec)) {
-      out.push_back("module: the file " + *file + " does not exist (a path relative to the current folder, or absolute)");
-    }
-  }
+  std::vector<std::string> out = factory_problems(factory);
   if (inputs.empty()) out.push_back("inputs: at least one input is needed");
   if (inputs.size() > module_limits::kMaxInputs) {
     out.push_back("inputs: more than " + std::to_string(module_limits::kMaxInputs) + " inputs");

@@ -2,7 +2,7 @@
 // shapes and dtypes and the values of its symbolic dimensions (doc/record-format.md §10, "Module records").
 //
 // `factory` is `FILE.py:FACTORY` (a path, relative to the current folder or absolute) or
-// `package.module:FACTORY`; the factory takes no argument and returns an nn.Module. An input's shape holds
+// `package.module:FACTORY` (the rule: module_factory.h); the factory takes no argument and returns an nn.Module. An input's shape holds
 // fixed sizes and symbolic names; `dims` gives each symbolic name its values, the first being the export's.
 // `cases()` is the one rule for a module profile's cases: the export case, then every other value of every
 // dim (the other dims at their export values), then one refusal case per fixed size of every input (that

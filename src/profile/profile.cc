@@ -83,13 +83,7 @@ std::string Profile::canonical_settings_text() const { return dumps_canonical(se
 
 std::vector<std::string> Profile::problems() const {
   std::vector<std::string> p;
-  if (name.size() > kMaxFolderNameBytes) {
-    p.push_back("profile name \"" + name.substr(0, 32) + "...\" is " + std::to_string(name.size()) +
-                " bytes long; its folder's name may have at most " + std::to_string(kMaxFolderNameBytes) +
-                ": shorten it");
-  } else if (!is_plain_name(name)) {
-    p.push_back("profile name \"" + name + "\" is not a plain name ([A-Za-z0-9._-]+, not . or ..)");
-  }
+  if (auto problem = profile_name_problem(name)) p.push_back(std::move(*problem));
   if (exporter != rf::kExporterTorchscript && exporter != rf::kExporterDynamo) {
     p.push_back("exporter must be \"torchscript\" or \"dynamo\", not \"" + exporter + "\"");
   }

@@ -6,6 +6,7 @@
 #include <pybind11/stl/filesystem.h>
 
 #include "app/worker_pool.h"
+#include "artifacts/layout.h"
 #include "base/front_end.h"
 #include "python/bindings.h"
 
@@ -36,6 +37,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("checked_profile", &b::checked_profile, "The profile as the core reads it, or ConformanceError.");
   m.def("requirements", &b::requirements, "What a profile needs at run time.");
   m.def("tested_names", &b::tested_names, "Tested names in order, each once; unknown → UsageError.");
+  m.def("profile_name_problem", &nnx::profile_name_problem, py::arg("name"),
+        "Why a profile name is refused (artifacts/layout.h), or None.");
   m.def("onnxruntime_library", &b::onnxruntime_library, py::arg("explicit"), py::arg("bundled"),
         py::arg("wheel_library"), "The ONNX Runtime library to name, by the core's search order (or None).");
   m.def("default_artifacts_root", &b::default_artifacts_root, "<report folder>/<report stem>-artifacts.");

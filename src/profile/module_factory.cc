@@ -1,0 +1,62 @@
+// module_factory.cc — a module profile's factory checked; contract in module_factory.h.
+#include "profile/module_factory.h"
+
+#include <filesystem>
+#include <string_view>
+#include <system_error>
+
+namespace nnx {
+namespace {
+
+bool is_identifier(std::string_view word) {
+  if (word.empty() || (word.front() >= '0' && word.front() <= '9')) return false;
+  for (const char c : word) {
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  }
+  return true;
+}
+
+bool is_dotted_name(std::string_view target) {
+  for (std::size_t start = 0;;) {
+    const std::size_t dot = target.find('.', start);
+    if (!is_identifier(target.substr(start, dot - start))) return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+void file_problems(const std::string& file, std::vector<std::string>& out) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(file, ec);
+  if (std::filesystem::is_directory(status)) {
+    out.push_back("module: " + file + " is a folder, not a Python file");
+  } else if (!std::filesystem::is_regular_file(status)) {
+    out.push_back("module: the file " + file + " does not exist (a path relative to the current folder, or absolute)");
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> factory_problems(const std::string& factory) {
+  const auto colon = factory.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == factory.size()) {
+    return {"module: \"" + factory + "\" is not FILE.py:FACTORY or package.module:FACTORY"};
+  }
+  if (factory.find('\0') != std::string::npos) return {"module: the factory's path holds a NUL character"};
+  std::vector<std::string> out;
+  const std::string target = factory.substr(0, colon);
+  const std::string name = factory.substr(colon + 1);
+  if (!is_identifier(name)) {
+    out.push_back("module: the factory's name \"" + name + "\" is not an ASCII Python identifier "
+                  "([A-Za-z_][A-Za-z0-9_]*, no dots: the factory is a top-level name of its file or module)");
+  }
+  if (target.ends_with(".py")) {
+    file_problems(target, out);
+  } else if (!is_dotted_name(target)) {
+    out.push_back("module: \"" + target + "\" is neither a FILE.py path nor a package.module name (ASCII "
+                  "identifiers joined by dots)");
+  }
+  return out;
+}
+
+}  // namespace nnx

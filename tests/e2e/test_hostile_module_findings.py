@@ -1,0 +1,130 @@
+"""Issue 38's smaller findings on module profiles, each refused or contained as a user can act on it: check_module's
+name checked by the core's profile-name rule before anything is written, the factory's one rule (the profile
+check and the worker's request check accept the same factories: a path with a space and a colon runs; a folder,
+a .txt file, a non-ASCII or dotted name, a NUL is a usage error), a factory's SystemExit a plain export-error.
+Real torch, the real worker, real ONNX Runtime."""
+import json
+import os
+import shutil
+import sys
+
+import pytest
+
+from conftest import BUILD, REPO, require_runtime, run_cli
+from hostile_support import tree_digest
+from module_support import WORKER_MODELS, conv_bn_profile, write_profiles
+
+sys.path.insert(0, str(BUILD / "python"))
+sys.path.insert(0, str(REPO / "tests" / "models"))
+
+import nnx.export_conformance as ec  # noqa: E402
+
+
+def check_conv_bn(root, name):
+    import torch
+    import worker_models
+
+    return ec.check_module(worker_models.conv_bn(), torch.randn(2, 3, 8, 8), name=name, exporter="torchscript",
+                           root=root)
+
+
+@pytest.mark.parametrize("name,needle", [
+    ("../x", "is not a plain name"),
+    ("a\0b", "is not a plain name"),
+    (".nnx-modules", "check_module's saved modules"),
+    ("x" * 256, "256 bytes long"),
+])
+def test_check_module_refuses_a_name_that_is_no_profile_name_before_writing(tmp_path, name, needle):
+    root = tmp_path / "root"
+    (root / ".nnx-modules" / "kept").mkdir(parents=True)
+    (root / ".nnx-modules" / "kept" / "factory.py").write_text("# another module's factory\n")
+    (tmp_path / "root" / "x").mkdir()
+    before = tree_digest(tmp_path)
+    with pytest.raises(ec.UsageError, match=needle):
+        check_conv_bn(root, name)
+    assert tree_digest(tmp_path) == before
+
+
+def test_check_module_refuses_an_absolute_name_and_leaves_that_folder_alone(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "module.pt").write_text("not yours")
+    before = tree_digest(tmp_path)
+    with pytest.raises(ec.UsageError, match="is not a plain name"):
+        check_conv_bn(tmp_path / "root", str(elsewhere))
+    assert tree_digest(tmp_path) == before
+
+
+def test_a_module_profile_may_not_be_named_as_check_modules_folder(tmp_path):
+    profiles = write_profiles(tmp_path / "p.json", [conv_bn_profile(name=".nnx-modules")])
+    done = run_cli("run", "--profile-file", profiles, "--output", tmp_path / "out" / "report.json")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "check_module's saved modules" in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_check_module_names_a_root_it_cannot_write(tmp_path):
+    (tmp_path / "file").write_text("a file, not a folder")
+    with pytest.raises(ec.UsageError, match="cannot write the module folder"):
+        check_conv_bn(tmp_path / "file" / "root", "mine")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a read-only folder")
+def test_check_module_names_a_read_only_root(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    root.chmod(0o500)
+    try:
+        with pytest.raises(ec.UsageError, match="cannot write the module folder"):
+            check_conv_bn(root, "mine")
+    finally:
+        root.chmod(0o700)
+
+
+def factory_files(tmp_path):
+    """A real factory file in a folder named with a space and a colon, a .txt copy, a folder named x.py and a
+    file whose factory raises SystemExit."""
+    odd = tmp_path / "my models: v2"
+    odd.mkdir()
+    shutil.copyfile(WORKER_MODELS, odd / "models.py")
+    shutil.copyfile(WORKER_MODELS, tmp_path / "models.txt")
+    (tmp_path / "folder.py").mkdir()
+    (tmp_path / "exits.py").write_text("def model():\n    raise SystemExit(3)\n")
+    return odd / "models.py"
+
+
+def run_one(tmp_path, module):
+    profiles = write_profiles(tmp_path / "p.json", [conv_bn_profile(module=module)])
+    return run_cli("run", "--profile-file", profiles, "--output", tmp_path / "out" / "report.json")
+
+
+def test_a_factory_file_in_a_folder_with_a_space_and_a_colon_runs(tmp_path):
+    require_runtime()
+    done = run_one(tmp_path, f"{factory_files(tmp_path)}:conv_bn")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (record,) = json.loads((tmp_path / "out" / "report.json").read_text())["profiles"]
+    assert record["status"] == "passed"
+
+
+@pytest.mark.parametrize("module,needle", [
+    ("{t}/folder.py:model", "folder.py is a folder, not a Python file"),
+    ("{t}/models.txt:conv_bn", "is neither a FILE.py path nor a package.module name"),
+    ("{t}/my models: v2/models.py:café", "is not an ASCII Python identifier"),
+    ("{t}/my models: v2/models.py:ConvBn.forward", "is not an ASCII Python identifier"),
+    ("{t}/my models: v2/mod\0els.py:conv_bn", "holds a NUL character"),
+])
+def test_a_factory_the_worker_could_not_import_is_refused_before_anything_runs(tmp_path, module, needle):
+    factory_files(tmp_path)
+    done = run_one(tmp_path, module.format(t=tmp_path))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert needle in done.stderr, done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_factory_that_raises_system_exit_is_its_profiles_plain_export_error(tmp_path):
+    require_runtime()
+    factory_files(tmp_path)
+    done = run_one(tmp_path, f"{tmp_path / 'exits.py'}:model")
+    assert done.returncode == 11, done.stdout + done.stderr
+    (record,) = json.loads((tmp_path / "out" / "report.json").read_text())["profiles"]
+    assert record["stages"]["export"]["detail"]["error"] == "the factory raised SystemExit: 3"
