@@ -2,6 +2,7 @@
 #include "profile/module_spec.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "artifacts/layout.h"
@@ -77,6 +78,14 @@ void input_problems(const InputSpec& input, const std::string& where, std::vecto
   if (integer && !input.range) out.push_back(where + ".range: an integer input needs \"range\": [low, high)");
   if (!integer && input.range) out.push_back(where + ".range: only integer inputs take a range");
   if (input.range && input.range->first >= input.range->second) out.push_back(where + ".range: low must be below high");
+  if (input.range && input.dtype == DType::int32 &&
+      (input.range->first < std::numeric_limits<std::int32_t>::min() ||
+       input.range->second > std::int64_t{std::numeric_limits<std::int32_t>::max()} + 1)) {
+    out.push_back(where + ".range: [" + std::to_string(input.range->first) + ", " + std::to_string(input.range->second) +
+                  ") of the int32 input " + input.name + " holds values an int32 cannot; int32 holds " +
+                  std::to_string(std::numeric_limits<std::int32_t>::min()) + ".." +
+                  std::to_string(std::numeric_limits<std::int32_t>::max()));
+  }
 }
 
 void size_problems(const ModuleSpec& spec, std::vector<std::string>& out) {

@@ -1,7 +1,8 @@
 """Issue 38's smaller findings on module profiles, each refused or contained as a user can act on it: check_module's
 name checked by the core's profile-name rule before anything is written, the factory's one rule (the profile
 check and the worker's request check accept the same factories: a path with a space and a colon runs; a folder,
-a .txt file, a non-ASCII or dotted name, a NUL is a usage error), a factory's SystemExit a plain export-error.
+a .txt file, a non-ASCII or dotted name, a NUL is a usage error), a factory's SystemExit a plain export-error, an
+int32 input's range an int32 cannot hold refused before anything runs.
 Real torch, the real worker, real ONNX Runtime."""
 import json
 import os
@@ -128,3 +129,19 @@ def test_a_factory_that_raises_system_exit_is_its_profiles_plain_export_error(tm
     assert done.returncode == 11, done.stdout + done.stderr
     (record,) = json.loads((tmp_path / "out" / "report.json").read_text())["profiles"]
     assert record["stages"]["export"]["detail"]["error"] == "the factory raised SystemExit: 3"
+
+
+@pytest.mark.parametrize("low,high", [(0, 2**31 + 5), (-2**31 - 1, 3)])
+def test_an_int32_range_an_int32_cannot_hold_is_refused_naming_its_bounds(tmp_path, low, high):
+    ids = [{"name": "ids", "shape": ["batch", 4], "dtype": "int32", "range": [low, high]}]
+    profiles = write_profiles(tmp_path / "p.json", [conv_bn_profile(inputs=ids)])
+    done = run_cli("run", "--profile-file", profiles, "--output", tmp_path / "out" / "report.json")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert (f"inputs[0].range: [{low}, {high}) of the int32 input ids holds values an int32 cannot; int32 holds "
+            f"-2147483648..2147483647") in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_int32_range_at_its_bounds_is_accepted(tmp_path):
+    ids = [{"name": "ids", "shape": ["batch", 4], "dtype": "int32", "range": [-2**31, 2**31]}]
+    assert ec.ModuleProfile("ids", "torchscript", f"{WORKER_MODELS}:conv_bn", ids, {"batch": [2]}).name == "ids"
