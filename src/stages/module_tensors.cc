@@ -5,6 +5,7 @@
 
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "model/feedfwd.h"
 #include "model/torch_random.h"
 #include "onnx_file/tensor_proto.h"
 
@@ -64,7 +65,8 @@ Tensor stored_tensor(const std::map<std::string, std::vector<std::byte>>& verifi
   Tensor t = decode_tensor_proto(it->second, relative, module_limits::kMaxTensorBytes);
   if (t.name != expected.name || dtype_name(t.dtype) != expected.dtype || t.shape != expected.shape) {
     throw ConformanceError("the stored tensor " + relative + " is " + t.name + " " + std::string(dtype_name(t.dtype)) +
-                           ", not the record's " + expected.name + " " + expected.dtype);
+                           " " + shape_text(t.shape) + ", not the record's " + expected.name + " " + expected.dtype +
+                           " " + shape_text(expected.shape));
   }
   return t;
 }

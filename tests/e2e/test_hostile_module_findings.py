@@ -2,8 +2,8 @@
 name checked by the core's profile-name rule before anything is written, the factory's one rule (the profile
 check and the worker's request check accept the same factories: a path with a space and a colon runs; a folder,
 a .txt file, a non-ASCII or dotted name, a NUL is a usage error), a factory's SystemExit a plain export-error, an
-int32 input's range an int32 cannot hold refused before anything runs.
-Real torch, the real worker, real ONNX Runtime."""
+int32 input's range an int32 cannot hold refused before anything runs, a stored tensor of another shape named with
+both shapes. Real torch, the real worker, real ONNX Runtime."""
 import json
 import os
 import shutil
@@ -145,3 +145,27 @@ def test_an_int32_range_an_int32_cannot_hold_is_refused_naming_its_bounds(tmp_pa
 def test_an_int32_range_at_its_bounds_is_accepted(tmp_path):
     ids = [{"name": "ids", "shape": ["batch", 4], "dtype": "int32", "range": [-2**31, 2**31]}]
     assert ec.ModuleProfile("ids", "torchscript", f"{WORKER_MODELS}:conv_bn", ids, {"batch": [2]}).name == "ids"
+
+
+def test_a_stored_tensor_of_another_shape_is_named_with_both_shapes(tmp_path):
+    require_runtime()
+    import numpy as np
+    from onnx import numpy_helper
+
+    from support import sha256_of
+
+    done = run_one(tmp_path, f"{WORKER_MODELS}:conv_bn")
+    assert done.returncode == 0, done.stdout + done.stderr
+    report_path = tmp_path / "out" / "report.json"
+    report = json.loads(report_path.read_text())
+    (record,) = report["profiles"]
+    stored = tmp_path / "out" / "report-artifacts" / record["artifacts"]["directory"] / "test_data_set_0" / "input_0.pb"
+    stored.write_bytes(numpy_helper.from_array(np.zeros([1, 3, 8, 8], np.float32), "image").SerializeToString())
+    for f in record["artifacts"]["files"]:
+        if f["path"] == "test_data_set_0/input_0.pb":
+            f["bytes"], f["sha256"] = stored.stat().st_size, sha256_of(stored)
+    report_path.write_text(json.dumps(report))
+    done = run_cli("execute", report_path, tmp_path / "out" / "report-artifacts", "--output", tmp_path / "again.json")
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert ("the stored tensor test_data_set_0/input_0.pb is image float32 [1, 3, 8, 8], not the record's image "
+            "float32 [2, 3, 8, 8]") in (tmp_path / "again.json").read_text()
