@@ -3,6 +3,7 @@ imports and its globals never share a process with another profile's.
 
 `run_in_child(work)` forks the warm worker (torch, onnx and onnxscript already imported), runs `work()` in
 the child, which sends its answer (a JSON object) to the parent over a pipe and ends with `os._exit`. The
+child has no standard input (/dev/null; `input()` and `breakpoint()` fail at once, saying so). The
 child's stdout goes to a temp file for its whole life (an export inside captures its own log); the parent
 passes that text on to its own stdout (the core's log) afterwards. The child uses one intra-op thread: a
 forked child that uses the parent's OpenMP pool deadlocks (measured with torch 2.13: a conv forward in a
@@ -22,6 +23,8 @@ import traceback
 from nnx_worker_model import describe
 
 RESPONSE_FD = 3  # the worker's response channel: a child never writes it, so it closes its copy
+NO_STDIN = ("the module's process has no standard input (it is /dev/null): remove the input() or "
+            "breakpoint() call, or run the factory yourself to debug it")
 
 
 class ChildDied(Exception):
@@ -30,6 +33,41 @@ class ChildDied(Exception):
     def __init__(self, how: str, log: str):
         super().__init__(how)
         self.log = log
+
+
+class _NoInput:
+    """The child's sys.stdin: every read fails at once, saying why."""
+
+    def fileno(self) -> int:
+        return 0
+
+    def isatty(self) -> bool:
+        return False
+
+    def readable(self) -> bool:
+        return True
+
+    def _refuse(self, *_args, **_kwargs):
+        raise EOFError(NO_STDIN)
+
+    read = readline = readlines = __next__ = _refuse
+
+    def __iter__(self):
+        return self
+
+
+def _no_breakpoint(*_args, **_kwargs):
+    raise RuntimeError(f"breakpoint(): {NO_STDIN}")
+
+
+def _without_stdin() -> None:
+    """Descriptor 0 on /dev/null, sys.stdin and breakpoint() failing at once: the worker's stdin is the core's
+    request stream, which a module's input() would block on until the export's deadline."""
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    sys.stdin = _NoInput()
+    sys.breakpointhook = _no_breakpoint
 
 
 def _how(status: int) -> str:
@@ -60,6 +98,7 @@ def _child(work, write_fd: int, out_fd: int) -> None:
         except OSError:
             pass
         os.dup2(out_fd, 1)
+        _without_stdin()
         try:
             import torch
 
