@@ -3,26 +3,33 @@ imports and its globals never share a process with another profile's.
 
 `run_in_child(work)` forks the warm worker (torch, onnx and onnxscript already imported), runs `work()` in
 the child, which sends its answer (a JSON object) to the parent over a pipe and ends with `os._exit`. The
-child has no standard input (/dev/null; `input()` and `breakpoint()` fail at once, saying so). The
-child's stdout goes to a temp file for its whole life (an export inside captures its own log); the parent
-passes that text on to its own stdout (the core's log) afterwards. The child uses one intra-op thread: a
-forked child that uses the parent's OpenMP pool deadlocks (measured with torch 2.13: a conv forward in a
-child of a parent that had run one hangs forever), one thread does not. Only the standard library is
-imported at module level.
+child has no standard input (/dev/null; `input()` and `breakpoint()` fail at once, saying so). Its stdout
+is a pipe the parent reads while the child runs, keeping the first and the last KEEP_BYTES of it (how many
+bytes between were left out is said where they were), so however much a module prints the worker holds at
+most twice that; the parent passes the kept text on to its own stdout (the core's log) afterwards. The
+export ends when the child does: the parent waits for the child's exit, not for the end of its pipes, then
+reads what they hold, and kills every process the child left behind (a data-loader's prefetcher holding the
+pipes open): the worker is their subreaper, so they become its children when the child ends. The child
+uses one intra-op thread: a forked child that uses the parent's OpenMP pool deadlocks (measured with torch
+2.13: a conv forward in a child of a parent that had run one hangs forever), one thread does not. Only the
+standard library is imported at module level.
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
+import select
 import signal
 import sys
-import tempfile
 import traceback
 
 from nnx_worker_model import describe
 
 RESPONSE_FD = 3  # the worker's response channel: a child never writes it, so it closes its copy
+KEEP_BYTES = 1 << 20  # of the child's stdout, the first and the last MiB are kept
+_PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphaned descendants become this process's children
 NO_STDIN = ("the module's process has no standard input (it is /dev/null): remove the input() or "
             "breakpoint() call, or run the factory yourself to debug it")
 
@@ -33,6 +40,31 @@ class ChildDied(Exception):
     def __init__(self, how: str, log: str):
         super().__init__(how)
         self.log = log
+
+
+class OutputSpool:
+    """A byte stream kept bounded as it is written: its first and last `keep` bytes, and how many between
+    were left out."""
+
+    def __init__(self, keep: int = KEEP_BYTES):
+        self.keep = keep
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.left_out = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = self.keep - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        self.tail += chunk
+        if len(self.tail) > self.keep:
+            self.left_out += len(self.tail) - self.keep
+            del self.tail[:len(self.tail) - self.keep]
+
+    def text(self) -> str:
+        middle = f"\n[... {self.left_out} bytes of the module's output left out ...]\n" if self.left_out else ""
+        return (self.head.decode("utf-8", errors="replace") + middle + self.tail.decode("utf-8", errors="replace"))
 
 
 class _NoInput:
@@ -98,6 +130,7 @@ def _child(work, write_fd: int, out_fd: int) -> None:
         except OSError:
             pass
         os.dup2(out_fd, 1)
+        os.close(out_fd)
         _without_stdin()
         try:
             import torch
@@ -126,28 +159,102 @@ def flush_and_exit(status: int) -> None:
     os._exit(status)
 
 
+def _read_once(fd: int, sink) -> bool:
+    """One read of `fd` into `sink`; False at end of file (or, non-blocking, when it holds nothing now)."""
+    try:
+        chunk = os.read(fd, 1 << 20)
+    except BlockingIOError:
+        return False
+    if chunk:
+        sink(chunk)
+    return bool(chunk)
+
+
+def _collect(pid: int, sinks: dict) -> int:
+    """Reads the child's pipes into their sinks until the child has ended (not until its pipes have: a process
+    it left behind may hold them open), then what they hold; the child's wait status."""
+    reading = dict(sinks)
+    while reading:
+        ready, _, _ = select.select(list(reading), [], [], 0.05)
+        for fd in ready:
+            if not _read_once(fd, reading[fd]):
+                del reading[fd]
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            for fd, sink in reading.items():  # everything the child wrote is in its pipe by now
+                os.set_blocking(fd, False)
+                while _read_once(fd, sink):
+                    pass
+            return status
+    return os.waitpid(pid, 0)[1]
+
+
+def _children() -> set:
+    """The pids of this process's children (from /proc)."""
+    me, found = os.getpid(), set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+            if int(stat[stat.rindex(b")") + 2:].split()[1]) == me:
+                found.add(int(entry))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def _end_left_behind(before: set) -> None:
+    """Kills and reaps every child of the worker that was not one before the fork: the processes the module's
+    child left behind, the worker's (their subreaper's) once it ended; their own children follow them."""
+    for _ in range(100):
+        left = _children() - before
+        if not left:
+            return
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for pid in left:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
+def _become_subreaper() -> None:
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
 def run_in_child(work, log_lines: int = 5) -> dict:
     """`work()`'s answer as computed in a forked child. Raises ChildDied when the child ends without a
     complete answer, RuntimeError when the child reports that `work` itself failed (a worker bug)."""
+    _become_subreaper()
     read_fd, write_fd = os.pipe()
-    with tempfile.TemporaryFile() as out:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            os.close(read_fd)
-            _child(work, write_fd, out.fileno())
-        os.close(write_fd)
-        chunks = []
-        with os.fdopen(read_fd, "rb") as pipe:
-            while True:
-                chunk = pipe.read(1 << 20)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-        _, status = os.waitpid(pid, 0)
-        out.seek(0)
-        text = out.read().decode("utf-8", errors="replace")
+    out_read, out_write = os.pipe()
+    before = _children()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        os.close(out_read)
+        _child(work, write_fd, out_write)
+    os.close(write_fd)
+    os.close(out_write)
+    chunks, spool = [], OutputSpool()
+    try:
+        status = _collect(pid, {read_fd: chunks.append, out_read: spool.add})
+    finally:
+        os.close(read_fd)
+        os.close(out_read)
+        _end_left_behind(before)
+    text = spool.text()
     if text:
         sys.stdout.write(text)
         sys.stdout.flush()
