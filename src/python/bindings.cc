@@ -7,6 +7,8 @@
 #include <limits>
 #include <mutex>
 
+#include <pthread.h>
+
 #include "app/check_document.h"
 #include "app/execute_record.h"
 #include "app/execute_report.h"
@@ -41,8 +43,17 @@ using nlohmann::json;
 
 namespace {
 
-// Runs and executes are serialised: ONNX Runtime's C++ wrapper keeps one process-wide API table.
-std::mutex g_run_mutex;
+// Runs and executes are serialised: ONNX Runtime's C++ wrapper keeps one process-wide API table. A child forked
+// (os.fork, multiprocessing) while another thread's call holds the lock gets a lock of its own: that thread
+// does not exist there, so its lock would never be released and the child's every call would wait for good.
+// The lock is never held across a fork nor replaced in the parent; the child's copy of the held one is left.
+std::mutex* g_run_mutex = new std::mutex;
+
+std::unique_lock<std::mutex> run_lock() {
+  static const int registered = ::pthread_atfork(nullptr, nullptr, [] { g_run_mutex = new std::mutex; });
+  (void)registered;
+  return std::unique_lock<std::mutex>(*g_run_mutex);
+}
 
 json parse(const std::string& text, const std::string& what) {
   try {
@@ -101,7 +112,7 @@ RunOptions run_options(const std::optional<std::string>& source_revision,
 
 RunOutcome run(std::vector<Profile> profiles, const std::filesystem::path& root, bool force, RunOptions options) {
   RunRequest request{std::move(profiles), root, std::nullopt, force, std::move(options)};
-  const std::lock_guard<std::mutex> lock(g_run_mutex);
+  const auto lock = run_lock();
   return run_to_report(request);
 }
 
@@ -235,7 +246,7 @@ std::string execute(const std::string& record_text, const std::filesystem::path&
   request.options.onnxruntime_library = onnxruntime;
   request.options.reference = kind;
   if (kind == ReferenceKind::torch) request.options.worker = resolve_worker_command(WorkerCommand{python, script, {}});
-  const std::lock_guard<std::mutex> lock(g_run_mutex);
+  const auto lock = run_lock();
   return dump(execute_report(request).records.front());
 }
 
