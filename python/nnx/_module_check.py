@@ -140,7 +140,7 @@ def _save(module: Any, folder: Path, force: bool) -> str:
         try:
             torch.save(module, folder / "module.pt")
         except OSError:
-            raise
+            raise  # the folder's, named below
         except Exception as exc:  # noqa: BLE001 - a pickling failure is the caller's to fix
             raise UsageError(f"check_module: torch.save cannot save the module: {type(exc).__name__}: {exc}") from None
         (folder / "factory.py").write_text(_FACTORY.format(paths=folders), encoding="utf-8")
@@ -181,10 +181,11 @@ def check_module(
 
     Limits: the worker process rebuilds the module by unpickling it, so every class in it must be
     importable there: defined at the top level of a ``.py`` file that was imported (its folder is put on
-    the worker's ``sys.path``). ``name`` must be a profile name (a plain name, not ``.nnx-modules``): a
-    :class:`UsageError` before anything is written, as is a root whose module folder cannot be written. A class of ``__main__`` (a script, a notebook cell) or one defined in a
-    function is a :class:`UsageError` before anything is written; a module ``torch.save`` cannot pickle
-    is one too. Without ``force`` a module folder already holding files is :class:`FolderInUse`.
+    the worker's ``sys.path``). ``name`` must be a profile name (a plain name, not ``.nnx-modules``) and
+    a class of ``__main__`` (a script, a notebook cell) or one defined in a function is refused: each a
+    :class:`UsageError` before anything is written; a module ``torch.save`` cannot pickle, or a root whose
+    module folder cannot be written, is one too. Without ``force`` a module folder already holding files
+    is :class:`FolderInUse`.
     """
     examples = list(example_inputs) if isinstance(example_inputs, (list, tuple)) else [example_inputs]
     specs, table = _input_specs(examples, dims, ranges)

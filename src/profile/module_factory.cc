@@ -42,7 +42,9 @@ std::vector<std::string> factory_problems(const std::string& factory) {
   if (colon == std::string::npos || colon == 0 || colon + 1 == factory.size()) {
     return {"module: \"" + factory + "\" is not FILE.py:FACTORY or package.module:FACTORY"};
   }
-  if (factory.find('\0') != std::string::npos) return {"module: the factory's path holds a NUL character"};
+  if (factory.find('\0') != std::string::npos) {
+    return {"module: the factory holds a NUL character, which no path or name can hold"};
+  }
   std::vector<std::string> out;
   const std::string target = factory.substr(0, colon);
   const std::string name = factory.substr(colon + 1);

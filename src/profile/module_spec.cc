@@ -81,8 +81,9 @@ void input_problems(const InputSpec& input, const std::string& where, std::vecto
   if (input.range && input.dtype == DType::int32 &&
       (input.range->first < std::numeric_limits<std::int32_t>::min() ||
        input.range->second > std::int64_t{std::numeric_limits<std::int32_t>::max()} + 1)) {
-    out.push_back(where + ".range: [" + std::to_string(input.range->first) + ", " + std::to_string(input.range->second) +
-                  ") of the int32 input " + input.name + " holds values an int32 cannot; int32 holds " +
+    out.push_back(where + ".range: [" + std::to_string(input.range->first) + ", " +
+                  std::to_string(input.range->second) + ") of the int32 input " + input.name +
+                  " holds values an int32 cannot; int32 holds " +
                   std::to_string(std::numeric_limits<std::int32_t>::min()) + ".." +
                   std::to_string(std::numeric_limits<std::int32_t>::max()));
   }
