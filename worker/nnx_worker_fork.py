@@ -29,6 +29,7 @@ from nnx_worker_model import describe
 
 RESPONSE_FD = 3  # the worker's response channel: a child never writes it, so it closes its copy
 KEEP_BYTES = 1 << 20  # of the child's stdout, the first and the last MiB are kept
+DRAIN_READS = 16  # reads of up to 1 MiB of a pipe after the child ended: more than a pipe can hold (1 MiB)
 _PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphaned descendants become this process's children
 NO_STDIN = ("the module's process has no standard input (it is /dev/null): remove the input() or "
             "breakpoint() call, or run the factory yourself to debug it")
@@ -183,8 +184,9 @@ def _collect(pid: int, sinks: dict) -> int:
         if done:
             for fd, sink in reading.items():  # everything the child wrote is in its pipe by now
                 os.set_blocking(fd, False)
-                while _read_once(fd, sink):
-                    pass
+                for _ in range(DRAIN_READS):  # no more than a pipe holds: a process left behind may write on
+                    if not _read_once(fd, sink):
+                        break
             return status
     return os.waitpid(pid, 0)[1]
 
