@@ -104,14 +104,19 @@ ReferenceKind reference_for(RecordReference record, std::optional<ReferenceKind>
 
 std::vector<std::vector<float>> reference_outputs(ReferenceKind kind, const ReferenceModel& model,
                                                   ExporterClient* worker, const std::vector<ReferenceInput>& inputs) {
-  if (kind == ReferenceKind::torch) {
-    if (worker == nullptr) {
-      throw WorkerError(WorkerError::Kind::died, "no exporter worker to compute the torch reference");
-    }
-    return torch_outputs(model, *worker, inputs);
-  }
   std::vector<std::vector<float>> outputs;
-  for (const auto& input : inputs) outputs.push_back(model.forward(input.tensor.values, input.tensor.shape.at(0)));
+  switch (kind) {
+    case ReferenceKind::torch:
+      if (worker == nullptr) {
+        throw WorkerError(WorkerError::Kind::died, "no exporter worker to compute the torch reference");
+      }
+      return torch_outputs(model, *worker, inputs);
+    case ReferenceKind::native:
+      for (const auto& input : inputs) outputs.push_back(model.forward(input.tensor.values, input.tensor.shape.at(0)));
+      return outputs;
+    case ReferenceKind::stored:  // reference_for never gives a feed-forward record this: it stores no outputs
+      throw ConformanceError("a feed-forward record stores no reference outputs");
+  }
   return outputs;
 }
 

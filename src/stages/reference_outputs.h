@@ -55,8 +55,9 @@ struct ReferenceInput {
 // (worker/PROTOCOL.md): {"model": the config without its weight init, "parameters": [{name, shape, data}]}.
 nlohmann::json worker_network_fields(const ReferenceModel& model);
 
-// The reference's outputs for `inputs`, in order. torch: asks `worker` (WorkerError when it cannot answer or
-// answers with the wrong names or shapes); native: `model.forward`.
+// A feed-forward reference's outputs for `inputs`, in order. torch: asks `worker` (WorkerError when it cannot
+// answer or answers with the wrong names or shapes); native: `model.forward`; stored: ConformanceError (a
+// feed-forward record stores none; reference_for never chooses it).
 std::vector<std::vector<float>> reference_outputs(ReferenceKind kind, const ReferenceModel& model,
                                                   ExporterClient* worker, const std::vector<ReferenceInput>& inputs);
 
