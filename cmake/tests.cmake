@@ -54,6 +54,7 @@ set(NNX_UNIT_TEST_SOURCES
   tests/unit/file_bytes_test.cc
   tests/unit/sha256_behind_test.cc
   tests/unit/front_end_test.cc
+  tests/unit/default_reference_test.cc
   tests/unit/help_text_test.cc
   tests/unit/matrix_test.cc
   tests/unit/module_record_test.cc

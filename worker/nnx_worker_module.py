@@ -15,8 +15,8 @@ import time
 
 from nnx_worker_fork import ChildDied, run_in_child
 from nnx_worker_model import ProtocolError, describe, is_int
-from nnx_worker_module_load import (WIRE_DTYPES, ModuleProblem, build_module, decode_wire, oracle,
-                                    output_names, references, forward_leaves)
+from nnx_worker_module_load import (WIRE_DTYPES, ModuleProblem, SourceChanged, build_module, decode_wire,
+                                    oracle, output_names, references, forward_leaves)
 from nnx_worker_watch import changed_entries, changed_parts, export_in_eval, STATE_PARTS, watch_export
 
 EXPORTERS = ("torchscript", "dynamo")
@@ -42,6 +42,15 @@ def _factory(req: dict, op: str) -> tuple:
     elif path is not None or not PACKAGE.fullmatch(found.group("where")):
         raise ProtocolError(f"{op}: a package.module factory needs a dotted module name and factory_path null")
     return factory, path
+
+
+def _expected_source(req: dict, op: str):
+    """module_reference's `source_sha256`: the digest the factory file's bytes must have to be imported."""
+    expected = req.get("source_sha256")
+    if expected is not None and (op != "module_reference" or not isinstance(expected, str)
+                                 or not re.fullmatch(r"[0-9a-f]{64}", expected)):
+        raise ProtocolError(f"{op}: 'source_sha256' must be null or 64 lowercase hex digits (module_reference only)")
+    return expected
 
 
 def _specs(req: dict, op: str, dims: dict) -> list:
@@ -108,7 +117,8 @@ def _output_names(req: dict, op: str):
 def parse_module_request(req: dict, op: str) -> dict:
     """The checked fields of a module request, its tensors decoded (ProtocolError for the first problem)."""
     factory, factory_path = _factory(req, op)
-    plan = {"factory": factory, "factory_path": factory_path, "output_names": _output_names(req, op)}
+    plan = {"factory": factory, "factory_path": factory_path, "output_names": _output_names(req, op),
+            "source_sha256": _expected_source(req, op)}
     dims = _dims(req, op) if op == "module_export" else None
     plan["inputs"] = _specs(req, op, dims)
     plan["cases"] = _cases(req, plan["inputs"], op)
@@ -226,7 +236,7 @@ class _Steps:
 def _reference_steps(plan: dict, answer: dict):
     """Steps 1-4 (import, call, identity, reference): the module, with `answer` filled in."""
     steps = _Steps(answer)
-    module, answer["module"] = build_module(plan["factory"], plan["factory_path"])
+    module, answer["module"] = build_module(plan["factory"], plan["factory_path"], plan.get("source_sha256"))
     steps.done("module")
     if plan["cases"]:
         answer["output_names"], answer["references"] = references(module, plan["cases"], plan["output_names"])
@@ -277,6 +287,9 @@ def _reference_work(plan: dict) -> dict:
               "output_names": []}
     try:
         _reference_steps(plan, answer)
+    except SourceChanged as exc:
+        answer["module"] = {"class": None, "source_sha256": exc.digest, "state_sha256": None}
+        answer["exception"] = str(exc)
     except ModuleProblem as exc:
         answer["import_error" if exc.importing else "exception"] = str(exc)
     return answer

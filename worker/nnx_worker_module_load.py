@@ -84,10 +84,27 @@ def encode_wire(name: str, tensor, what: str) -> dict:
 # the factory
 
 
-def _import_file(path: str):
+class SourceChanged(ModuleProblem):
+    """The factory's file holds other bytes than the caller expected (module_reference's `source_sha256`):
+    refused before they run."""
+
+    def __init__(self, path: str, digest: str, expected: str):
+        super().__init__(f"{path} now holds bytes whose sha256 is {digest}, not the record's {expected}: "
+                         f"not imported")
+        self.digest = digest
+
+
+def _import_file(path: str, expected_sha256):
+    """The module of the file at `path`, and the sha256 of the very bytes it was executed from (read once:
+    a file rewritten during or after its import changes neither)."""
     name = os.path.splitext(os.path.basename(path))[0]  # the child is fresh: the stem is unique if unused
     if not name.isidentifier() or name in sys.modules:
         name = "nnx_profile_" + hashlib.sha256(path.encode("utf-8", errors="replace")).hexdigest()[:16]
+    with open(path, "rb") as f:
+        source = f.read()
+    digest = hashlib.sha256(source).hexdigest()
+    if expected_sha256 is not None and digest != expected_sha256:
+        raise SourceChanged(path, digest, expected_sha256)
     folder = os.path.dirname(path)
     if folder not in sys.path[:1]:
         sys.path.insert(0, folder)  # the file's sibling imports
@@ -96,31 +113,35 @@ def _import_file(path: str):
         raise ImportError(f"cannot load {path} as a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)  # noqa: S102 - the user's factory
+    return module, digest
 
 
-def load_factory(factory: str, factory_path):
-    """(the factory callable, the source file hashed for `source_sha256` or None)."""
+def load_factory(factory: str, factory_path, expected_sha256=None):
+    """(the factory callable, the sha256 of its source for `source_sha256` or None). A FILE.py factory's
+    digest is of the bytes executed; `expected_sha256` given, other bytes are refused before they run
+    (SourceChanged). A package's is its file's after the import."""
     where, _, attr = factory.rpartition(":")
     try:
         if factory_path is not None:
-            holder, source = _import_file(factory_path), factory_path
+            holder, digest = _import_file(factory_path, expected_sha256)
         else:
             holder = importlib.import_module(where)
-            source = getattr(holder, "__file__", None)
+            digest = _file_sha256(getattr(holder, "__file__", None))
+    except SourceChanged:
+        raise
     except BaseException as exc:  # noqa: BLE001 - SystemExit in a module's import counts too
         raise ModuleProblem(describe(exc), importing=True) from None
     if not hasattr(holder, attr):
         raise ModuleProblem(f"{where} has no factory named {attr}")
-    return getattr(holder, attr), source
+    return getattr(holder, attr), digest
 
 
-def build_module(factory: str, factory_path):
+def build_module(factory: str, factory_path, expected_sha256=None):
     """(the module the factory returns, its identity)."""
     import torch
 
-    make, source = load_factory(factory, factory_path)
+    make, digest = load_factory(factory, factory_path, expected_sha256)
     try:
         module = make()
     except BaseException as exc:  # noqa: BLE001 - SystemExit from the factory is the factory's failure too
@@ -128,7 +149,7 @@ def build_module(factory: str, factory_path):
     if not isinstance(module, torch.nn.Module):
         raise ModuleProblem(f"the factory returned {type(module).__module__}.{type(module).__qualname__}, "
                             f"not a torch.nn.Module")
-    return module, identity(module, source)
+    return module, identity(module, digest)
 
 
 def _file_sha256(path):
@@ -148,14 +169,14 @@ def raw_bytes(tensor) -> bytes:
     return tensor.reshape(-1).view(torch.uint8).numpy().tobytes()
 
 
-def identity(module, source) -> dict:
+def identity(module, source_sha256) -> dict:
     digest = hashlib.sha256()
     for name, value in module.state_dict().items():
         t = value.detach().cpu().contiguous()
         digest.update(f"{name}|{str(t.dtype).replace('torch.', '')}|{list(t.shape)}|".encode())
         digest.update(raw_bytes(t))
     cls = type(module)
-    return {"class": f"{cls.__module__}.{cls.__qualname__}", "source_sha256": _file_sha256(source),
+    return {"class": f"{cls.__module__}.{cls.__qualname__}", "source_sha256": source_sha256,
             "state_sha256": digest.hexdigest()}
 
 

@@ -51,10 +51,12 @@ struct Execution {
 struct ExecuteSettings {
   std::optional<std::filesystem::path> onnxruntime_library;
   std::optional<std::filesystem::path> output;
-  // What parity compares with: "native" (the C++ forward of an export record, the stored outputs of a module
-  // record; no Python) or "torch" (PyTorch in the exporter worker: `worker_python` runs
-  // `worker_script`, each by worker/PROTOCOL.md's search order when unset). Anything else is a Refusal (2).
-  std::string reference = "native";
+  // What parity compares with: "" (the default: each record's own, the C++ forward of an export record, the
+  // stored outputs of a module record; no Python, none of the record's code), "native" (the same), "stored"
+  // (a module record's stored outputs) or "torch" (PyTorch in the exporter worker: `worker_python` runs
+  // `worker_script`, each by worker/PROTOCOL.md's search order when unset; a module record's factory is
+  // imported after its file is checked against the record). Anything else is a Refusal (2).
+  std::string reference;
   std::optional<std::filesystem::path> worker_python;
   std::optional<std::filesystem::path> worker_script;
 };

@@ -17,8 +17,6 @@ from ._errors import ArgumentError
 from ._module_profiles import ModuleProfile
 from ._profiles import Profile, _profile_item
 
-MODULE_FORMAT = "nnx.module-conformance/1"
-
 
 def _worker() -> tuple[str, str]:
     python = os.environ.get("NNX_PYTHON") or sys.executable or ""
@@ -126,7 +124,7 @@ def run_profiles(
 
 
 def execute(
-    record: Mapping[str, Any],
+    record: Union[Mapping[str, Any], PathLike],
     directory: PathLike,
     *,
     onnxruntime: Optional[PathLike] = None,
@@ -134,21 +132,28 @@ def execute(
 ) -> dict[str, Any]:
     """Run a saved record's load and parity stages again on its artifacts under ``directory``: the record is
     validated, its weights rebuilt and compared with ``weights_sha256``, every artifact verified before
-    anything is loaded (a mismatch is a ``hash-mismatch`` record). Parity compares ONNX Runtime with
-    ``reference``: ``"torch"`` (the PyTorch network in eval mode, computed in the exporter worker) or
-    ``"native"`` (no PyTorch needed: the core's C++ forward; for a module record, the outputs it stored).
-    None (default) is ``"torch"`` for an export record, as the original, and ``"native"`` for a module
-    record (``nnx.module-conformance/1``): its stored inputs against its stored outputs, with no Python and
-    without importing the record's module; ``"torch"`` rebuilds that module in the worker. Returns the new record,
-    whose versions describe the environment that produced it. Refused: an invalid record or one whose check
-    did not pass (:class:`ConformanceError`), no usable ONNX Runtime or, for the torch reference, no usable
-    PyTorch (:class:`RuntimeUnavailable`), an unknown reference (:class:`UsageError`)."""
-    if reference is None:
-        reference = "native" if isinstance(record, Mapping) and record.get("format") == MODULE_FORMAT else "torch"
+    anything is loaded (a mismatch is a ``hash-mismatch`` record). ``record`` is a record or a report (what
+    ``json.load`` of its file gives), or the path of its file. Returns the new record for a record and, for a
+    report, the new report with every record (``status`` ``failed`` when any record failed), as the command
+    line's ``execute`` writes them; the new records' versions describe the environment that produced them.
+    Parity compares ONNX Runtime with ``reference``: ``"torch"`` (PyTorch in the exporter worker; a module
+    record's factory is imported, after its file — found beside the record's file, so pass the path — is
+    checked against the record's ``source_sha256``), ``"native"`` (no PyTorch: the core's C++ forward; for a
+    module record, the outputs it stored) or ``"stored"`` (a module record's stored outputs). None (default)
+    lets the core choose for each record (``execution_reference``): the stored outputs of a module record
+    (``nnx.module-conformance/1``), with no Python and without importing its module, whatever the record
+    came in; ``"torch"`` for an export record, as the original. Refused: an invalid record or one whose check
+    did not pass, a module factory file whose bytes differ from the record's (:class:`ConformanceError`), no
+    usable ONNX Runtime or, for the torch reference, no usable PyTorch or a factory that does not import
+    (:class:`RuntimeUnavailable`), an unknown reference (:class:`UsageError`)."""
     python, script = _worker()
-    text = _core.execute(_dumps(record, "the record"), _path(directory, "directory"), _onnxruntime_library(onnxruntime),
-                         _optional_text(reference, "reference"), python, script)
-    return json.loads(text)
+    if isinstance(record, (str, os.PathLike)):
+        text, record_file = None, _path(record, "record")
+    else:
+        text, record_file = _dumps(record, "the record"), None
+    out = _core.execute(text, record_file, _path(directory, "directory"), _onnxruntime_library(onnxruntime),
+                        _optional_text(reference, "reference"), python, script)
+    return json.loads(out)
 
 
 def runtime_matrix(

@@ -66,11 +66,9 @@ Execution execute(const std::filesystem::path& file, const std::filesystem::path
   return refusing([&] {
     ExecuteRequest request{read_strict_json_file(file.string()), root, settings.output, {}, file};
     request.options.onnxruntime_library = settings.onnxruntime_library;
-    request.options.reference = reference_named(settings.reference);
-    if (request.options.reference == ReferenceKind::torch) {
-      request.options.worker = resolve_worker_command(
-          WorkerCommand{settings.worker_python.value_or(""), settings.worker_script.value_or(""), {}});
-    }
+    if (!settings.reference.empty()) request.options.reference = reference_named(settings.reference);
+    request.options.worker = resolve_worker_command(  // started only for a record executed with torch
+        WorkerCommand{settings.worker_python.value_or(""), settings.worker_script.value_or(""), {}});
     const ExecuteOutcome outcome = execute_report(request);
     Execution execution;
     execution.exit_code = outcome.exit_code;

@@ -4,13 +4,13 @@
 
 #include "base/build_info.h"
 #include "base/document_kind.h"
-#include "app/module_reference.h"
 #include "app/worker_pool.h"
 #include "artifacts/layout.h"
 #include "base/failure.h"
 #include "model/model_config.h"
 #include "model/reference_model.h"
 #include "record/record.h"
+#include "stages/module_reference.h"
 #include "stages/stages.h"
 #include "worker/worker_protocol.h"
 #include "worker/exporter_client.h"
@@ -79,12 +79,23 @@ json execution_versions(const Record& record, const std::string& runtime_name, c
   versions[runtime_name + versions_key::kLibrarySuffix] = library;
   versions[versions_key::kPlatform] = platform_text();
   versions[versions_key::kReference] = std::string(reference_name(reference));
-  versions[versions_key::kExecutedBy] = reference == ReferenceKind::native ? "nnx-conformance execute (C++ only)"
-                                                               : "nnx-conformance execute (torch reference)";
+  versions[versions_key::kExecutedBy] = reference == ReferenceKind::torch ? "nnx-conformance execute (torch reference)"
+                                                                          : "nnx-conformance execute (C++ only)";
   return versions;
 }
 
 }  // namespace
+
+ReferenceKind execution_reference(const Record& record, std::optional<ReferenceKind> asked) {
+  const RecordReference holds = record.module ? RecordReference::module_outputs : RecordReference::feed_forward_network;
+  return reference_for(holds, asked, front_end());
+}
+
+void require_executable_with(const Record& record, const ExecuteOptions& options) {
+  if (record.module && execution_reference(record, options.reference) == ReferenceKind::torch) {
+    factory_to_run(record, options.record_folder);  // refused before anything is imported or run
+  }
+}
 
 bool is_report(const json& value) { return document_kind_of(value) == DocumentKind::report; }
 
@@ -136,29 +147,24 @@ Record executable_record(const json& input, const std::filesystem::path& root) {
 
 json execute_record(const json& input, const std::filesystem::path& root, const ExecuteOptions& options) {
   Record record = executable_record(input, root);
+  require_executable_with(record, options);
+  const ReferenceKind reference = execution_reference(record, options.reference);
   std::shared_ptr<Runtime> runtime = options.open_runtime(record.runtime.name, options.onnxruntime_library);
   const std::unique_ptr<ReferenceModel> model = record.module ? nullptr : rebuilt_model(record);
-  json versions = execution_versions(record, runtime->name(), runtime->version(), runtime->location(),
-                                     options.reference);
+  json versions = execution_versions(record, runtime->name(), runtime->version(), runtime->location(), reference);
   std::unique_ptr<ExporterClient> worker;
-  if (options.reference == ReferenceKind::torch) worker = start_torch_reference(options, versions);
+  if (reference == ReferenceKind::torch) worker = start_torch_reference(options, versions);
   record.versions = std::move(versions);
   record.runtime.version = runtime->version();
   record.reset_input_cases();
   for (Stage s : {Stage::load, Stage::parity}) record.reset_stage(s);
   StageContext context{record, root, model.get()};
   context.runtime = std::move(runtime);
-  context.reference = options.reference;
+  context.reference = reference;  // parity's provider: the native forward, the stored outputs or PyTorch
+  context.record_folder = options.record_folder;
   context.case_timeout = options.case_timeout;
   context.exporter = std::move(worker);
-  if (record.module && options.reference == ReferenceKind::torch) {
-    if (run_stages(context, std::span(kExecutePipeline).first<1>())) {  // load: the stored inputs verified
-      recompute_module_references(context);
-      run_stages(context, std::span(kExecutePipeline).subspan<1>());
-    }
-  } else {
-    run_stages(context, kExecutePipeline);  // a module record's native reference is its stored outputs
-  }
+  run_stages(context, kExecutePipeline);
   keep_warm_worker(std::move(context.exporter));  // the next call's worker, or stopped
   record.finalize();
   return record.to_json();
@@ -172,7 +178,8 @@ json failed_execution_record(const json& input, const FailedExecution& failed) {
   Record record = Record::from_json(input);
   const std::string name = record.runtime.name;
   const json version = failed.runtime_version ? json(*failed.runtime_version) : json();
-  record.versions = execution_versions(record, name, version, failed.library, ReferenceKind::native);
+  record.versions = execution_versions(record, name, version, failed.library,
+                                       execution_reference(record, ReferenceKind::native));
   record.runtime.version = version;
   record.reset_input_cases();
   for (Stage s : {Stage::load, Stage::parity}) record.reset_stage(s);

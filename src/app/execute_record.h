@@ -1,6 +1,8 @@
-// Re-executing a saved record (doc/record-format.md §7). With the native reference (the default) in C++
-// only: no Python, no PyTorch; with the torch reference (options.reference) parity compares with the
-// PyTorch network computed in the exporter worker, as a run does.
+// Re-executing a saved record (doc/record-format.md §7). The reference is `execution_reference`'s, per
+// record: with the native forward or a module record's stored outputs in C++ only (no Python, no PyTorch,
+// none of the record's code); with the torch reference parity compares with PyTorch computed in the exporter
+// worker, as a run does (a module record's factory is checked against its source_sha256 before it is
+// imported: stages/module_reference.h).
 //
 // `execute_record` validates the record, refuses one whose check did not pass, opens the record's runtime
 // (RuntimeUnavailable when it cannot: exit 10 on the command line), rebuilds the native model from
@@ -26,6 +28,15 @@ using json = nlohmann::json;
 
 json execute_record(const json& record, const std::filesystem::path& root, const ExecuteOptions& options = {});
 
+// The reference `record` is executed with when its caller asked for `asked` (nullopt: named none): the one
+// rule, stages/reference_outputs.h reference_for, for the process's front end (base/front_end.h).
+ReferenceKind execution_reference(const Record& record, std::optional<ReferenceKind> asked);
+
+// What execute_report asks of every record, beside executable_record, before the first is executed: a module
+// record executed with the torch reference names a factory file that exists beside the record's file and
+// holds the bytes it records (stages/module_reference.h factory_to_run; UsageError or ConformanceError).
+void require_executable_with(const Record& record, const ExecuteOptions& options);
+
 // What execute_record asks of a record before anything runs: valid (ConformanceError naming every problem),
 // its check stage passed (ConformanceError), its profile folder present under `root` (UsageError naming the
 // path: artifacts/layout.h require_profile_folder_exists). execute_report and a runtime matrix ask it of
@@ -36,7 +47,8 @@ Record executable_record(const json& record, const std::filesystem::path& root);
 // hung: src/matrix/): the same record execute_record would have written had the failing stage recorded it.
 // load_error: load failed with {"error"}, parity not_run, cases blank. runtime_error: load passed, every case
 // an `error` (the one named in failed_case says what happened to it, the others that they did not complete)
-// and parity failed with {"error", "failed_cases"}. versions as execute writes them (native reference).
+// and parity failed with {"error", "failed_cases"}. versions as execute writes them (the reference without
+// Python: native, or a module record's stored outputs).
 struct FailedExecution {
   std::optional<std::string> runtime_version;  // null when the runtime never said
   std::string library;

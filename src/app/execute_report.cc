@@ -19,10 +19,16 @@ ExecuteOutcome execute_report(const ExecuteRequest& request) {
     require_writable_file_path(*request.output, "the output path");
   }
   const std::vector<nlohmann::json> records = records_of(request.document);
-  for (const auto& record : records) executable_record(record, request.root);  // refused before any runs
+  ExecuteOptions options = request.options;
+  if (request.document_file && !options.record_folder) {
+    options.record_folder = std::filesystem::absolute(*request.document_file).parent_path();
+  }
+  for (const auto& record : records) {  // refused before any runs
+    require_executable_with(executable_record(record, request.root), options);
+  }
   ExecuteOutcome outcome;
   for (const auto& record : records) {
-    outcome.records.push_back(execute_record(record, request.root, request.options));
+    outcome.records.push_back(execute_record(record, request.root, options));
     throw_if_interrupted();
   }
   if (request.output) {

@@ -4,7 +4,10 @@
 // interrupt handlers for its duration; refuses, before executing anything, an output path that breaks the
 // output-path rule (artifacts/output_paths.h: not a regular or new file, the document's own file, inside the
 // root) or cannot be written, and any record execute_record would refuse (app/execute_record.h
-// executable_record: invalid, unchecked, or its profile folder missing, a usage error); executes every record (app/execute_record.h: validated, hashes verified before
+// executable_record: invalid, unchecked, or its profile folder missing, a usage error; require_executable_with:
+// a module record's factory file under the torch reference, resolved against the folder of `document_file`,
+// missing or not the record's bytes); executes every record with its own reference (app/execute_record.h
+// execution_reference: the caller's, else the record's default; validated, hashes verified before
 // anything is loaded); writes the result atomically when an output path is given (a report for a report,
 // one record for a record, every record validated first); and returns the new records and the exit code.
 // No usable runtime is RuntimeUnavailable (exit 10).

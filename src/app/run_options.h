@@ -39,8 +39,12 @@ struct RunOptions {
 struct ExecuteOptions {
   std::optional<std::filesystem::path> onnxruntime_library;
   RuntimeOpener open_runtime = &nnx::open_runtime;
-  // What parity compares with: the C++ forward (no Python), or the PyTorch network in the worker.
-  ReferenceKind reference = ReferenceKind::native;
+  // What the caller asked parity to compare with; nullopt (none named): each record's default
+  // (app/execute_record.h execution_reference, the one rule: stages/reference_outputs.h reference_for).
+  std::optional<ReferenceKind> reference;
+  // The folder of the record or report file (execute_report sets it from document_file): a module record's
+  // relative factory is resolved against it under the torch reference; never the current folder.
+  std::optional<std::filesystem::path> record_folder;
   std::optional<WorkerCommand> worker;                      // torch reference only; default_worker_command()
   std::optional<std::chrono::milliseconds> worker_timeout;  // default_worker_timeout()
   // One input case's run in the runtime; past it the run is stopped and the case is a runtime-error.

@@ -85,7 +85,7 @@ std::vector<ArtifactEntry> build_manifest(const std::filesystem::path& folder,
 
 namespace {
 
-using Listed = ArtifactEntry;  // path normalised; role unused here
+using Listed = ArtifactEntry;  // path normalised; role: a sidecar's bytes are never kept
 
 // Refuses a profile folder name that is not a plain name.
 void require_plain_directory(const std::string& directory) {
@@ -139,8 +139,10 @@ std::vector<Listed> listed_files(const json& record, std::string& directory) {
   return listed;
 }
 
-// One listed file against the folder: its problem, if any (its bytes kept in `out` when asked).
+// One listed file against the folder: its problem, if any (its bytes kept in `out` when asked, unless it is a
+// sidecar: nothing loads one, so it is hashed as it streams by).
 void verify_file(const OpenFolder& folder, const Listed& l, bool keep_contents, VerifyOutcome& out) {
+  keep_contents = keep_contents && l.role != rf::kRoleSidecar;
   FileDigest d = folder.hash(l.path, keep_contents, l.bytes);
   switch (d.status) {
     case FileDigest::Status::missing: out.problems.push_back(l.path + ": missing"); break;

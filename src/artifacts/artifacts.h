@@ -51,7 +51,9 @@ inline constexpr FailureClass kUnverifiedArtifacts = FailureClass::hash_mismatch
 
 struct VerifyOutcome {
   std::vector<std::string> problems;                       // "<path>: missing", "<path>: hash mismatch", ...
-  std::map<std::string, std::vector<std::byte>> contents;  // verified bytes, when asked to keep them
+  // Verified bytes, when asked to keep them: every listed file's but a sidecar's (nothing loads one: it is
+  // hashed as it is read, never held whole; a record read from JSON has no roles, so every file's).
+  std::map<std::string, std::vector<std::byte>> contents;
   bool ok() const { return problems.empty(); }
 };
 

@@ -246,8 +246,10 @@ inline constexpr const char* kExecutedBy = "executed_by";
 // Parity's references (§4 parity, §7 execute): stages.parity.detail.reference and versions.reference.
 inline constexpr const char* kReferenceTorch = "torch";
 inline constexpr const char* kReferenceNative = "native";
+inline constexpr const char* kReferenceStored = "stored";  // a module record's outputs stored by its run (§10)
 
 namespace detail_key {  // stages.<name>.detail (§4): what each stage states beside its status
+inline constexpr const char* kFactoryRun = "factory_run";  // execute --reference torch of a module record: what ran
 inline constexpr const char* kError = "error";
 inline constexpr const char* kLog = "log";
 inline constexpr const char* kCode = "code";

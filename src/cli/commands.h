@@ -54,7 +54,7 @@ struct RecordArgs {
   std::string output;
   std::string onnxruntime;
   std::string onnxruntime_version;    // execute: a release of the runtime cache (runtime/runtime_cache.h)
-  std::string reference = rf::kReferenceNative;  // execute: native (C++ only) or torch (the worker's PyTorch forward)
+  std::string reference;  // execute: "" (each record's default), native, stored or torch
   double case_timeout_seconds = static_cast<double>(kDefaultRunTimeout.count());  // execute --timeout: one input case's run (runtime/run_watchdog.h)
   RenderArgs render;                  // execute
 };

@@ -43,9 +43,11 @@ void add_record_commands(CLI::App& app, RecordArgs& args) {
                    "a release X.Y.Z from the runtime cache (`make runtimes ORT_VERSIONS=X.Y.Z` fetches it)")
       ->excludes(library);
   execute->add_option("--reference", args.reference,
-                      "what parity compares with: native (the C++ forward, no Python; default) or torch (the "
-                      "PyTorch network, in the exporter worker)")
-      ->check(CLI::IsMember({rf::kReferenceNative, rf::kReferenceTorch}));
+                      "what parity compares with: native (a feed-forward record's C++ forward), stored (a module "
+                      "record's stored outputs) or torch (PyTorch in the exporter worker: a module record's "
+                      "factory is imported, its file checked against the record's source_sha256 first). Default: "
+                      "each record's own, native or stored, with no Python and none of the record's code")
+      ->check(CLI::IsMember({rf::kReferenceNative, rf::kReferenceStored, rf::kReferenceTorch}));
   execute
       ->add_option("--timeout", args.case_timeout_seconds,
                    "seconds one input case may run in the runtime before it is stopped and recorded as a "
@@ -145,7 +147,7 @@ int execute_command(const RecordArgs& args, const Seams& seams) {
     request.options.onnxruntime_library = cached_runtime_library(args.onnxruntime_version).string();
   }
   request.options.open_runtime = seams.open_runtime;
-  request.options.reference = *parse_reference(args.reference);  // CLI checked the name
+  if (!args.reference.empty()) request.options.reference = *parse_reference(args.reference);  // CLI checked it
   request.options.case_timeout = timeout_of(args.case_timeout_seconds);
   if (request.options.onnxruntime_library) use.inputs.push_back({"--onnxruntime", *request.options.onnxruntime_library});
   check_outputs(use, args.render);

@@ -119,6 +119,7 @@ int run_cell_child(const CellChildRequest& request) {
     Captured captured;
     ExecuteOptions options;
     options.onnxruntime_library = request.library;
+    options.reference = ReferenceKind::native;  // no Python in a cell: each record's reference without it
     options.open_runtime = [&](const std::string& name, const std::optional<std::filesystem::path>& library) {
       progress.say(say::kSayOpen);
       std::shared_ptr<Runtime> runtime = open_runtime(name, library);

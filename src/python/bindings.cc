@@ -238,16 +238,17 @@ std::string load_profiles(const std::filesystem::path& file) {
   return dump(out);
 }
 
-std::string execute(const std::string& record_text, const std::filesystem::path& root,
-                    const std::optional<std::filesystem::path>& onnxruntime, const std::string& reference,
-                    const std::string& python, const std::string& script) {
-  const ReferenceKind kind = reference_named(reference);
-  ExecuteRequest request{parse(record_text, "the record"), root, std::nullopt, {}, std::nullopt};
+std::string execute(const std::optional<std::string>& record_text, const std::optional<std::filesystem::path>& record_file,
+                    const std::filesystem::path& root, const std::optional<std::filesystem::path>& onnxruntime,
+                    const std::optional<std::string>& reference, const std::string& python, const std::string& script) {
+  ExecuteRequest request{record_file ? read_strict_json_file(*record_file) : parse(record_text.value_or(""), "the record"),
+                         root, std::nullopt, {}, record_file};
   request.options.onnxruntime_library = onnxruntime;
-  request.options.reference = kind;
-  if (kind == ReferenceKind::torch) request.options.worker = resolve_worker_command(WorkerCommand{python, script, {}});
+  if (reference) request.options.reference = reference_named(*reference);  // else each record's own (the core's)
+  request.options.worker = resolve_worker_command(WorkerCommand{python, script, {}});  // started for torch only
   const auto lock = run_lock();
-  return dump(execute_report(request).records.front());
+  const ExecuteOutcome outcome = execute_report(request);
+  return dump(is_report(request.document) ? nnx::make_report(outcome.records) : outcome.records.front());
 }
 
 std::string runtime_matrix(const std::filesystem::path& report, const std::filesystem::path& root,

@@ -81,11 +81,14 @@ std::string run_profiles(const std::string& profiles_text, const std::filesystem
 // A profile file (profile/profile_file.h) as a JSON list of complete profile objects; every bad entry is
 // named by its index in one usage error.
 std::string load_profiles(const std::filesystem::path& file);
-// `reference`: "torch" (the PyTorch network in the worker `python script`, as the original does) or "native"
-// (the C++ forward); a usage error for any other name.
-std::string execute(const std::string& record_text, const std::filesystem::path& root,
-                    const std::optional<std::filesystem::path>& onnxruntime, const std::string& reference,
-                    const std::string& python, const std::string& script);
+// Executes `record_text` (a record or report as JSON text) or, when `record_file` is given instead, the record
+// or report read from that file (a module record's relative factory is then found beside it); returns the new
+// record for a record, the new report (every record) for a report. `reference`: "torch" (PyTorch in the worker
+// `python script`), "native", "stored", or none: each record's default, the core's rule
+// (app/execute_record.h execution_reference); a usage error for any other name.
+std::string execute(const std::optional<std::string>& record_text, const std::optional<std::filesystem::path>& record_file,
+                    const std::filesystem::path& root, const std::optional<std::filesystem::path>& onnxruntime,
+                    const std::optional<std::string>& reference, const std::string& python, const std::string& script);
 
 // The runtime matrix (src/matrix/run_matrix.h) of the report file `report` under each of `runtimes` (a library
 // path, or X.Y.Z for a release of the runtime cache); cells run as `child_command` (the Python package's

@@ -50,8 +50,8 @@ PYBIND11_MODULE(_core, m) {
         py::arg("source_revision"), py::arg("force"), py::arg("onnxruntime"), py::arg("python"), py::arg("script"),
         py::arg("jobs") = py::none());
   m.def("load_profiles", &b::load_profiles, py::arg("path"), "A profile file's profiles (JSON list text).");
-  m.def("execute", &b::execute, released(), py::arg("record"), py::arg("root"), py::arg("onnxruntime"),
-        py::arg("reference"), py::arg("python"), py::arg("script"));
+  m.def("execute", &b::execute, released(), py::arg("record"), py::arg("record_file"), py::arg("root"),
+        py::arg("onnxruntime"), py::arg("reference"), py::arg("python"), py::arg("script"));
 
   // The process's warm exporter workers (app/worker_pool.h): the lifetime rule every front end shares.
   m.def("close_workers", &nnx::close_warm_workers, released(), "Stops every idle worker; a later call starts one.");

@@ -47,7 +47,7 @@ std::string reference_words(const json& record) {
     return "PyTorch" + (torch.empty() ? std::string() : " " + torch) + " in eval mode";
   }
   if (reference == rf::kReferenceNative) return "the native C++ float32 forward (no PyTorch)";
-  if (reference == "stored") return "the PyTorch outputs stored with its artifacts";
+  if (reference == rf::kReferenceStored) return "the PyTorch outputs stored with its artifacts";
   return reference;
 }
 

@@ -18,6 +18,7 @@
 #include "model/feedfwd.h"
 #include "record/record.h"
 #include "stages/case_outcome.h"
+#include "stages/module_reference.h"
 #include "stages/module_stages.h"
 #include "stages/module_tensors.h"
 #include "stages/stages.h"
@@ -206,17 +207,33 @@ bool weights_missing(const Record& record, json& missing) {
 bool record_outcome(StageContext& context, Evidence& evidence, const std::vector<std::string>& unused) {
   json missing = json::array();
   const bool weights_differ = weights_missing(context.record, missing);
-  json detail{{detail_key::kReference, context.profile != nullptr || context.module_references ? "torch" : "stored"},
+  json detail{{detail_key::kReference, reference_name(context.reference)},
               {detail_key::kTriangulation, evidence.triangulation},
               {rf::detail_key::kUnusedInputs, unused},
               {rf::detail_key::kMissingWeights, missing}};
+  if (!context.module_reference_ran.is_null()) detail[detail_key::kFactoryRun] = context.module_reference_ran;
   return record_parity_stage(context.record, std::move(detail), evidence.triangulation.size(),
                              {weights_differ, evidence.runtime_departs, evidence.reference_departs});
+}
+
+// The module record's reference provider, by kind (reference_outputs.h): a run's export stored PyTorch's
+// outputs just now (torch, with a profile), execute compares with those stored outputs (stored) or rebuilds
+// the module from its factory, checked first (torch, module_reference.h).
+void provide_reference(StageContext& context) {
+  switch (context.reference) {
+    case ReferenceKind::torch:
+      if (context.profile == nullptr) recompute_module_references(context);
+      return;
+    case ReferenceKind::native:  // reference_for gives a module record none: its reference without Python is
+    case ReferenceKind::stored:  // its stored outputs, which truth_of reads
+      return;
+  }
 }
 
 }  // namespace
 
 bool run_module_parity_stage(StageContext& context) {
+  provide_reference(context);
   Record& record = context.record;
   record.reset_input_cases();
   Evidence evidence;

@@ -64,31 +64,59 @@ json worker_network_fields(const ReferenceModel& model) {
 }
 
 std::string_view reference_name(ReferenceKind kind) {
-  return kind == ReferenceKind::torch ? rf::kReferenceTorch : rf::kReferenceNative;
+  switch (kind) {
+    case ReferenceKind::torch: return rf::kReferenceTorch;
+    case ReferenceKind::native: return rf::kReferenceNative;
+    case ReferenceKind::stored: return rf::kReferenceStored;
+  }
+  return rf::kReferenceNative;  // unreachable: every kind is named above
 }
 
 std::optional<ReferenceKind> parse_reference(std::string_view name) {
-  if (name == rf::kReferenceTorch) return ReferenceKind::torch;
-  if (name == rf::kReferenceNative) return ReferenceKind::native;
+  for (ReferenceKind kind : {ReferenceKind::torch, ReferenceKind::native, ReferenceKind::stored}) {
+    if (name == reference_name(kind)) return kind;
+  }
   return std::nullopt;
 }
 
 ReferenceKind reference_named(std::string_view name) {
   if (const auto kind = parse_reference(name)) return *kind;
-  throw UsageError("reference must be \"" + std::string(rf::kReferenceTorch) + "\" or \"" +
-                   std::string(rf::kReferenceNative) + "\", not \"" + std::string(name) + "\"");
+  throw UsageError("reference must be \"" + std::string(rf::kReferenceTorch) + "\", \"" +
+                   std::string(rf::kReferenceNative) + "\" or \"" + std::string(rf::kReferenceStored) +
+                   "\", not \"" + std::string(name) + "\"");
+}
+
+ReferenceKind reference_for(RecordReference record, std::optional<ReferenceKind> asked, FrontEnd front_end) {
+  switch (record) {
+    case RecordReference::module_outputs:
+      return asked == ReferenceKind::torch ? ReferenceKind::torch : ReferenceKind::stored;
+    case RecordReference::feed_forward_network:
+      if (asked == ReferenceKind::stored) {
+        throw UsageError("a feed-forward record stores no reference outputs: its reference is \"" +
+                         std::string(rf::kReferenceNative) + "\" (the C++ forward) or \"" +
+                         std::string(rf::kReferenceTorch) + "\" (PyTorch)");
+      }
+      if (asked) return *asked;
+      return front_end == FrontEnd::python ? ReferenceKind::torch : ReferenceKind::native;
+  }
+  return ReferenceKind::stored;  // unreachable: every record is named above
 }
 
 std::vector<std::vector<float>> reference_outputs(ReferenceKind kind, const ReferenceModel& model,
                                                   ExporterClient* worker, const std::vector<ReferenceInput>& inputs) {
-  if (kind == ReferenceKind::torch) {
-    if (worker == nullptr) {
-      throw WorkerError(WorkerError::Kind::died, "no exporter worker to compute the torch reference");
-    }
-    return torch_outputs(model, *worker, inputs);
-  }
   std::vector<std::vector<float>> outputs;
-  for (const auto& input : inputs) outputs.push_back(model.forward(input.tensor.values, input.tensor.shape.at(0)));
+  switch (kind) {
+    case ReferenceKind::torch:
+      if (worker == nullptr) {
+        throw WorkerError(WorkerError::Kind::died, "no exporter worker to compute the torch reference");
+      }
+      return torch_outputs(model, *worker, inputs);
+    case ReferenceKind::native:
+      for (const auto& input : inputs) outputs.push_back(model.forward(input.tensor.values, input.tensor.shape.at(0)));
+      return outputs;
+    case ReferenceKind::stored:  // reference_for never gives a feed-forward record this: it stores no outputs
+      throw ConformanceError("a feed-forward record stores no reference outputs");
+  }
   return outputs;
 }
 

@@ -1,6 +1,7 @@
 // What the stages share while one record is produced (doc/record-format.md §4; doc/architecture.md,
-// "Adding a stage"). A run fills every field; execute has no profile, and an exporter only for the torch
-// reference (it runs load and parity on a saved record with a runtime it opened itself).
+// "Adding a stage"). A run has a profile and no record folder; execute has no profile, an exporter only for the
+// torch reference, and the reference reference_for chose (it runs load and parity on a saved record with a
+// runtime it opened itself).
 //
 // Each stage is one function `bool run_<stage>_stage(StageContext&)` (stages.h) that writes its outcome into
 // the typed `record` (record/record.h: passed, or failed with its class and detail) and returns whether it
@@ -82,6 +83,10 @@ struct StageContext {
   std::vector<std::string> graph_input_names;
   std::optional<std::map<std::string, std::vector<Tensor>>> module_references;
   std::string module_reference_missing;  // why a case is not in module_references
+  // execute only: the folder of the record or report file (a relative factory is resolved against it), and
+  // what the torch reference ran (module_reference.h FactoryToRun::detail), stated in parity's detail.
+  std::optional<std::filesystem::path> record_folder;
+  nlohmann::json module_reference_ran;
 };
 
 }  // namespace nnx

@@ -70,6 +70,7 @@ inline constexpr const char* kDtype = "dtype";  // a typed tensor's element type
 
 inline constexpr const char* kFactory = "factory";                // request: as the profile gives it
 inline constexpr const char* kFactoryPath = "factory_path";       // request: FILE.py made absolute, or null
+inline constexpr const char* kSourceSha256 = "source_sha256";     // module_reference request: the file's bytes must hash to it
 inline constexpr const char* kOpsetVersion = "opset_version";     // request
 inline constexpr const char* kDims = "dims";                      // request: [[name, [values]]]
 inline constexpr const char* kOutputNames = "output_names";       // request (given or null) and answer (used)

@@ -1,0 +1,149 @@
+// A module record's torch reference under execute --reference torch (module_reference.h).
+#include "stages/module_reference.h"
+
+#include <iostream>
+
+#include "base/error.h"
+#include "base/file_bytes.h"
+#include "base/sha256.h"
+#include "profile/module_spec.h"
+#include "stages/module_tensors.h"
+#include "worker/typed_tensor_wire.h"
+#include "worker/worker_protocol.h"
+
+namespace nnx {
+namespace {
+
+using nlohmann::json;
+namespace wire = worker_protocol;
+namespace module_key = rf::module_key;
+
+// A factory file is Python source: far below this; a bigger one is not read whole.
+constexpr std::size_t kMaxFactoryBytes = std::size_t{64} << 20;
+
+std::string recorded_source(const Record& record) {
+  const json& recorded = record.module->source_sha256;
+  return recorded.is_string() ? recorded.get<std::string>() : std::string("null");
+}
+
+json reference_request(const StageContext& context, const FactoryToRun& factory) {
+  const Record& record = context.record;
+  json cases = json::array();
+  for (const auto& c : record.input_cases) {
+    if (c.expect != rf::kExpectMatch) continue;
+    json inputs = json::array();
+    for (const auto& in : c.module->inputs) inputs.push_back(tensor_json(stored_tensor(context.stored, in, in.file)));
+    cases.push_back({{wire::kName, c.name}, {wire::kInputs, inputs}});
+  }
+  return json{{wire::kOp, wire::kOpModuleReference},
+              {wire::kFactory, record.module->factory},
+              {wire::kFactoryPath, factory.file ? json(factory.file->string()) : json()},
+              {wire::kSourceSha256, factory.file ? json(factory.sha256) : json()},
+              {wire::kInputs, record.module->inputs},
+              {wire::kOutputNames, record.module->outputs},
+              {wire::kCases, cases}};
+}
+
+// Throws for what refuses the execution: the factory does not import (RuntimeUnavailable), the worker
+// imported other bytes than the record's (ConformanceError). Otherwise why no case can be compared, or "".
+std::string refusal_of(const Record& record, const json& answer) {
+  const json identity = answer.value(wire::kModuleIdentity, json());
+  const json source = identity.is_object() ? identity.value(module_key::kSourceSha256, json()) : json();
+  if (source.is_string() && source != record.module->source_sha256) {
+    throw ConformanceError("the torch reference of \"" + record.profile + "\" would run other code than the record's: " +
+                           record.module->factory + " has source_sha256 " + source.get<std::string>() +
+                           ", the record says " + recorded_source(record));
+  }
+  if (const json e = answer.value(wire::kImportError, json()); e.is_string()) {
+    throw RuntimeUnavailable(std::string(failure_name(FailureClass::missing_dependency)) +
+                             ": the torch reference is unavailable: the module " + record.module->factory +
+                             " does not import: " + e.get<std::string>());
+  }
+  if (const json e = answer.value(wire::kException, json()); e.is_string()) return e.get<std::string>();
+  const json state = identity.is_object() ? identity.value(module_key::kStateSha256, json()) : json();
+  if (state != record.module->state_sha256) {
+    return "the factory now builds a module whose state_sha256 is " + state.dump() + ", not the record's " +
+           record.module->state_sha256.dump();
+  }
+  return "";
+}
+
+}  // namespace
+
+json FactoryToRun::detail() const {
+  return json{{module_key::kFactory, factory},
+              {"file", file ? json(file->string()) : json()},
+              {"sha256", file ? json(sha256) : json()}};
+}
+
+FactoryToRun factory_to_run(const Record& record, const std::optional<std::filesystem::path>& record_folder) {
+  ModuleSpec spec;
+  spec.factory = record.module->factory;
+  FactoryToRun out;
+  out.factory = spec.factory;
+  const std::optional<std::string> named = spec.factory_file();
+  if (!named) return out;  // package.module:FACTORY: the worker's answer is compared after its import
+  std::filesystem::path file(*named);
+  if (file.is_relative()) {
+    if (!record_folder) {
+      throw UsageError("the record of \"" + record.profile + "\" names its factory " + *named +
+                       " relative to the record's file, and it was handed over without one: execute the record "
+                       "or report file itself, so that " + *named + " is found beside it");
+    }
+    file = *record_folder / file;
+  }
+  out.file = std::filesystem::absolute(file).lexically_normal();
+  std::string bytes;
+  try {
+    bytes = read_file_bytes(*out.file, kMaxFactoryBytes, "a factory file", ErrorKind::usage);
+  } catch (const Error& e) {
+    throw UsageError("the factory file of \"" + record.profile + "\" cannot be read: " + e.what() +
+                     " (a relative factory is resolved against the folder of the record or report file)");
+  }
+  out.sha256 = sha256_hex(bytes);
+  if (out.sha256 != record.module->source_sha256) {
+    throw ConformanceError("the factory file " + out.file->string() + " of \"" + record.profile +
+                           "\" has sha256 " + out.sha256 + ", the record says " + recorded_source(record) +
+                           ": it is not the code that was run, so it is not imported. Restore the file the "
+                           "record was made from, or run the profile again to make a new record; the stored "
+                           "outputs are the reference without --reference torch");
+  }
+  return out;
+}
+
+void recompute_module_references(StageContext& context) {
+  const Record& record = context.record;
+  const FactoryToRun factory = factory_to_run(record, context.record_folder);  // checked again, just before
+  json request;
+  try {
+    request = reference_request(context, factory);
+  } catch (const ConformanceError& e) {
+    context.module_reference_missing = std::string("the stored inputs cannot be read: ") + e.what();
+    context.module_references.emplace();
+    return;
+  }
+  std::cerr << "nnx-conformance: execute: \"" << record.profile << "\": importing "
+            << (factory.file ? factory.file->string() + " (sha256 " + factory.sha256 + ")"
+                             : "the package module of " + factory.factory)
+            << " to compute the torch reference\n";
+  context.module_reference_ran = factory.detail();
+  std::map<std::string, std::vector<Tensor>> references;
+  try {
+    const json answer = context.exporter->reference(request);
+    context.module_reference_missing = refusal_of(record, answer);
+    if (context.module_reference_missing.empty()) {
+      for (const auto& c : answer.at(wire::kReferences)) {
+        std::vector<Tensor> outputs;
+        for (const auto& t : c.at(wire::kOutputs)) {
+          outputs.push_back(tensor_from_json(t, "reference outputs", module_limits::kMaxTensorBytes));
+        }
+        references[c.at(wire::kName).get<std::string>()] = std::move(outputs);
+      }
+    }
+  } catch (const WorkerError& e) {
+    context.module_reference_missing = std::string("the torch reference could not be computed: ") + e.what();
+  }
+  context.module_references = std::move(references);
+}
+
+}  // namespace nnx

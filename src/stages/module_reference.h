@@ -1,0 +1,45 @@
+// A module record's torch reference under `execute --reference torch` (doc/record-format.md §10;
+// doc/profile-files.md, "Module profiles"): the only time executing a module record runs code the record
+// names, because its caller asked for it (stages/reference_outputs.h reference_for: never by default).
+//
+// `factory_to_run` decides what would run before anything is imported: a `FILE.py:FACTORY` factory's file is
+// the record's path, absolute as recorded or else resolved against the folder of the record or report file
+// being executed (never the caller's current folder); its bytes must hash to the record's `source_sha256`
+// (ConformanceError naming the file, both digests and the way out when they do not; UsageError when a
+// relative path has no record folder to resolve against, or the file cannot be read). A
+// `package.module:FACTORY` factory names no file: the worker's answer is compared after its import.
+//
+// `recompute_module_references`, called by the module parity stage after load kept the verified stored
+// tensors: tells stderr which file it is about to run, asks the worker to rebuild the module in a child
+// forked for it (worker/PROTOCOL.md, "module_reference": the worker hashes the very bytes it imports) and
+// fills context.module_references with PyTorch's outputs for every case expected to match. A factory that
+// does not import is RuntimeUnavailable (missing-dependency, exit 10: the record is not written, as for no
+// PyTorch); a worker that imported other bytes than the record's is ConformanceError; a factory that raises,
+// a module whose state differs, a worker that could not answer leave the cases out and say why in
+// context.module_reference_missing (each such case a mismatch blamed on the reference).
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "record/record.h"
+#include "stages/stage_context.h"
+
+namespace nnx {
+
+struct FactoryToRun {
+  std::string factory;                        // the record's FILE.py:FACTORY or package.module:FACTORY
+  std::optional<std::filesystem::path> file;  // the FILE.py resolved, absolute; nullopt for a package factory
+  std::string sha256;                         // the file's bytes as checked (its record's source_sha256)
+  // The parity detail's statement of what ran: {"factory", "file", "sha256"} (file and sha256 null for a
+  // package factory, whose sha256 the worker's answer gives).
+  nlohmann::json detail() const;
+};
+
+FactoryToRun factory_to_run(const Record& record, const std::optional<std::filesystem::path>& record_folder);
+
+void recompute_module_references(StageContext& context);
+
+}  // namespace nnx
