@@ -2,7 +2,8 @@
 imports and its globals never share a process with another profile's.
 
 `run_in_child(work)` forks the warm worker (torch, onnx and onnxscript already imported), runs `work()` in
-the child, which sends its answer (a JSON object) to the parent over a pipe and ends with `os._exit`. The
+the child, which sends its answer (a JSON object and its tensor frames, nnx_worker_tensors.py) to the parent
+over a pipe and ends with `os._exit`. The
 child's stdout goes to a temp file for its whole life (an export inside captures its own log); the parent
 passes that text on to its own stdout (the core's log) afterwards. The child uses one intra-op thread: a
 forked child that uses the parent's OpenMP pool deadlocks (measured with torch 2.13: a conv forward in a
@@ -12,7 +13,6 @@ imported at module level.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
@@ -20,6 +20,7 @@ import tempfile
 import traceback
 
 from nnx_worker_model import describe
+from nnx_worker_tensors import WireError, read_message, write_message
 
 RESPONSE_FD = 3  # the worker's response channel: a child never writes it, so it closes its copy
 
@@ -45,12 +46,6 @@ def _how(status: int) -> str:
     return f"wait status {status}"
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
 def _child(work, write_fd: int, out_fd: int) -> None:
     """The child's whole life: never returns (os._exit), whatever `work` does."""
     status = 0
@@ -68,8 +63,7 @@ def _child(work, write_fd: int, out_fd: int) -> None:
         except BaseException as exc:  # noqa: BLE001 - the parent reports it
             traceback.print_exc()
             answer = {"nnx_internal_error": describe(exc)}
-        text = json.dumps(answer, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
-        _write_all(write_fd, text.encode("utf-8", errors="replace"))
+        write_message(write_fd, answer)
     except BaseException:  # noqa: BLE001
         status = 70
     finally:
@@ -99,23 +93,19 @@ def run_in_child(work, log_lines: int = 5) -> dict:
             os.close(read_fd)
             _child(work, write_fd, out.fileno())
         os.close(write_fd)
-        chunks = []
         with os.fdopen(read_fd, "rb") as pipe:
-            while True:
-                chunk = pipe.read(1 << 20)
-                if not chunk:
-                    break
-                chunks.append(chunk)
+            try:
+                answer = read_message(pipe)
+            except (WireError, ValueError, MemoryError):
+                answer = None
+            while pipe.read(1 << 20):  # whatever follows the message: read to the end, so the child can exit
+                pass
         _, status = os.waitpid(pid, 0)
         out.seek(0)
         text = out.read().decode("utf-8", errors="replace")
     if text:
         sys.stdout.write(text)
         sys.stdout.flush()
-    try:
-        answer = json.loads(b"".join(chunks)) if chunks else None
-    except ValueError:
-        answer = None
     if not isinstance(answer, dict) or status != 0:
         raise ChildDied(_how(status), "\n".join(text.splitlines()[-log_lines:]))
     if "nnx_internal_error" in answer:

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "stages/module_tensors.h"
-#include "worker/typed_tensor_wire.h"
+#include "worker/tensor_wire.h"
 #include "worker/worker_protocol.h"
 
 namespace nnx {
@@ -13,7 +13,7 @@ namespace {
 using nlohmann::json;
 namespace wire = worker_protocol;
 
-json reference_request(const Record& record, const StageContext& context) {
+json reference_request(const Record& record, const StageContext& context, OutgoingFrames& frames) {
   ModuleSpec spec;
   spec.factory = record.module->factory;
   const auto file = spec.factory_file();
@@ -21,7 +21,7 @@ json reference_request(const Record& record, const StageContext& context) {
   for (const auto& c : record.input_cases) {
     if (c.expect != rf::kExpectMatch) continue;
     json inputs = json::array();
-    for (const auto& in : c.module->inputs) inputs.push_back(tensor_json(stored_tensor(context.stored, in, in.file)));
+    for (const auto& in : c.module->inputs) inputs.push_back(frames.own(stored_tensor(context.stored, in, in.file)));
     cases.push_back({{wire::kName, c.name}, {wire::kInputs, inputs}});
   }
   return json{{wire::kOp, wire::kOpModuleReference},
@@ -51,13 +51,17 @@ void recompute_module_references(StageContext& context) {
   const Record& record = context.record;
   std::map<std::string, std::vector<Tensor>> references;
   try {
-    const json answer = context.exporter->reference(reference_request(record, context));
+    OutgoingFrames sent;
+    const json request = reference_request(record, context, sent);
+    WorkerReply reply = context.exporter->reference(request, sent);
+    const json& answer = reply.body;
+    AnswerFrames frames(std::move(reply.frames));
     context.module_reference_missing = refusal_of(record, answer);
     if (context.module_reference_missing.empty()) {
       for (const auto& c : answer.at(wire::kReferences)) {
         std::vector<Tensor> outputs;
         for (const auto& t : c.at(wire::kOutputs)) {
-          outputs.push_back(tensor_from_json(t, "reference outputs", module_limits::kMaxTensorBytes));
+          outputs.push_back(frames.take(t, "reference outputs"));
         }
         references[c.at(wire::kName).get<std::string>()] = std::move(outputs);
       }
