@@ -71,6 +71,8 @@ set(NNX_UNIT_TEST_SOURCES
   tests/unit/tolerance_compare_test.cc
   tests/unit/torch_random_test.cc
   tests/unit/triangulation_test.cc
+  tests/unit/tensor_frames_test.cc
+  tests/unit/worker_channel_test.cc
   tests/unit/validate_record_cases_test.cc
   tests/unit/validate_record_settings_test.cc
   tests/unit/validate_record_test.cc

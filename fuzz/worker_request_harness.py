@@ -4,8 +4,9 @@
 torch, numpy, onnx, onnxscript and onnxruntime are made unimportable first, so an op that passes its
 request's validation stops where it would import them (a `ok: false` answer); `dependencies` and the module
 ops are replaced by their request parsers (the real ops import the modules a request names, or fork).
-`one(data)` feeds the bytes to the loop as its stdin and checks every answer; an AssertionError or any
-other exception is a finding.
+`one(data)` feeds the bytes to the loop as its stdin and checks every answer: one per request line the loop
+read (the bytes a line's "frames" announces are its tensor frames, worker/nnx_worker_tensors.py, not request
+lines); an AssertionError or any other exception is a finding.
 """
 
 from __future__ import annotations
@@ -43,10 +44,21 @@ def _refuse_constant(name):
     raise AssertionError(f"an answer holds {name}: not strict JSON")
 
 
+class _Lines(io.BytesIO):
+    """The loop's stdin, counting the request lines it reads (its frames are read with read())."""
+
+    requests = 0
+
+    def readline(self, *args):
+        line = super().readline(*args)
+        self.requests += bool(line.strip())
+        return line
+
+
 def _serve(data: bytes) -> None:
-    requests = sum(1 for line in io.BytesIO(data) if line.strip())
+    stream = _Lines(data)
     served = 0
-    for response in nnx_worker.answers(io.BytesIO(data), OPS):
+    for response in nnx_worker.answers(stream, OPS):
         served += 1
         line = nnx_worker.response_line(response)
         assert line.endswith(b"\n") and line.count(b"\n") == 1, "an answer is not one line"
@@ -54,7 +66,7 @@ def _serve(data: bytes) -> None:
         assert isinstance(answer, dict) and isinstance(answer.get("ok"), bool), "an answer has no boolean ok"
         if answer["ok"] is False:
             assert isinstance(answer.get("error"), str) and answer["error"], "a refusal does not say why"
-    assert served == requests, f"{requests} request lines, {served} answers"
+    assert served == stream.requests, f"{stream.requests} request lines, {served} answers"
 
 
 def one(data: bytes) -> list:

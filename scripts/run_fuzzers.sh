@@ -67,7 +67,7 @@ declare -A TARGET_SOURCES=(
   [json_record_fuzzer]="${JSON_SOURCES[*]}"
   [artifact_path_fuzzer]="artifacts/artifact_path"
   [onnx_model_fuzzer]="${ONNX_SOURCES[*]}"
-  [worker_answer_fuzzer]="worker/worker_answer worker/tensor_wire worker/typed_tensor_wire worker/worker_error
+  [worker_answer_fuzzer]="worker/worker_answer worker/tensor_wire worker/tensor_frames worker/worker_error
                           base/json_strict base/json_python base/file_bytes base/tensor base/error base/failure base/interrupt"
   [profile_file_fuzzer]="${PROFILE_SOURCES[*]}"
   [python_json_fuzzer]="python/python_json base/json_tape base/json_strict base/json_python base/file_bytes

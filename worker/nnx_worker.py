@@ -2,23 +2,25 @@
 
 Contract (full protocol in worker/PROTOCOL.md):
   * started by the C++ core as `<python> <repo>/worker/nnx_worker.py`;
-  * reads requests from stdin, one JSON object per line, and answers each with exactly ONE JSON line
-    written to file descriptor 3 (stdout and stderr are the core's log capture: exporters print there
-    at the C level, so they never carry protocol data);
+  * reads requests from stdin, one JSON object per line followed by its tensor frames, and answers each
+    with exactly ONE JSON line and its tensor frames written to file descriptor 3 (nnx_worker_tensors.py;
+    stdout and stderr are the core's log capture: exporters print there at the C level, so they never carry
+    protocol data);
   * every response is {"ok": true, ...} or {"ok": false, "error": "..."} (a protocol-level problem:
     unknown op, malformed request, parameters that do not fit the model);
   * ops: ping, dependencies, export, reference, check, module_export, module_reference;
   * exits (status 0) when stdin closes;
   * imports neither torch, onnx nor numpy at start-up, so `dependencies` works where they are missing.
 
-The core owns the weights: the export request carries every parameter as base64 little-endian float32
-and the worker copies them in exactly. The module can also be imported (its functions are the steps of
+The core owns the weights: the export request carries every parameter as a float32 tensor frame and the
+worker copies them in exactly. The module can also be imported (its functions are the steps of
 each op); only running it as a script serves requests.
 
 This script holds the export op and the request loop; the other ops and what they share live in modules
 beside it (all staged with it, as nnx/_worker/ in the package): nnx_worker_model.py (a request's network
 and tensors, ProtocolError), nnx_worker_dependencies.py (`dependencies`, the environment),
-nnx_worker_reference.py (`reference`), nnx_worker_check.py (`check`), nnx_torch_model.py (the network).
+nnx_worker_reference.py (`reference`), nnx_worker_check.py (`check`), nnx_torch_model.py (the network),
+nnx_worker_tensors.py (the tensor wire).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from nnx_worker_dependencies import op_dependencies
 # feedfwd_class: the network class, for an importer of this module (the in-process export tests).
 from nnx_worker_model import (ProtocolError, build_model, decode_tensor, describe, feedfwd_class,  # noqa: F401
                               is_int, model_config)
+from nnx_worker_tensors import WireError, encode_message, read_frames, write_message
 # snapshot: the state proof's snapshot, for an importer of this module (the in-process export tests).
 from nnx_worker_watch import changed_parts, export_in_eval, list_files, snapshot, watch_export  # noqa: F401
 
@@ -177,15 +180,21 @@ OPS = {"ping": lambda req: {"ok": True}, "dependencies": op_dependencies, "expor
        "module_reference": nnx_worker_module.op_module_reference}
 
 
-def handle(line: bytes, ops: dict = OPS) -> dict:
-    """The answer to one request line; never raises (a line the loop cannot parse or dispatch gets an
-    ok:false answer, so the worker serves the next one). `ops`: op name -> function of the request."""
+def handle(line: bytes, ops: dict = OPS, stream=None) -> dict:
+    """The answer to one request line (its tensor frames read from `stream`); never raises (a line the loop
+    cannot parse or dispatch gets an ok:false answer, so the worker serves the next one). `ops`: op name ->
+    function of the request."""
     try:
         req = json.loads(line)
     except (ValueError, RecursionError, MemoryError) as exc:  # RecursionError: nested deeper than the stack allows
         return {"ok": False, "error": f"request is not JSON: {describe(exc)}"}
     if not isinstance(req, dict):
         return {"ok": False, "error": "request must be a JSON object"}
+    if "frames" in req:
+        try:
+            req = read_frames(req, stream)
+        except (WireError, OSError, AttributeError, MemoryError) as exc:
+            return {"ok": False, "error": f"request tensor frames: {describe(exc)}"}
     name = req.get("op")
     if not isinstance(name, str) or name not in ops:
         shown = repr(name)[:80] if isinstance(name, str) else f"of type {type(name).__name__}"
@@ -200,13 +209,10 @@ def handle(line: bytes, ops: dict = OPS) -> dict:
 
 
 def response_line(response: dict) -> bytes:
-    """The answer's one line on fd 3: strict JSON, UTF-8, newline-terminated; an answer that cannot be
-    written so (NaN, an object json cannot write, nesting too deep) becomes an internal-error answer."""
-    try:
-        text = json.dumps(response, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError, RecursionError) as exc:  # never send non-strict JSON
-        text = json.dumps({"ok": False, "error": f"internal error: unserialisable response: {describe(exc)}"})
-    return (text + "\n").encode("utf-8", errors="replace")  # a lone surrogate becomes "?", never bad UTF-8
+    """The answer's one line on fd 3 (nnx_worker_tensors.encode_message: strict JSON, UTF-8,
+    newline-terminated, its tensors as frame references; an answer that cannot be written so becomes an
+    internal-error answer)."""
+    return encode_message(response)[0]
 
 
 def answers(stream, ops: dict = OPS):
@@ -216,13 +222,11 @@ def answers(stream, ops: dict = OPS):
         if not line:
             return
         if line.strip():
-            yield handle(line, ops)
+            yield handle(line, ops, stream)
 
 
 def write_response(fd: int, response: dict) -> None:
-    view = memoryview(response_line(response))
-    while view:
-        view = view[os.write(fd, view):]
+    write_message(fd, response)
 
 
 LIFELINE_FD = 9  # the core's lifeline (src/base/child_process.h): end-of-file once the core has ended

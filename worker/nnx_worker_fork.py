@@ -2,8 +2,8 @@
 imports and its globals never share a process with another profile's.
 
 `run_in_child(work)` forks the warm worker (torch, onnx and onnxscript already imported), runs `work()` in
-the child, which sends its answer (a JSON object) to the parent over a pipe and ends with `os._exit`. The
-child has no standard input (/dev/null; `input()` and `breakpoint()` fail at once, saying so). Its stdout
+the child, which sends its answer (a JSON object and its tensor frames, nnx_worker_tensors.py) to the parent
+over a pipe and ends with `os._exit`. The child has no standard input (/dev/null; `input()` and `breakpoint()` fail at once, saying so). Its stdout
 is a pipe the parent reads while the child runs, keeping the first and the last KEEP_BYTES of it (how many
 bytes between were left out is said where they were), so however much a module prints the worker holds at
 most twice that; the parent passes the kept text on to its own stdout (the core's log) afterwards. The
@@ -18,7 +18,7 @@ standard library is imported at module level.
 from __future__ import annotations
 
 import ctypes
-import json
+import io
 import os
 import select
 import signal
@@ -26,6 +26,7 @@ import sys
 import traceback
 
 from nnx_worker_model import describe
+from nnx_worker_tensors import WireError, read_message, write_message
 
 RESPONSE_FD = 3  # the worker's response channel: a child never writes it, so it closes its copy
 KEEP_BYTES = 1 << 20  # of the child's stdout, the first and the last MiB are kept
@@ -116,12 +117,6 @@ def _how(status: int) -> str:
     return f"wait status {status}"
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
 def _child(work, write_fd: int, out_fd: int) -> None:
     """The child's whole life: never returns (os._exit), whatever `work` does."""
     status = 0
@@ -141,8 +136,7 @@ def _child(work, write_fd: int, out_fd: int) -> None:
         except BaseException as exc:  # noqa: BLE001 - the parent reports it
             traceback.print_exc()
             answer = {"nnx_internal_error": describe(exc)}
-        text = json.dumps(answer, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
-        _write_all(write_fd, text.encode("utf-8", errors="replace"))
+        write_message(write_fd, answer)
     except BaseException:  # noqa: BLE001
         status = 70
     finally:
@@ -261,8 +255,8 @@ def run_in_child(work, log_lines: int = 5) -> dict:
         sys.stdout.write(text)
         sys.stdout.flush()
     try:
-        answer = json.loads(b"".join(chunks)) if chunks else None
-    except ValueError:
+        answer = read_message(io.BytesIO(b"".join(chunks))) if chunks else None
+    except (WireError, ValueError, MemoryError):
         answer = None
     if not isinstance(answer, dict) or status != 0:
         raise ChildDied(_how(status), "\n".join(text.splitlines()[-log_lines:]))

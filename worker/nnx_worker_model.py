@@ -1,15 +1,13 @@
 """A request's network and tensors, for the worker's ops (worker/PROTOCOL.md; doc/record-format.md §2).
 
 Everything here checks what a request carries before it is used: `model_config` (the feed_fwd config),
-`decode_tensor` (base64 little-endian float32 of a given shape), `build_model` (the network holding exactly
-the given parameters); `encode_tensor` is the way back. A request that does not fit raises ProtocolError,
+`decode_tensor` (a float32 tensor of the wire, nnx_worker_tensors.py), `build_model` (the network holding
+exactly the given parameters). A request that does not fit raises ProtocolError,
 which the worker answers with {"ok": false, "error": str(exc)}. torch and numpy are imported only when a
 tensor is decoded or a network built.
 """
 
 from __future__ import annotations
-
-import base64
 
 import nnx_torch_model  # beside the worker script (sys.path[0]); imports no torch until a network is built
 
@@ -51,24 +49,12 @@ def model_config(cfg, op: str = "export") -> dict:
 
 
 def decode_tensor(entry, what: str, op: str = "export"):
-    import numpy as np
-    import torch
+    """The torch tensor of a float32 wire tensor (nnx_worker_tensors.WireTensor)."""
+    from nnx_worker_tensors import WireTensor, to_torch
 
-    if not isinstance(entry, dict) or not isinstance(entry.get("shape"), list) \
-            or not all(is_int(d) and d >= 0 for d in entry["shape"]) or not isinstance(entry.get("data"), str):
-        raise ProtocolError(f"{op}: {what} needs 'shape' (list of sizes) and 'data' (base64)")
-    try:
-        raw = base64.b64decode(entry["data"], validate=True)
-    except ValueError as exc:
-        raise ProtocolError(f"{op}: {what}: data is not base64: {exc}") from None
-    count = 1
-    for d in entry["shape"]:
-        count *= d
-    if len(raw) != 4 * count:
-        raise ProtocolError(f"{op}: {what}: {len(raw)} bytes for shape {entry['shape']} "
-                            f"(expected {4 * count} bytes of float32)")
-    array = np.frombuffer(raw, dtype="<f4").astype(np.float32).reshape(entry["shape"])
-    return torch.from_numpy(array.copy())
+    if not isinstance(entry, WireTensor) or entry.dtype != "float32":
+        raise ProtocolError(f"{op}: {what} must be a float32 tensor frame ({{'name', 'frame'}})")
+    return to_torch(entry)
 
 
 def build_model(cfg: dict, parameters, op: str = "export"):
@@ -77,16 +63,10 @@ def build_model(cfg: dict, parameters, op: str = "export"):
         raise ProtocolError(f"{op}: 'parameters' must be a list")
     decoded = []
     for entry in parameters:
-        if not isinstance(entry, dict):
-            raise ProtocolError(f"{op}: every parameter must be an object")
-        name = entry.get("name")
-        decoded.append((name, entry.get("shape"), decode_tensor(entry, f"parameter {name}", op)))
+        name = getattr(entry, "name", None)
+        tensor = decode_tensor(entry, f"parameter {name}", op)
+        decoded.append((name, entry.shape, tensor))
     try:
         return nnx_torch_model.build_network(cfg, decoded)
     except ValueError as exc:
         raise ProtocolError(f"{op}: {exc}") from None
-
-
-def encode_tensor(tensor) -> dict:
-    array = tensor.detach().cpu().contiguous().numpy().astype("<f4", copy=False)
-    return {"shape": list(array.shape), "data": base64.b64encode(array.tobytes()).decode("ascii")}

@@ -15,8 +15,9 @@ import time
 
 from nnx_worker_fork import ChildDied, run_in_child
 from nnx_worker_model import ProtocolError, describe, is_int
-from nnx_worker_module_load import (WIRE_DTYPES, ModuleProblem, SourceChanged, build_module, decode_wire,
-                                    oracle, output_names, references, forward_leaves)
+from nnx_worker_module_load import (ModuleProblem, SourceChanged, build_module, oracle,
+                                    output_names, references, forward_leaves)
+from nnx_worker_tensors import DTYPES, WireTensor, to_torch
 from nnx_worker_watch import changed_entries, changed_parts, export_in_eval, STATE_PARTS, watch_export
 
 EXPORTERS = ("torchscript", "dynamo")
@@ -59,8 +60,8 @@ def _specs(req: dict, op: str, dims: dict) -> list:
         raise ProtocolError(f"{op}: 'inputs' must be a non-empty list of {{name, shape, dtype}}")
     for spec in specs:
         if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not spec["name"] \
-                or spec.get("dtype") not in WIRE_DTYPES or not isinstance(spec.get("shape"), list):
-            raise ProtocolError(f"{op}: every input needs 'name', 'shape' and 'dtype' ({', '.join(WIRE_DTYPES)})")
+                or spec.get("dtype") not in DTYPES or not isinstance(spec.get("shape"), list):
+            raise ProtocolError(f"{op}: every input needs 'name', 'shape' and 'dtype' ({', '.join(DTYPES)})")
         for d in spec["shape"]:
             if not (is_int(d) and d >= 0) and not (isinstance(d, str) and (dims is None or d in dims)):
                 raise ProtocolError(f"{op}: input {spec['name']}: shape entry {d!r} is neither a size nor a "
@@ -88,13 +89,14 @@ def _tensors(entries, specs: list, what: str, op: str, sizes=None) -> list:
         raise ProtocolError(f"{op}: {what} must hold one tensor per input ({len(specs)})")
     tensors = []
     for spec, entry in zip(specs, entries):
-        tensor = decode_wire(entry, f"{what} {spec['name']}", op)
+        if not isinstance(entry, WireTensor):
+            raise ProtocolError(f"{op}: {what} {spec['name']} must be a tensor frame ({{name, frame}})")
         wanted = [sizes[d] if isinstance(d, str) and sizes else d for d in spec["shape"]]
-        fits = len(wanted) == tensor.dim() and all(not is_int(w) or w == n for w, n in zip(wanted, tensor.shape))
-        if entry["dtype"] != spec["dtype"] or not fits:
-            raise ProtocolError(f"{op}: {what} {spec['name']} is {entry['dtype']} {list(tensor.shape)}, "
+        fits = len(wanted) == len(entry.shape) and all(not is_int(w) or w == n for w, n in zip(wanted, entry.shape))
+        if entry.dtype != spec["dtype"] or not fits:
+            raise ProtocolError(f"{op}: {what} {spec['name']} is {entry.dtype} {entry.shape}, "
                                 f"not {spec['dtype']} {wanted}")
-        tensors.append(tensor)
+        tensors.append(to_torch(entry))
     return tensors
 
 

@@ -1,13 +1,12 @@
 """A module profile's module in its forked child (worker/PROTOCOL.md, "Module profiles"): the factory
-imported and called, the module's identity, its PyTorch reference and FP64 oracle, and the tensors on the
-wire (`{"name", "dtype", "shape", "data"}`, base64 of raw little-endian row-major bytes).
+imported and called, the module's identity, and its PyTorch reference and FP64 oracle as wire tensors
+(nnx_worker_tensors.py, the worker's one tensor wire).
 
 torch is imported only inside the functions (the worker imports none of it at start-up).
 """
 
 from __future__ import annotations
 
-import base64
 import copy
 import hashlib
 import importlib
@@ -15,10 +14,8 @@ import importlib.util
 import os
 import sys
 
-from nnx_worker_model import ProtocolError, describe, is_int
-
-WIRE_DTYPES = {"float32": "<f4", "float64": "<f8", "int64": "<i8", "int32": "<i4", "bool": "|b1"}
-MAX_TENSOR_BYTES = 64 << 20  # a reference or oracle tensor over this (raw) is refused: the answer stays bounded
+from nnx_worker_model import describe
+from nnx_worker_tensors import WireError, from_torch
 
 
 class ModuleProblem(Exception):
@@ -29,55 +26,13 @@ class ModuleProblem(Exception):
         self.importing = importing
 
 
-def torch_dtype(name: str):
-    import torch
-
-    return {"float32": torch.float32, "float64": torch.float64, "int64": torch.int64, "int32": torch.int32,
-            "bool": torch.bool}[name]
-
-
-def decode_wire(entry, what: str, op: str):
-    """A wire tensor as a torch tensor (its own memory); ProtocolError naming `what` when malformed."""
-    import numpy as np
-    import torch
-
-    if not isinstance(entry, dict) or entry.get("dtype") not in WIRE_DTYPES \
-            or not isinstance(entry.get("shape"), list) or not all(is_int(d) and d >= 0 for d in entry["shape"]) \
-            or not isinstance(entry.get("data"), str):
-        raise ProtocolError(f"{op}: {what} needs 'dtype' (one of {', '.join(WIRE_DTYPES)}), 'shape' (list of "
-                            f"sizes) and 'data' (base64)")
+def encode_wire(name: str, tensor, what: str):
+    """A torch tensor on the wire; ModuleProblem naming `what` for a dtype the wire has no name for or a
+    tensor over its 64 MiB per tensor (doc/record-format.md §10)."""
     try:
-        raw = base64.b64decode(entry["data"], validate=True)
-    except ValueError as exc:
-        raise ProtocolError(f"{op}: {what}: data is not base64: {exc}") from None
-    dtype = np.dtype(WIRE_DTYPES[entry["dtype"]])
-    count = 1
-    for d in entry["shape"]:
-        count *= d
-    if len(raw) != dtype.itemsize * count:
-        raise ProtocolError(f"{op}: {what}: {len(raw)} bytes for shape {entry['shape']} of {entry['dtype']} "
-                            f"(expected {dtype.itemsize * count})")
-    array = np.frombuffer(raw, dtype=dtype).reshape(entry["shape"])
-    return torch.from_numpy(array.astype(dtype.newbyteorder("=") if dtype.itemsize > 1 else dtype, copy=True))
-
-
-def encode_wire(name: str, tensor, what: str) -> dict:
-    """A torch tensor on the wire; ModuleProblem for a dtype the wire has no name for or over 64 MiB."""
-    import torch
-
-    names = {torch.float32: "float32", torch.float64: "float64", torch.int64: "int64", torch.int32: "int32",
-             torch.bool: "bool"}
-    if tensor.dtype not in names:
-        raise ModuleProblem(f"{what} is {tensor.dtype}, which the wire cannot carry "
-                            f"({', '.join(WIRE_DTYPES)})")
-    size = tensor.numel() * tensor.element_size()
-    if size > MAX_TENSOR_BYTES:
-        raise ModuleProblem(f"{what} is {size} bytes raw, over the answer's limit of {MAX_TENSOR_BYTES} "
-                            f"bytes (64 MiB) per tensor")
-    dtype = names[tensor.dtype]
-    array = tensor.detach().cpu().contiguous().numpy().astype(WIRE_DTYPES[dtype], copy=False)
-    return {"name": name, "dtype": dtype, "shape": list(array.shape),
-            "data": base64.b64encode(array.tobytes()).decode("ascii")}
+        return from_torch(name, tensor)
+    except WireError as exc:
+        raise ModuleProblem(f"{what} {exc}") from None
 
 
 # --------------------------------------------------------------------------------------------

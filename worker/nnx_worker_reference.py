@@ -9,7 +9,8 @@ parameters (`_last_reference`).
 from __future__ import annotations
 
 from nnx_worker_dependencies import environment
-from nnx_worker_model import ProtocolError, build_model, decode_tensor, describe, encode_tensor, model_config
+from nnx_worker_model import ProtocolError, build_model, decode_tensor, describe, model_config
+from nnx_worker_tensors import WireTensor, from_torch
 
 
 def _identical(a, b) -> bool:
@@ -26,7 +27,7 @@ def _identical(a, b) -> bool:
 # The last reference network, in eval mode, with the model and parameters of the request that built it.
 # A run's profiles of one model (its exporters and options) ask for the same network: it is built once.
 # Only a reference request builds or reads it, and forwarding under no_grad leaves it as it was. Only a
-# small network is kept (its parameters' text below KEEP_REFERENCE_BYTES): there building is most of a
+# small network is kept (its parameters' bytes below KEEP_REFERENCE_BYTES): there building is most of a
 # request's cost, while keeping a large one would hold its weights and their text until the next request.
 _last_reference = None  # (model, parameters, network)
 KEEP_REFERENCE_BYTES = 1 << 20
@@ -40,18 +41,18 @@ def _reference_network(cfg: dict, parameters):
     _last_reference = None  # a request that cannot be built leaves nothing behind
     network = build_model(cfg, parameters, "reference")
     network.eval()
-    if sum(len(entry["data"]) for entry in parameters) < KEEP_REFERENCE_BYTES:  # all there: it was built
+    if sum(entry.nbytes() for entry in parameters) < KEEP_REFERENCE_BYTES:  # all there: it was built
         _last_reference = (cfg, parameters, network)
     return network
 
 
 def op_reference(req: dict) -> dict:
     """The §2 network in eval mode under torch.no_grad(), on each given float32 input: raw float32
-    outputs (base64), bit for bit what PyTorch computed."""
+    output frames, bit for bit what PyTorch computed."""
     cfg = model_config(req.get("model"), "reference")
     inputs = req.get("inputs")
-    if not isinstance(inputs, list) or not all(isinstance(i, dict) and isinstance(i.get("name"), str) for i in inputs):
-        raise ProtocolError("reference: 'inputs' must be a list of {name, shape, data}")
+    if not isinstance(inputs, list) or not all(isinstance(i, WireTensor) for i in inputs):
+        raise ProtocolError("reference: 'inputs' must be a list of tensor frames ({name, frame})")
     try:
         import torch
     except BaseException as exc:  # noqa: BLE001
@@ -60,9 +61,9 @@ def op_reference(req: dict) -> dict:
     outputs = []
     with torch.no_grad():
         for entry in inputs:
-            x = decode_tensor(entry, f"input {entry['name']}", "reference")
+            x = decode_tensor(entry, f"input {entry.name}", "reference")
             if x.dim() != 2 or x.shape[1] != cfg["input_dim"]:
-                raise ProtocolError(f"reference: input {entry['name']} shape {list(x.shape)} is not [batch, "
+                raise ProtocolError(f"reference: input {entry.name} shape {list(x.shape)} is not [batch, "
                                     f"{cfg['input_dim']}]")
-            outputs.append({"name": entry["name"], **encode_tensor(model(x))})
+            outputs.append(from_torch(entry.name, model(x).float()))
     return {"ok": True, "outputs": outputs, "environment": environment({})}

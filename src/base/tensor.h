@@ -1,7 +1,9 @@
 // A named, typed tensor (doc/record-format.md §10, "Module records"): what flows through the stages for a
 // module profile and what the runtime seam runs (runtime/runtime.h). Its bytes are the elements in
 // row-major order, little-endian, exactly as ONNX's TensorProto `raw_data` holds them
-// (onnx_file/tensor_proto.h) and as the worker protocol carries them (worker/tensor_wire.h).
+// (onnx_file/tensor_proto.h) and as the worker protocol's tensor frames carry them (worker/tensor_frames.h,
+// worker/tensor_wire.h: one wire for every kind and every dtype; the frames also carry float16, bfloat16,
+// int8 and uint8, which DType does not hold yet).
 //
 // `DType` names the element types a module profile may use for its inputs and that its outputs and the
 // float64 oracle have; `dtype_name` spells them as profiles and records do ("float32", "int64", ...).

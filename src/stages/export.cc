@@ -23,15 +23,16 @@ namespace wire = worker_protocol;
 namespace detail_key = rf::detail_key;
 
 // The worker's export request (worker/PROTOCOL.md, "export").
-json export_request(const StageContext& context) {
+json export_request(const StageContext& context, OutgoingFrames& frames) {
   const Profile& profile = *context.profile;
   const std::vector<std::int64_t> example_shape = {profile.export_batch, profile.model.input_dim};
-  json request = worker_network_fields(*context.model);  // the model the profile's config built
+  json request = worker_network_fields(*context.model, frames);  // the model the profile's config built
   const std::string output_dir = std::filesystem::absolute(profile_folder(context.root, profile.name)).string();
   request.update(json{{wire::kOp, wire::kOpExport},
                       {wire::kExporter, profile.exporter},
                       {wire::kOptions, profile.exporter_options()},
-                      {wire::kExampleInput, float32_tensor_json(example_shape, draw_input(example_shape, 7))},
+                      {wire::kExampleInput,
+                       frames.own(Tensor::float32("example", example_shape, draw_input(example_shape, 7)))},
                       {wire::kOutputDir, output_dir},
                       {wire::kModelFile, kModelFile}});
   return request;
@@ -56,7 +57,9 @@ bool run_export_stage(StageContext& context) {
   }
   json reply;
   try {
-    reply = context.exporter->export_model(export_request(context));
+    OutgoingFrames frames;
+    const json request = export_request(context, frames);
+    reply = context.exporter->export_model(request, frames).body;
   } catch (const WorkerError& e) {
     json detail{{detail_key::kError, std::string("exporter worker: ") + e.what()},
                 {detail_key::kLog, context.exporter->log_tail(20)}};

@@ -17,7 +17,7 @@
 #include "stages/module_stages.h"
 #include "stages/module_tensors.h"
 #include "stages/stages.h"
-#include "worker/typed_tensor_wire.h"
+#include "worker/tensor_wire.h"
 #include "worker/worker_protocol.h"
 
 namespace nnx {
@@ -27,13 +27,14 @@ using nlohmann::json;
 namespace wire = worker_protocol;
 namespace detail_key = rf::detail_key;
 
-json tensors_json(const std::vector<Tensor>& tensors) {
+json tensors_json(const std::vector<Tensor>& tensors, OutgoingFrames& frames) {
   json out = json::array();
-  for (const auto& t : tensors) out.push_back(tensor_json(t));
+  for (const auto& t : tensors) out.push_back(frames.add(t));
   return out;
 }
 
-json export_request(const StageContext& context, const std::vector<std::vector<Tensor>>& inputs) {
+json export_request(const StageContext& context, const std::vector<std::vector<Tensor>>& inputs,
+                    OutgoingFrames& frames) {
   const Profile& profile = *context.profile;
   const ModuleSpec& spec = *profile.module;
   json specs = json::array();
@@ -43,7 +44,8 @@ json export_request(const StageContext& context, const std::vector<std::vector<T
   json cases = json::array();
   for (std::size_t i = 0; i < context.record.input_cases.size(); ++i) {
     const RecordCase& c = context.record.input_cases[i];
-    if (c.expect == rf::kExpectMatch) cases.push_back({{wire::kName, c.name}, {wire::kInputs, tensors_json(inputs[i])}});
+    if (c.expect != rf::kExpectMatch) continue;
+    cases.push_back({{wire::kName, c.name}, {wire::kInputs, tensors_json(inputs[i], frames)}});
   }
   const auto file = spec.factory_file();
   return json{{wire::kOp, wire::kOpModuleExport},
@@ -54,7 +56,7 @@ json export_request(const StageContext& context, const std::vector<std::vector<T
               {wire::kInputs, specs},
               {wire::kDims, dims},
               {wire::kOutputNames, spec.outputs ? json(*spec.outputs) : json()},
-              {wire::kExample, tensors_json(inputs.front())},
+              {wire::kExample, tensors_json(inputs.front(), frames)},
               {wire::kCases, cases},
               {wire::kOutputDir, std::filesystem::absolute(profile_folder(context.root, profile.name)).string()},
               {wire::kModelFile, kModelFile}};
@@ -66,7 +68,8 @@ bool fail(StageContext& context, FailureClass failure, json detail) {
 }
 
 // The outputs of each case expected to match, from the answer's references (and oracle), in case order.
-std::vector<std::vector<Tensor>> case_outputs(const json& answer, const char* key, const Record& record) {
+std::vector<std::vector<Tensor>> case_outputs(const json& answer, AnswerFrames& frames, const char* key,
+                                              const Record& record) {
   std::vector<std::vector<Tensor>> out;
   const json& list = answer.at(key);
   std::size_t next = 0;
@@ -77,7 +80,7 @@ std::vector<std::vector<Tensor>> case_outputs(const json& answer, const char* ke
     }
     std::vector<Tensor> tensors;
     for (const auto& t : list[next++].at(wire::kOutputs)) {
-      tensors.push_back(tensor_from_json(t, std::string(key) + " of " + c.name, module_limits::kMaxTensorBytes));
+      tensors.push_back(frames.take(t, std::string(key) + " of " + c.name));
     }
     out.push_back(std::move(tensors));
   }
@@ -85,12 +88,13 @@ std::vector<std::vector<Tensor>> case_outputs(const json& answer, const char* ke
 }
 
 // Stores every case's tensors and records each match case's outputs (§10).
-void store_case_tensors(StageContext& context, const std::vector<std::vector<Tensor>>& inputs, const json& answer) {
+void store_case_tensors(StageContext& context, const std::vector<std::vector<Tensor>>& inputs, const json& answer,
+                        AnswerFrames& frames) {
   Record& record = context.record;
   const auto folder = profile_folder(context.root, context.profile->name);
-  const auto references = case_outputs(answer, wire::kReferences, record);
+  const auto references = case_outputs(answer, frames, wire::kReferences, record);
   const bool has_oracle = answer.contains(wire::kOracle) && answer[wire::kOracle].is_array();
-  const auto oracle = has_oracle ? case_outputs(answer, wire::kOracle, record) : decltype(references){};
+  const auto oracle = has_oracle ? case_outputs(answer, frames, wire::kOracle, record) : decltype(references){};
   std::size_t match = 0;
   for (std::size_t i = 0; i < record.input_cases.size(); ++i) {
     RecordCase& c = record.input_cases[i];
@@ -139,7 +143,8 @@ void keep_step_seconds(StageContext& context, const json& answer) {
   }
 }
 
-bool record_answer(StageContext& context, const json& answer, const std::vector<std::vector<Tensor>>& inputs) {
+bool record_answer(StageContext& context, const json& answer, AnswerFrames& frames,
+                   const std::vector<std::vector<Tensor>>& inputs) {
   Record& record = context.record;
   keep_step_seconds(context, answer);
   record_identity(record, answer);
@@ -165,7 +170,7 @@ bool record_answer(StageContext& context, const json& answer, const std::vector<
                 json{{detail_key::kError, "the exporter wrote no model.onnx"}, {detail_key::kLog, answer.value(wire::kLog, "")}});
   }
   const auto stored = std::chrono::steady_clock::now();
-  store_case_tensors(context, inputs, answer);
+  store_case_tensors(context, inputs, answer, frames);
   context.times.export_step_seconds.emplace_back(
       "store", std::chrono::duration<double>(std::chrono::steady_clock::now() - stored).count());
   record.set_stage_passed(Stage::export_model, export_detail(answer));
@@ -180,8 +185,12 @@ bool run_module_export_stage(StageContext& context) {
   for (const auto& c : context.profile->input_cases()) inputs.push_back(draw_case_inputs(spec, *c.module));
   json answer;
   try {
-    answer = context.exporter->export_model(export_request(context, inputs));
-    return record_answer(context, answer, inputs);
+    OutgoingFrames sent;
+    const json request = export_request(context, inputs, sent);
+    WorkerReply reply = context.exporter->export_model(request, sent);
+    answer = std::move(reply.body);
+    AnswerFrames frames(std::move(reply.frames));
+    return record_answer(context, answer, frames, inputs);
   } catch (const WorkerError& e) {
     json detail{{detail_key::kError, std::string("exporter worker: ") + e.what()},
                 {detail_key::kLog, context.exporter->log_tail(20)}};

@@ -8,7 +8,7 @@
 #include "base/sha256.h"
 #include "profile/module_spec.h"
 #include "stages/module_tensors.h"
-#include "worker/typed_tensor_wire.h"
+#include "worker/tensor_wire.h"
 #include "worker/worker_protocol.h"
 
 namespace nnx {
@@ -26,13 +26,13 @@ std::string recorded_source(const Record& record) {
   return recorded.is_string() ? recorded.get<std::string>() : std::string("null");
 }
 
-json reference_request(const StageContext& context, const FactoryToRun& factory) {
+json reference_request(const StageContext& context, const FactoryToRun& factory, OutgoingFrames& frames) {
   const Record& record = context.record;
   json cases = json::array();
   for (const auto& c : record.input_cases) {
     if (c.expect != rf::kExpectMatch) continue;
     json inputs = json::array();
-    for (const auto& in : c.module->inputs) inputs.push_back(tensor_json(stored_tensor(context.stored, in, in.file)));
+    for (const auto& in : c.module->inputs) inputs.push_back(frames.own(stored_tensor(context.stored, in, in.file)));
     cases.push_back({{wire::kName, c.name}, {wire::kInputs, inputs}});
   }
   return json{{wire::kOp, wire::kOpModuleReference},
@@ -115,8 +115,9 @@ void recompute_module_references(StageContext& context) {
   const Record& record = context.record;
   const FactoryToRun factory = factory_to_run(record, context.record_folder);  // checked again, just before
   json request;
+  OutgoingFrames sent;
   try {
-    request = reference_request(context, factory);
+    request = reference_request(context, factory, sent);
   } catch (const ConformanceError& e) {
     context.module_reference_missing = std::string("the stored inputs cannot be read: ") + e.what();
     context.module_references.emplace();
@@ -129,13 +130,15 @@ void recompute_module_references(StageContext& context) {
   context.module_reference_ran = factory.detail();
   std::map<std::string, std::vector<Tensor>> references;
   try {
-    const json answer = context.exporter->reference(request);
+    WorkerReply reply = context.exporter->reference(request, sent);
+    const json& answer = reply.body;
+    AnswerFrames frames(std::move(reply.frames));
     context.module_reference_missing = refusal_of(record, answer);
     if (context.module_reference_missing.empty()) {
       for (const auto& c : answer.at(wire::kReferences)) {
         std::vector<Tensor> outputs;
         for (const auto& t : c.at(wire::kOutputs)) {
-          outputs.push_back(tensor_from_json(t, "reference outputs", module_limits::kMaxTensorBytes));
+          outputs.push_back(frames.take(t, "reference outputs"));
         }
         references[c.at(wire::kName).get<std::string>()] = std::move(outputs);
       }

@@ -12,14 +12,12 @@ using nlohmann::json;
 namespace wire = worker_protocol;
 
 // The worker's reference request (worker/PROTOCOL.md, "reference").
-json reference_request(const ReferenceModel& model, const std::vector<ReferenceInput>& inputs) {
+json reference_request(const ReferenceModel& model, const std::vector<ReferenceInput>& inputs, OutgoingFrames& frames) {
+  json request = worker_network_fields(model, frames);
   json encoded = json::array();
   for (const auto& input : inputs) {
-    json t = float32_tensor_json(input.tensor.shape, input.tensor.values);
-    t[wire::kName] = input.name;
-    encoded.push_back(std::move(t));
+    encoded.push_back(frames.own(Tensor::float32(input.name, input.tensor.shape, input.tensor.values)));
   }
-  json request = worker_network_fields(model);
   request[wire::kOp] = wire::kOpReference;
   request[wire::kInputs] = std::move(encoded);
   return request;
@@ -27,9 +25,12 @@ json reference_request(const ReferenceModel& model, const std::vector<ReferenceI
 
 std::vector<std::vector<float>> torch_outputs(const ReferenceModel& model, ExporterClient& worker,
                                               const std::vector<ReferenceInput>& inputs) {
-  const json reply = worker.reference(reference_request(model, inputs));
-  const auto answered = reply.find(wire::kOutputs);
-  if (answered == reply.end() || !answered->is_array() || answered->size() != inputs.size()) {
+  OutgoingFrames frames;
+  const json request = reference_request(model, inputs, frames);
+  WorkerReply reply = worker.reference(request, frames);
+  AnswerFrames answer_frames(std::move(reply.frames));
+  const auto answered = reply.body.find(wire::kOutputs);
+  if (answered == reply.body.end() || !answered->is_array() || answered->size() != inputs.size()) {
     throw WorkerError(WorkerError::Kind::malformed, "the reference answer holds no output per input");
   }
   std::vector<std::vector<float>> outputs;
@@ -39,25 +40,21 @@ std::vector<std::vector<float>> torch_outputs(const ReferenceModel& model, Expor
       throw WorkerError(WorkerError::Kind::malformed,
                         "reference output " + std::to_string(i) + " is not " + inputs[i].name);
     }
-    Float32Tensor tensor = float32_tensor_from_json(out, "reference output");
+    const Tensor tensor = answer_frames.take(out, "reference output");
     const std::vector<std::int64_t> expected{inputs[i].tensor.shape.at(0), model.output_width()};
     if (tensor.shape != expected) {
       throw WorkerError(WorkerError::Kind::malformed, "reference output " + inputs[i].name + " has the wrong shape");
     }
-    outputs.push_back(std::move(tensor.values));
+    outputs.push_back(float32_values(tensor, "reference output " + inputs[i].name));
   }
   return outputs;
 }
 
 }  // namespace
 
-json worker_network_fields(const ReferenceModel& model) {
+json worker_network_fields(const ReferenceModel& model, OutgoingFrames& frames) {
   json parameters = json::array();
-  for (const auto& p : model.parameters()) {
-    json t = float32_tensor_json(p.shape, p.values);
-    t[wire::kName] = p.name;
-    parameters.push_back(std::move(t));
-  }
+  for (const auto& p : model.parameters()) parameters.push_back(frames.own(Tensor::float32(p.name, p.shape, p.values)));
   json config = model.config().to_json();
   config.erase(rf::config_key::kWeights);
   return json{{wire::kModel, std::move(config)}, {wire::kParameters, std::move(parameters)}};

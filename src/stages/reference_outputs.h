@@ -1,9 +1,9 @@
 // What parity compares ONNX Runtime with (doc/record-format.md §4 parity, §7, §10; doc/reading-a-failure.md,
 // "What the reference is"). Three references, one seam:
 //   torch   PyTorch, computed by the exporter worker: a feed-forward record's §2 network in eval mode under
-//           torch.no_grad() on the exact float32 case tensors (worker/PROTOCOL.md, "reference"), a module
-//           record's module rebuilt from its factory (app/module_reference.h); what a run uses, and
-//           `execute --reference torch`;
+//           torch.no_grad() on the exact float32 case tensors, raw float32 frames both ways (worker/PROTOCOL.md,
+//           "reference"), a module record's module rebuilt from its factory (stages/module_reference.h);
+//           what a run uses, and `execute --reference torch`;
 //   native  a feed-forward record's C++ float32 forward (model/feedfwd.h): no Python;
 //   stored  a module record's outputs stored with its artifacts by its run: no Python, none of its code.
 // `reference_for` is the one rule for which reference a record is executed with (every front end: the
@@ -11,6 +11,7 @@
 // The feed-forward reference_outputs below are float32, one tensor per input, in order.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,14 +47,20 @@ enum class RecordReference { feed_forward_network, module_outputs };
 //            choices it has.
 ReferenceKind reference_for(RecordReference record, std::optional<ReferenceKind> asked, FrontEnd front_end);
 
+struct Float32Tensor {
+  std::vector<std::int64_t> shape;
+  std::vector<float> values;
+};
+
 struct ReferenceInput {
   std::string name;  // the input case's name
   Float32Tensor tensor;
 };
 
 // The network as the worker protocol carries it, shared by the export and the reference requests
-// (worker/PROTOCOL.md): {"model": the config without its weight init, "parameters": [{name, shape, data}]}.
-nlohmann::json worker_network_fields(const ReferenceModel& model);
+// (worker/PROTOCOL.md): {"model": the config without its weight init, "parameters": [{name, frame}]}, each
+// parameter a float32 frame kept by `frames` (worker/tensor_wire.h).
+nlohmann::json worker_network_fields(const ReferenceModel& model, OutgoingFrames& frames);
 
 // A feed-forward reference's outputs for `inputs`, in order. torch: asks `worker` (WorkerError when it cannot
 // answer or answers with the wrong names or shapes); native: `model.forward`; stored: ConformanceError (a

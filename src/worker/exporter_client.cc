@@ -34,20 +34,21 @@ void ExporterClient::abandon() noexcept {
 
 ExporterClient::~ExporterClient() { stop(); }
 
-nlohmann::json ExporterClient::ask(const nlohmann::json& request) {
+WorkerReply ExporterClient::ask(const nlohmann::json& request, const OutgoingFrames& frames) {
   if (!worker_) throw WorkerError(WorkerError::Kind::died, "the exporter worker was stopped");
   AddTime timed{seconds_};
-  nlohmann::json reply = worker_->request(request, timeout_);
+  WorkerReply answer = worker_->exchange(request, frames.tensors(), timeout_);
+  const nlohmann::json& reply = answer.body;
   if (!reply.value(wire::kOk, false)) {
     const bool says_why = reply.contains(wire::kError) && reply[wire::kError].is_string();
     throw WorkerError(WorkerError::Kind::malformed, says_why ? reply[wire::kError].get<std::string>() : reply.dump());
   }
-  return reply;
+  return answer;
 }
 
 nlohmann::json ExporterClient::dependencies(const std::vector<std::string>& modules) {
   if (answered_.is_object() && answered_modules_ == modules && running()) return answered_;  // see the header
-  nlohmann::json reply = ask(nlohmann::json{{wire::kOp, wire::kOpDependencies}, {wire::kModules, modules}});
+  nlohmann::json reply = ask(nlohmann::json{{wire::kOp, wire::kOpDependencies}, {wire::kModules, modules}}).body;
   const auto problems = reply.find(wire::kProblems);
   if (problems == reply.end() || !problems->is_array() || !problems->empty()) return reply;  // asked again
   answered_modules_ = modules;
@@ -58,12 +59,16 @@ nlohmann::json ExporterClient::dependencies(const std::vector<std::string>& modu
   return reply;
 }
 
-nlohmann::json ExporterClient::export_model(const nlohmann::json& request) { return ask(request); }
+WorkerReply ExporterClient::export_model(const nlohmann::json& request, const OutgoingFrames& frames) {
+  return ask(request, frames);
+}
 
-nlohmann::json ExporterClient::reference(const nlohmann::json& request) { return ask(request); }
+WorkerReply ExporterClient::reference(const nlohmann::json& request, const OutgoingFrames& frames) {
+  return ask(request, frames);
+}
 
 nlohmann::json ExporterClient::check_model(const std::filesystem::path& path) {
-  return ask(nlohmann::json{{wire::kOp, wire::kOpCheck}, {wire::kPath, std::filesystem::absolute(path).string()}});
+  return ask(nlohmann::json{{wire::kOp, wire::kOpCheck}, {wire::kPath, std::filesystem::absolute(path).string()}}).body;
 }
 
 std::string ExporterClient::log_tail(std::size_t lines) const { return worker_ ? worker_->log_tail(lines) : ""; }

@@ -3,7 +3,8 @@
 // construction, stopped by `stop` or the destructor), its identity (worker_identity.h: what it was started
 // with) and the time spent waiting for it.
 //
-// Every call returns the worker's ok:true answer; a worker that cannot answer, or answers ok:false, throws
+// Every call returns the worker's ok:true answer (with the tensor frames after it, tensor_wire.h, for the ops
+// that carry tensors); a worker that cannot answer, or answers ok:false, throws
 // WorkerError (the stage turns it into its failure class with the log tail). Interrupted (SIGINT/SIGTERM)
 // propagates: the run unwinds without a record.
 #pragma once
@@ -16,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "worker/tensor_wire.h"
 #include "worker/worker_process.h"
 
 namespace nnx {
@@ -31,10 +33,11 @@ class ExporterClient {
   // has imported and their versions do not change; worker/PROTOCOL.md), with every import_seconds 0:
   // nothing was imported again. An answer naming a problem is asked for again.
   nlohmann::json dependencies(const std::vector<std::string>& modules);
-  // The worker's `export` answer for a complete export request.
-  nlohmann::json export_model(const nlohmann::json& request);
-  // The worker's `reference` answer (the PyTorch forward of the request's inputs, raw float32 outputs).
-  nlohmann::json reference(const nlohmann::json& request);
+  // The worker's `export` (or `module_export`) answer for a complete export request whose tensor references
+  // name `frames`.
+  WorkerReply export_model(const nlohmann::json& request, const OutgoingFrames& frames);
+  // The worker's `reference` (or `module_reference`) answer: the PyTorch forward of the request's inputs.
+  WorkerReply reference(const nlohmann::json& request, const OutgoingFrames& frames);
   // The worker's `check` answer for the model at `path`.
   nlohmann::json check_model(const std::filesystem::path& path);
 
@@ -57,7 +60,7 @@ class ExporterClient {
   double seconds() const { return seconds_; }
 
  private:
-  nlohmann::json ask(const nlohmann::json& request);
+  WorkerReply ask(const nlohmann::json& request, const OutgoingFrames& frames = {});
 
   std::unique_ptr<WorkerProcess> worker_;
   std::chrono::milliseconds timeout_;

@@ -1,11 +1,9 @@
+// tensor_wire.cc — tensors as frame references in the worker protocol; contract in tensor_wire.h.
 #include "worker/tensor_wire.h"
 
-#include <openssl/evp.h>
-
-#include <bit>
 #include <cstring>
-#include <string>
 
+#include "base/error.h"
 #include "worker/worker_error.h"
 #include "worker/worker_protocol.h"
 
@@ -14,52 +12,53 @@ namespace {
 
 namespace wire = worker_protocol;
 
-static_assert(std::endian::native == std::endian::little, "the protocol carries little-endian float32");
-
-[[noreturn]] void refuse(const char* what, const std::string& why) {
-  throw WorkerError(WorkerError::Kind::malformed, std::string(what) + ": " + why);
+[[noreturn]] void refuse(const std::string& what, const std::string& why) {
+  throw WorkerError(WorkerError::Kind::malformed, what + ": " + why);
 }
 
 }  // namespace
 
-nlohmann::json float32_tensor_json(const std::vector<std::int64_t>& shape, std::span<const float> values) {
-  const std::size_t size = values.size() * sizeof(float);
-  std::string data(4 * ((size + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(data.data()),
-                                reinterpret_cast<const unsigned char*>(values.data()), static_cast<int>(size));
-  data.resize(static_cast<std::size_t>(n));
-  return nlohmann::json{{wire::kShape, shape}, {wire::kData, data}};
+nlohmann::json OutgoingFrames::add(const Tensor& tensor) {
+  tensors_.push_back(&tensor);
+  return nlohmann::json{{wire::kName, tensor.name}, {wire::kFrame, tensors_.size() - 1}};
 }
 
-Float32Tensor float32_tensor_from_json(const nlohmann::json& tensor, const char* what) {
-  if (!tensor.is_object() || !tensor.contains(wire::kShape) || !tensor[wire::kShape].is_array() ||
-      !tensor.contains(wire::kData) || !tensor[wire::kData].is_string()) {
-    refuse(what, "needs \"shape\" (a list of sizes) and \"data\" (base64)");
+nlohmann::json OutgoingFrames::own(Tensor tensor) {
+  owned_.push_back(std::move(tensor));
+  return add(owned_.back());
+}
+
+AnswerFrames::AnswerFrames(std::vector<TensorFrame> frames) : frames_(std::move(frames)), taken_(frames_.size()) {}
+
+Tensor AnswerFrames::take(const nlohmann::json& ref, const std::string& what) {
+  const auto name = ref.is_object() ? ref.find(wire::kName) : ref.end();
+  const auto frame = ref.is_object() ? ref.find(wire::kFrame) : ref.end();
+  if (!ref.is_object() || name == ref.end() || !name->is_string() || frame == ref.end() ||
+      !frame->is_number_integer() || frame->get<std::int64_t>() < 0) {
+    refuse(what, "needs \"name\" (a string) and \"frame\" (the index of a tensor frame after the line)");
   }
-  Float32Tensor out;
-  std::size_t count = 1;
-  for (const auto& d : tensor[wire::kShape]) {
-    if (!d.is_number_integer() || d.get<std::int64_t>() < 0 || d.get<std::int64_t>() > (std::int64_t{1} << 31)) {
-      refuse(what, "a size is not an integer in range");
-    }
-    out.shape.push_back(d.get<std::int64_t>());
-    count *= static_cast<std::size_t>(out.shape.back());
-    if (count > (std::size_t{1} << 31)) refuse(what, "the shape holds too many values");
+  const auto index = static_cast<std::uint64_t>(frame->get<std::int64_t>());
+  if (index >= frames_.size()) {
+    refuse(what, "frame " + std::to_string(index) + " of " + std::to_string(frames_.size()) + " sent");
   }
-  const std::string& text = tensor[wire::kData].get_ref<const std::string&>();
-  if (text.size() % 4 != 0) refuse(what, "data is not base64");
-  std::string raw(text.size() / 4 * 3, '\0');
-  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(raw.data()),
-                                reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
-  if (n < 0) refuse(what, "data is not base64");
-  std::size_t length = static_cast<std::size_t>(n);
-  for (std::size_t i = text.size(); i > 0 && text[i - 1] == '=' && length > 0; --i) --length;  // padding
-  if (length != count * sizeof(float)) {
-    refuse(what, std::to_string(length) + " bytes for " + std::to_string(count) + " float32 values");
+  if (taken_[index]) refuse(what, "frame " + std::to_string(index) + " is named twice");
+  taken_[index] = true;
+  TensorFrame& f = frames_[index];
+  const auto dtype = core_dtype(f.dtype);
+  if (!dtype) {
+    throw ConformanceError(what + " is " + std::string(wire_dtype_name(f.dtype)) +
+                           ", which the worker channel carries but no stage compares yet "
+                           "(float32, float64, int64, int32, bool)");
   }
-  out.values.resize(count);
-  if (count) std::memcpy(out.values.data(), raw.data(), length);
-  return out;
+  return Tensor{name->get<std::string>(), *dtype, std::move(f.shape), std::move(f.bytes)};
+}
+
+std::vector<float> float32_values(const Tensor& tensor, const std::string& what) {
+  if (tensor.dtype != DType::float32) {
+    refuse(what, "is " + std::string(dtype_name(tensor.dtype)) + ", not float32");
+  }
+  const auto values = tensor.float32_values();
+  return {values.begin(), values.end()};
 }
 
 }  // namespace nnx

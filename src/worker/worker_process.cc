@@ -18,6 +18,7 @@
 #include "base/error.h"
 #include "worker/worker_answer.h"
 #include "worker/worker_pipes.h"
+#include "worker/worker_protocol.h"
 #include "worker/worker_spawn.h"
 
 namespace nnx {
@@ -47,11 +48,16 @@ std::string op_name(const json& req) {
 
 }  // namespace
 
-// One request in flight: what is sent, how much of it is written, and its bounds in time and output.
+// One request in flight: what is sent, how much of it is written, what of the answer is read, and its bounds
+// in time and output.
 struct WorkerProcess::Exchange {
-  std::string what;     // "'export'", for messages
-  std::string payload;  // the request line
-  std::size_t written = 0;
+  std::string what;                     // "'export'", for messages
+  std::vector<std::string> owned;       // the request line and each frame's header
+  std::vector<std::string_view> parts;  // the line, then each frame's header and bytes, in order
+  std::size_t part = 0;                 // the part being written
+  std::size_t written = 0;              // bytes of that part written
+  std::optional<json> answer;           // the answer line, once read
+  std::optional<FrameReader> frames;    // the frames it announced, while they are read
   bool response_eof = false;
   std::uint64_t output_at_start = 0;  // stdout+stderr bytes seen before this request
   std::chrono::milliseconds timeout{0};
@@ -221,15 +227,33 @@ std::string WorkerProcess::log_tail(std::size_t max_lines) const {
 json WorkerProcess::request(const json& req) { return request(req, default_worker_timeout()); }
 
 json WorkerProcess::request(const json& req, std::chrono::milliseconds timeout) {
+  return exchange(req, {}, timeout).body;
+}
+
+WorkerReply WorkerProcess::exchange(const json& req, const std::vector<const Tensor*>& tensors,
+                                    std::chrono::milliseconds timeout) {
   if (!running()) throw WorkerError(WorkerError::Kind::died, exit_description() + "; it takes no more requests");
   Exchange x;
   x.what = op_name(req);
-  x.payload = req.dump() + "\n";
+  x.owned.reserve(1 + tensors.size());
+  if (tensors.empty()) {
+    x.owned.push_back(req.dump() + "\n");
+  } else {
+    json line = req;
+    line[worker_protocol::kFrames] = tensors.size();
+    x.owned.push_back(line.dump() + "\n");
+  }
+  x.parts.push_back(x.owned.back());
+  for (const Tensor* t : tensors) {
+    x.owned.push_back(frame_header(wire_dtype(t->dtype), t->shape, t->bytes.size()));
+    x.parts.push_back(x.owned.back());
+    x.parts.emplace_back(reinterpret_cast<const char*>(t->bytes.data()), t->bytes.size());
+  }
   x.output_at_start = log_dropped_ + log_.size();
   x.timeout = timeout;
   x.deadline = Clock::now() + timeout;
   for (;;) {
-    if (std::optional<json> answer = take_answer(x)) return std::move(*answer);
+    if (take_answer(x)) return WorkerReply{std::move(*x.answer), x.frames->take()};
     check_bounds(x);
     if (answer_after_exit(x)) continue;
     const auto now = Clock::now();
@@ -239,28 +263,37 @@ json WorkerProcess::request(const json& req, std::chrono::milliseconds timeout) 
     }
     const auto slice = std::min<Clock::duration>(x.deadline - now, kPollSlice);
     pump(x, static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(slice).count()));
-    if (x.response_eof && response_.find('\n') == std::string::npos) finish_without_answer(x);
+    if (x.response_eof && !take_answer(x)) finish_without_answer(x);
   }
 }
 
 // The whole request is written (or the worker closed its stdin): an answer may be taken.
-bool WorkerProcess::request_sent(const Exchange& x) const { return x.written == x.payload.size() || stdin_fd_ < 0; }
+bool WorkerProcess::request_sent(const Exchange& x) const { return x.part == x.parts.size() || stdin_fd_ < 0; }
 
-// The first complete answer line, parsed; nothing while there is none yet.
-std::optional<json> WorkerProcess::take_answer(const Exchange& x) {
-  if (!request_sent(x)) return std::nullopt;
-  const auto newline = response_.find('\n');
-  if (newline == std::string::npos) return std::nullopt;
-  if (newline > limits_.max_response_bytes) fail_response_too_long(x);
-  std::string line = response_.substr(0, newline);
-  response_.erase(0, newline + 1);
-  json parsed;
+// Reads the answer line (parsed), then the frames it announces, from what has arrived; true once both are
+// complete. A refused line or frame header kills the worker's group (the stream is out of step).
+bool WorkerProcess::take_answer(Exchange& x) {
+  if (!request_sent(x)) return false;
+  const auto newline = x.answer ? std::string::npos : response_.find('\n');
+  if (!x.answer && newline == std::string::npos) return false;
+  if (!x.answer && newline > limits_.max_response_bytes) fail_response_too_long(x);
   try {
-    parsed = parse_worker_answer(line, x.what);
+    if (!x.answer) {
+      x.answer = parse_worker_answer(std::string_view(response_).substr(0, newline), x.what);
+      response_.erase(0, newline + 1);
+      const auto count = x.answer->find(worker_protocol::kFrames);
+      if (count != x.answer->end() && (!count->is_number_integer() || count->get<std::int64_t>() < 0)) {
+        throw WorkerError(WorkerError::Kind::malformed, "the answer to " + x.what + " has \"frames\": " +
+                                                            count->dump() + ", not a count of tensor frames");
+      }
+      const auto frames = count == x.answer->end() ? 0 : static_cast<std::size_t>(count->get<std::int64_t>());
+      x.frames.emplace(frames, limits_.frames);
+    }
+    response_.erase(0, x.frames->feed(response_));
   } catch (const WorkerError& e) {
     fail(e.kind(), e.what());  // the process group is killed first
   }
-  return parsed;
+  return x.frames->done();
 }
 
 // The answer and output bounds, then an interruption.
@@ -276,11 +309,11 @@ void WorkerProcess::check_bounds(const Exchange& x) {
 }
 
 // False while the worker runs; true when it exited after writing its answer (take it); else it died.
-bool WorkerProcess::answer_after_exit(const Exchange& x) {
+bool WorkerProcess::answer_after_exit(Exchange& x) {
   if (!has_exited()) return false;
   if (log_fd_ >= 0) drain_log();
   if (response_fd_ >= 0 && drain_response() == Drain::eof) close_fd(response_fd_);
-  if (response_.find('\n') != std::string::npos && request_sent(x)) return true;
+  if (take_answer(x)) return true;
   kill_and_reap();
   fail(WorkerError::Kind::died, exit_description() + " before answering " + x.what);
 }
@@ -288,7 +321,7 @@ bool WorkerProcess::answer_after_exit(const Exchange& x) {
 // Waits up to wait_ms for the pipes, then writes what the worker's stdin takes and drains what it wrote.
 void WorkerProcess::pump(Exchange& x, int wait_ms) {
   std::vector<pollfd> fds;
-  if (stdin_fd_ >= 0 && x.written < x.payload.size()) fds.push_back({stdin_fd_, POLLOUT, 0});
+  if (stdin_fd_ >= 0 && !request_sent(x)) fds.push_back({stdin_fd_, POLLOUT, 0});
   if (!x.response_eof && response_fd_ >= 0) fds.push_back({response_fd_, POLLIN, 0});
   if (log_fd_ >= 0) fds.push_back({log_fd_, POLLIN, 0});
   int ready = ::poll(fds.data(), fds.size(), wait_ms);
@@ -308,9 +341,15 @@ void WorkerProcess::pump(Exchange& x, int wait_ms) {
 }
 
 void WorkerProcess::send_payload(Exchange& x) {
-  while (x.written < x.payload.size()) {
-    ssize_t n = worker_io::write_without_sigpipe(stdin_fd_, x.payload.data() + x.written,
-                                                 std::min(x.payload.size() - x.written, kChunk));
+  while (x.part < x.parts.size()) {
+    const std::string_view part = x.parts[x.part];
+    if (x.written == part.size()) {
+      ++x.part;
+      x.written = 0;
+      continue;
+    }
+    ssize_t n = worker_io::write_without_sigpipe(stdin_fd_, part.data() + x.written,
+                                                 std::min(part.size() - x.written, kChunk));
     if (n > 0) {
       x.written += static_cast<std::size_t>(n);
     } else if (n < 0 && errno == EINTR) {

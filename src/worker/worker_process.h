@@ -5,11 +5,15 @@
 //    no shell, its own process group, stdin = requests, fd 3 = responses, stdout+stderr = one log pipe).
 //  * It works within the WorkerLimits it is given (worker_limits.h; default: default_worker_limits()).
 //    It reads no environment variable and no global flag of its own while it runs.
-//  * request() writes one JSON line and returns the ONE JSON object line the worker answers on fd 3,
-//    within `timeout`. It returns ok:false answers as they are (the caller decides); it throws
-//    WorkerError (worker_error.h) when the worker cannot answer: `died` (exit status or signal name, plus
-//    the last log lines), `timed_out`, `malformed` (not a strict JSON object with a boolean "ok":
-//    worker_answer.h; names the first bytes), `output_limit` (an answer longer than max_response_bytes,
+//  * exchange() writes one JSON line, then a binary frame per tensor given (tensor_frames.h; the line gets
+//    "frames": their count when there are any), and returns the ONE JSON object line the worker answers on
+//    fd 3 with the frames its "frames" announces (a non-negative integer; absent: none), within `timeout`.
+//    request() is exchange() without tensors, its answer's frames read and dropped. It returns ok:false
+//    answers as they are (the caller decides); it throws WorkerError (worker_error.h) when the worker
+//    cannot answer: `died` (exit status or signal name, plus the last log lines; also a worker that ends
+//    inside a frame), `timed_out`, `malformed` (not a strict JSON object with a boolean "ok":
+//    worker_answer.h, names the first bytes; or a "frames" count or frame header that limits.frames refuses,
+//    checked before its bytes are allocated), `output_limit` (an answer line longer than max_response_bytes,
 //    or more than max_output_bytes of stdout+stderr while answering). After any WorkerError the process group has been killed (SIGKILL) and
 //    reaped; later requests throw `died`.
 //  * While it waits, limits.interrupt_signal is asked; a signal it reports kills and reaps the process
@@ -29,9 +33,12 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "base/tensor.h"
+#include "worker/tensor_frames.h"
 #include "worker/worker_command.h"
 #include "worker/worker_error.h"
 #include "worker/worker_limits.h"
@@ -39,6 +46,12 @@
 namespace nnx {
 
 using json = nlohmann::json;
+
+// One answer: its JSON line and the tensor frames after it, in order.
+struct WorkerReply {
+  json body;
+  std::vector<TensorFrame> frames;
+};
 
 class WorkerProcess {
  public:
@@ -48,6 +61,7 @@ class WorkerProcess {
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
+  WorkerReply exchange(const json& req, const std::vector<const Tensor*>& tensors, std::chrono::milliseconds timeout);
   json request(const json& req, std::chrono::milliseconds timeout);
   json request(const json& req);  // with default_worker_timeout()
 
@@ -75,9 +89,9 @@ class WorkerProcess {
 
   // Waiting for one answer (request()).
   bool request_sent(const Exchange& x) const;
-  std::optional<json> take_answer(const Exchange& x);
+  bool take_answer(Exchange& x);
   void check_bounds(const Exchange& x);
-  bool answer_after_exit(const Exchange& x);
+  bool answer_after_exit(Exchange& x);
   void pump(Exchange& x, int wait_ms);
   void send_payload(Exchange& x);
   [[noreturn]] void finish_without_answer(const Exchange& x);

@@ -59,12 +59,11 @@ inline constexpr const char* kIrVersion = "ir_version";         // answer
 inline constexpr const char* kProducer = "producer";            // answer
 inline constexpr const char* kExternalData = "external_data";  // answer
 
-// ---- a tensor (worker/tensor_wire.h) ------------------------------------------------------------------------
+// ---- a tensor (worker/tensor_wire.h: a reference to a binary frame after the line, tensor_frames.h) --------
 
-inline constexpr const char* kName = "name";  // a named tensor's name
-inline constexpr const char* kShape = "shape";
-inline constexpr const char* kData = "data";  // base64 of the float32 values (a typed tensor's: of its bytes)
-inline constexpr const char* kDtype = "dtype";  // a typed tensor's element type (base/tensor.h dtype_name)
+inline constexpr const char* kName = "name";      // a named tensor's name
+inline constexpr const char* kFrame = "frame";    // a tensor reference: the index of its frame after the line
+inline constexpr const char* kFrames = "frames";  // a request's or answer's top level: how many frames follow
 
 // ---- module_export and module_reference (a module profile) ------------------------------------------------
 

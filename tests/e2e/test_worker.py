@@ -6,7 +6,6 @@ the faults and external data are tests/e2e/test_worker_faults.py."""
 
 from __future__ import annotations
 
-import base64
 import json
 import sys
 import tempfile
@@ -20,8 +19,8 @@ import pytest
 import torch
 
 from worker_support import _fault_workers, faulty, worker  # noqa: F401 (fixtures)
-from worker_support import (BATCHES, CONFIG, EXPORTERS, REPO, ReferenceNet, b64, case_input, export_request, native,
-                            run_onnx, weights)
+from worker_support import (BATCHES, CONFIG, EXPORTERS, REPO, Frame, ReferenceNet, case_input, export_request,
+                            in_process, native, run_onnx, weights)
 
 
 def test_ping_and_protocol_errors(worker):
@@ -33,7 +32,7 @@ def test_ping_and_protocol_errors(worker):
     bad = json.loads(worker.read_line(30))
     assert bad["ok"] is False and "not JSON" in bad["error"]
     req = export_request("torchscript", Path(tempfile.mkdtemp()))
-    req["parameters"][0]["shape"] = [4, 8]
+    req["parameters"][0] = Frame("layers.0.weight", weights()["layers.0.weight"].t())
     mismatch = worker.request(req)
     assert mismatch["ok"] is False and "layers.0.weight" in mismatch["error"]
     req = export_request("torchscript", Path(tempfile.mkdtemp()))
@@ -138,14 +137,17 @@ def test_check_of_a_missing_file(worker, tmp_path):
 
 def reference_request(parameters: dict, x: torch.Tensor) -> dict:
     return {"op": "reference", "model": dict(CONFIG),
-            "parameters": [{"name": n, "shape": list(t.shape), "data": b64(t)} for n, t in parameters.items()],
-            "inputs": [{"name": "case", "shape": list(x.shape), "data": b64(x)}]}
+            "parameters": [Frame(n, t) for n, t in parameters.items()],
+            "inputs": [Frame("case", x)]}
 
 
 def reference_output(response: dict) -> np.ndarray:
     assert response["ok"] is True, response
     (out,) = response["outputs"]
-    return np.frombuffer(base64.b64decode(out["data"]), dtype="<f4").reshape(out["shape"])
+    if not isinstance(out, dict):  # an op called in process answers with the worker's own wire tensors
+        out = {"dtype": out.dtype, "shape": out.shape, "data": bytes(out.data)}
+    assert out["dtype"] == "float32", out["dtype"]
+    return np.frombuffer(out["data"], dtype="<f4").reshape(out["shape"])
 
 
 def test_reference_forwards_each_requests_own_parameters(worker):
@@ -167,27 +169,27 @@ def test_reference_forwards_each_requests_own_parameters(worker):
     assert again.tobytes() == first.tobytes()
     assert np.array_equal(reference_output(worker.request(reference_request(weights(), x))), expected)
 
-    float_shape = reference_request(weights(), x)
-    float_shape["parameters"][0]["shape"] = [8.0, 4]
-    refused = worker.request(float_shape)
+    float64_weight = reference_request(weights(), x)
+    float64_weight["parameters"][0] = Frame("layers.0.weight", weights()["layers.0.weight"].double())
+    refused = worker.request(float64_weight)
     assert refused["ok"] is False and "layers.0.weight" in refused["error"], refused
     assert np.array_equal(reference_output(worker.request(reference_request(weights(), x))), expected)
 
 
 def test_a_large_reference_network_is_not_kept_after_its_request():
     reference = _import_worker_module().nnx_worker_reference  # the reference op and the network it keeps
-    wide = dict(CONFIG, hidden_dims=[1 << 16])  # 458,754 float32 parameters: 2.4 MB of base64
+    wide = dict(CONFIG, hidden_dims=[1 << 16])  # 458,754 float32 parameters: 1.8 MB
     g = torch.Generator().manual_seed(3)
     parameters = {"layers.0.weight": torch.randn([1 << 16, 4], generator=g), "layers.0.bias": torch.zeros(1 << 16),
                   "layers.1.weight": torch.randn([2, 1 << 16], generator=g), "layers.1.bias": torch.zeros(2)}
     x = case_input(2)
-    small = reference.op_reference(reference_request(weights(), x))
+    small = reference.op_reference(in_process(reference_request(weights(), x)))
     assert np.array_equal(reference_output(small), native(x))
     assert reference._last_reference is not None, "a small network is kept for the next request"
     large = reference_request(parameters, x)
     large["model"] = wide
-    assert sum(len(p["data"]) for p in large["parameters"]) >= reference.KEEP_REFERENCE_BYTES
-    assert reference_output(reference.op_reference(large)).shape == (2, 2)
+    assert sum(p.tensor.numel() * 4 for p in large["parameters"]) >= reference.KEEP_REFERENCE_BYTES
+    assert reference_output(reference.op_reference(in_process(large))).shape == (2, 2)
     assert reference._last_reference is None, "the large network and its text are let go"
 
 

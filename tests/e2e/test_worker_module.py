@@ -7,7 +7,6 @@ each other's globals. The one fault (mutate-buffer) comes from tests/fakes/fault
 
 from __future__ import annotations
 
-import base64
 import hashlib
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from worker_support import Worker
+from worker_support import Frame, Worker
 
 REPO = Path(__file__).resolve().parents[2]
 MODELS = REPO / "tests" / "models" / "worker_models.py"
@@ -24,14 +23,11 @@ DTYPES = {"float32": "<f4", "float64": "<f8", "int64": "<i8", "int32": "<i4", "b
 
 
 def wire(name, tensor):
-    array = tensor.detach().contiguous().numpy()
-    return {"name": name, "dtype": str(tensor.dtype).replace("torch.", ""), "shape": list(array.shape),
-            "data": base64.b64encode(array.tobytes()).decode("ascii")}
+    return Frame(name, tensor)
 
 
 def unwire(entry):
-    raw = base64.b64decode(entry["data"])
-    return torch.from_numpy(np.frombuffer(raw, dtype=DTYPES[entry["dtype"]]).reshape(entry["shape"]).copy())
+    return torch.from_numpy(np.frombuffer(entry["data"], dtype=DTYPES[entry["dtype"]]).reshape(entry["shape"]).copy())
 
 
 def request(factory, specs, dims, example, cases, out, exporter="torchscript", names=None, path=MODELS):
@@ -253,8 +249,8 @@ def test_malformed_module_requests_are_refused(worker, tmp_path):
     assert not worker.request(req | {"factory": "no colon here"})["ok"]
     assert not worker.request(req | {"factory_path": "relative/worker_models.py"})["ok"]
     assert not worker.request(req | {"exporter": "tracing"})["ok"]
-    short = req | {"example": [req["example"][0] | {"shape": [2, 3, 16]}]}
-    assert "bytes for shape" in worker.request(short)["error"]
+    short = req | {"example": [Frame("image", torch.zeros(2, 3, 16, 8))]}
+    assert "is float32 [2, 3, 16, 8], not float32 [2, 3, 16, 16]" in worker.request(short)["error"]
     wrong = req | {"inputs": [IMAGE[0] | {"shape": ["width", 3, 16, 16]}]}
     assert "neither a size nor a dim" in worker.request(wrong)["error"]
 

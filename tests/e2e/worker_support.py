@@ -5,10 +5,10 @@ stand-in is tests/fakes/faulty_worker.py, named by NNX_TEST_FAULT (conftest.faul
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import select
+import struct
 import subprocess
 import sys
 import tempfile
@@ -64,8 +64,19 @@ class Worker:
         self.buffer = b""
 
     def send(self, obj) -> None:
-        self.proc.stdin.write((json.dumps(obj) + "\n").encode())
+        self.proc.stdin.write(encode_request(obj))
         self.proc.stdin.flush()
+
+    def read_bytes(self, size: int, timeout: float) -> bytes:
+        deadline = time.monotonic() + timeout
+        while len(self.buffer) < size:
+            left = deadline - time.monotonic()
+            assert left > 0 and select.select([self.responses], [], [], left)[0], "a tensor frame did not arrive"
+            chunk = os.read(self.responses, 1 << 20)
+            assert chunk, "fd 3 closed inside a tensor frame"
+            self.buffer += chunk
+        data, self.buffer = self.buffer[:size], self.buffer[size:]
+        return data
 
     def read_line(self, timeout: float) -> bytes | None:
         """One response line; None when nothing arrives in time; b"" when fd 3 closed."""
@@ -85,7 +96,15 @@ class Worker:
         self.send(obj)
         line = self.read_line(timeout)
         assert line, f"no response to {obj.get('op')!r}; log:\n{self.log_text()[-3000:]}"
-        return json.loads(line)
+        answer = json.loads(line)
+        frames = [self.read_frame(timeout) for _ in range(answer.pop("frames", 0))]
+        return resolve_frames(answer, frames)
+
+    def read_frame(self, timeout: float) -> dict:
+        magic, code, rank, zero, size = struct.unpack("<4sBBHQ", self.read_bytes(16, timeout))
+        assert magic == b"NNXF" and zero == 0, "a tensor frame's header"
+        shape = list(struct.unpack(f"<{rank}q", self.read_bytes(8 * rank, timeout)))
+        return {"dtype": DTYPE_NAMES[code], "shape": shape, "data": self.read_bytes(size, timeout)}
 
     def log_text(self) -> str:
         self.log.seek(0)
@@ -153,8 +172,67 @@ class ReferenceNet(torch.nn.Module):
         return self.layers[1](self.activation(self.layers[0](x)))
 
 
-def b64(t: torch.Tensor) -> str:
-    return base64.b64encode(t.detach().contiguous().numpy().astype("<f4").tobytes()).decode()
+# ------------------------------------------------------------------------------------------------
+# tensor frames (worker/PROTOCOL.md, "Tensor frames"), written here independently of the worker's code
+
+
+DTYPE_CODES = {torch.float32: 1, torch.uint8: 2, torch.int8: 3, torch.int32: 6, torch.int64: 7, torch.bool: 9,
+               torch.float16: 10, torch.float64: 11, torch.bfloat16: 16}
+DTYPE_NAMES = {1: "float32", 2: "uint8", 3: "int8", 6: "int32", 7: "int64", 9: "bool", 10: "float16",
+               11: "float64", 16: "bfloat16"}
+
+
+class Frame:
+    """A tensor a request carries: a reference {"name", "frame"} in its line, its bytes a frame after it."""
+
+    def __init__(self, name: str, tensor: torch.Tensor):
+        self.name, self.tensor = name, tensor.detach().contiguous()
+
+    def frame(self) -> bytes:
+        t = self.tensor
+        raw = t.reshape(-1).view(torch.uint8).numpy().tobytes()
+        return struct.pack("<4sBBHQ", b"NNXF", DTYPE_CODES[t.dtype], t.dim(), 0, len(raw)) + \
+            struct.pack(f"<{t.dim()}q", *t.shape) + raw
+
+
+def encode_request(obj) -> bytes:
+    """The request's line (its Frames as references, "frames" their count) and its frames."""
+    frames = []
+
+    def lift(value):
+        if isinstance(value, Frame):
+            frames.append(value)
+            return {"name": value.name, "frame": len(frames) - 1}
+        if isinstance(value, dict):
+            return {k: lift(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [lift(v) for v in value]
+        return value
+
+    line = lift(obj)
+    if frames and isinstance(line, dict):
+        line["frames"] = len(frames)
+    return (json.dumps(line) + "\n").encode() + b"".join(f.frame() for f in frames)
+
+
+def resolve_frames(value, frames: list):
+    """The answer with each reference {"name", "frame"} replaced by {"name", "dtype", "shape", "data": raw}."""
+    if isinstance(value, dict):
+        if value.keys() == {"name", "frame"}:
+            return {"name": value["name"], **frames[value["frame"]]}
+        return {k: resolve_frames(v, frames) for k, v in value.items()}
+    if isinstance(value, list):
+        return [resolve_frames(v, frames) for v in value]
+    return value
+
+
+def in_process(request: dict) -> dict:
+    """The request as the worker's loop hands it to an op (through the worker's own wire reader)."""
+    import io
+
+    import nnx_worker_tensors  # worker/ is on sys.path for the in-process tests
+
+    return nnx_worker_tensors.read_message(io.BytesIO(encode_request(request)))
 
 
 def weights() -> dict:
@@ -182,8 +260,8 @@ def export_request(exporter: str, output_dir: Path, dynamic_batch: bool = True) 
                     "dynamic_batch": dynamic_batch, "export_batch": 2, "input_names": ["features"],
                     "output_names": ["logits"]},
         "model": dict(CONFIG),
-        "parameters": [{"name": n, "shape": list(t.shape), "data": b64(t)} for n, t in weights().items()],
-        "example_input": {"shape": [2, 4], "data": b64(example)},
+        "parameters": [Frame(n, t) for n, t in weights().items()],
+        "example_input": Frame("example", example),
         "output_dir": str(output_dir), "model_file": "model.onnx",
     }
 

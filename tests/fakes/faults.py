@@ -131,13 +131,13 @@ def shift_reference(fault: str | None, response: dict) -> dict:
     """reference-off / both-off: every reference output value shifted by -SHIFT (raw float32 kept)."""
     if fault not in ("reference-off", "both-off") or not response.get("ok"):
         return response
-    import base64
-
     import numpy as np
+    import nnx_worker_tensors  # beside the worker script
 
-    for out in response["outputs"]:
-        values = np.frombuffer(base64.b64decode(out["data"]), dtype="<f4") - np.float32(SHIFT)
-        out["data"] = base64.b64encode(values.astype("<f4").tobytes()).decode("ascii")
+    for k, out in enumerate(response["outputs"]):
+        values = np.frombuffer(out.data, dtype="<f4") - np.float32(SHIFT)
+        response["outputs"][k] = nnx_worker_tensors.WireTensor(out.name, out.dtype, out.shape,
+                                                               values.astype("<f4").tobytes())
     return response
 
 

@@ -165,3 +165,32 @@ def sleeps():
     """A factory that hangs (the worker's deadline ends it)."""
     import time
     time.sleep(3600)
+
+
+class Widens(nn.Module):
+    """An image-to-image module: one channel in, 128 out (a 1x1 convolution), so its outputs are 128 times
+    its inputs: [batch, 1, 128, 128] -> [batch, 128, 128, 128], 8 MiB of float32 per image."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 128, 1)
+
+    def forward(self, image):
+        return self.conv(image)
+
+
+def widens():
+    torch.manual_seed(0)
+    return Widens()
+
+
+class Halves(nn.Module):
+    """Sums neighbouring columns: [batch, h, w] -> [batch, h, w / 2] (bench/channel_limits.py: inputs at the
+    documented limits, 64 MiB each, outputs whose float64 oracle is 64 MiB)."""
+
+    def forward(self, x):
+        return x[:, :, 0::2] + x[:, :, 1::2]
+
+
+def halves():
+    return Halves()

@@ -1,9 +1,8 @@
-// Parity's triangulation arithmetic (stages/triangulation.h), the float64 oracle (model/feedfwd.h) and the
-// raw float32 wire format of worker tensors (worker/tensor_wire.h):
+// Parity's triangulation arithmetic (stages/triangulation.h) and the float64 oracle (model/feedfwd.h) (the
+// worker's tensor wire is tensor_frames_test.cc):
 //  * a margin is the worst error over the allowed error; a zero tolerance where values differ is unbounded;
 //  * the blame follows from which side departs, weights first;
-//  * the oracle agrees with the float32 forward to float32 rounding, for every activation;
-//  * a tensor crosses the wire bit for bit (NaN payloads and -0.0 included), and a bad one is refused.
+//  * the oracle agrees with the float32 forward to float32 rounding, for every activation.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -13,8 +12,6 @@
 
 #include "model/feedfwd.h"
 #include "stages/triangulation.h"
-#include "worker/tensor_wire.h"
-#include "worker/worker_error.h"
 
 namespace nnx {
 namespace {
@@ -85,37 +82,6 @@ TEST_P(OracleForEveryActivation, AgreesWithTheFloat32ForwardToFloat32Rounding) {
 INSTANTIATE_TEST_SUITE_P(Activations, OracleForEveryActivation,
                          ::testing::Values("elu", "selu", "tanh", "relu", "softmax", "sigmoid", "softplus",
                                            "leaky_relu"));
-
-TEST(TensorWire, Float32CrossesBitForBit) {
-  const std::vector<float> values{0.1f, -0.0f, std::numeric_limits<float>::quiet_NaN(),
-                                  std::numeric_limits<float>::denorm_min(), 3.4e38f, -1.0f};
-  const auto back = float32_tensor_from_json(float32_tensor_json({2, 3}, values), "t");
-  EXPECT_EQ(back.shape, (std::vector<std::int64_t>{2, 3}));
-  ASSERT_EQ(back.values.size(), values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    EXPECT_EQ(std::bit_cast<std::uint32_t>(back.values[i]), std::bit_cast<std::uint32_t>(values[i])) << i;
-  }
-  for (std::size_t n : {0u, 1u, 2u, 3u}) {  // every base64 padding length
-    const std::vector<float> some(n, 2.5f);
-    EXPECT_EQ(float32_tensor_from_json(float32_tensor_json({static_cast<std::int64_t>(n)}, some), "t").values, some);
-  }
-}
-
-TEST(TensorWire, RefusesAMalformedTensorNamingIt) {
-  const auto refused = [](const nlohmann::json& t) {
-    try {
-      float32_tensor_from_json(t, "reference output");
-    } catch (const WorkerError& e) {
-      return std::string(e.what()).find("reference output") != std::string::npos;
-    }
-    return false;
-  };
-  EXPECT_TRUE(refused(nlohmann::json{{"shape", {2}}, {"data", "AAAAAA=="}}));       // 4 bytes for 2 values
-  EXPECT_TRUE(refused(nlohmann::json{{"shape", {1}}, {"data", "not base64!"}}));
-  EXPECT_TRUE(refused(nlohmann::json{{"shape", {-1}}, {"data", ""}}));
-  EXPECT_TRUE(refused(nlohmann::json{{"shape", {1}}}));
-  EXPECT_TRUE(refused(nlohmann::json::array()));
-}
 
 }  // namespace
 }  // namespace nnx
