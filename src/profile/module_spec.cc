@@ -8,6 +8,7 @@
 #include "artifacts/layout.h"
 #include "base/json_fields.h"
 #include "base/record_vocabulary.h"
+#include "profile/module_spec_rules.h"
 
 namespace nnx {
 namespace {
@@ -77,6 +78,23 @@ void input_problems(const InputSpec& input, const std::string& where, std::vecto
   if (integer && !input.range) out.push_back(where + ".range: an integer input needs \"range\": [low, high)");
   if (!integer && input.range) out.push_back(where + ".range: only integer inputs take a range");
   if (input.range && input.range->first >= input.range->second) out.push_back(where + ".range: low must be below high");
+}
+
+// The cases' names, by the rules a module record's cases are validated with (module_spec_rules.h).
+void case_name_problems(const std::vector<ModuleCase>& cases, std::vector<std::string>& out) {
+  CaseNames names;
+  for (const auto& c : cases) {
+    const bool refusal = c.expect == rf::kExpectRejected;
+    const std::string kind = refusal ? "a refusal case (<input>-axis<k>-<size>)" : "a match case (<dim>-<value>)";
+    if (const auto earlier = names.add(c.name, kind)) {
+      out.push_back("cases: " + *earlier + " and " + kind + " are both named \"" + c.name +
+                    "\"; no two cases may share a name: rename the dimension or the input");
+    }
+    if (!refusal) continue;
+    if (const std::string problem = refusal_name_problem(c.name); !problem.empty()) {
+      out.push_back("cases: the refusal case \"" + c.name.substr(0, 64) + "\" " + problem);
+    }
+  }
 }
 
 void size_problems(const ModuleSpec& spec, std::vector<std::string>& out) {
@@ -219,10 +237,12 @@ std::vector<std::string> ModuleSpec::problems() const {
     if (!given.count(symbol)) out.push_back("dims: the dimension \"" + symbol + "\" has no values");
   }
   if (outputs) {
+    if (const std::string problem = outputs_problem(*outputs); !problem.empty()) out.push_back("outputs: " + problem);
     for (const auto& name : *outputs) {
-      if (!is_plain_name(name)) out.push_back("outputs: \"" + name + "\" is not a plain name");
+      if (!name.empty() && !is_plain_name(name)) out.push_back("outputs: \"" + name + "\" is not a plain name");
     }
   }
+  if (out.empty()) case_name_problems(cases(), out);
   if (out.empty()) size_problems(*this, out);
   return out;
 }
