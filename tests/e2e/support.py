@@ -5,7 +5,7 @@ One helper for one job: reading a record's stage statuses, a report's records by
 served which export, the spy library's environment, a built test tool, a locked ONNX Runtime release, the
 bytes the product saves a JSON document as, a run with stderr on a pseudo-terminal, a private copy of a run's artifacts, a file's sha256, and a
 record's artifacts listed again from its folder (as a tamperer keeps the hashes consistent), or its
-model.onnx entry made to match an edited file.
+entry of an edited file (model.onnx unless told) made to match it.
 """
 import fcntl
 import hashlib
@@ -101,11 +101,12 @@ def relist(report_path, folder, roles=None):
     write_json(report_path, report)
 
 
-def rehash(record, root: Path) -> None:
-    """The record's model.onnx entry made to match the (edited) file, as a tamperer would."""
+def rehash(record, root: Path, relative: str = "model.onnx") -> None:
+    """The record's entry of `relative` (model.onnx unless told) made to match the (edited) file, as a
+    tamperer would."""
     for f in record["artifacts"]["files"]:
-        if f["path"] == "model.onnx":
-            path = root / record["artifacts"]["directory"] / "model.onnx"
+        if f["path"] == relative:
+            path = root / record["artifacts"]["directory"] / relative
             f["bytes"], f["sha256"] = path.stat().st_size, sha256_of(path)
 
 

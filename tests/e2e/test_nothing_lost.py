@@ -5,15 +5,22 @@ profile's settings never cost the whole report; a stage that fails leaves its re
   runs (profile/module_spec_rules.h, shared by both): `run` exits 2 naming the profile entry and the rule,
   nothing written; Python raises UsageError;
 - a feed-forward profile's batches are kept as given (doc/profile-files.md): batches [2, 2] make two cases
-  of one name, and the report is written and valid.
+  of one name, and the report is written and valid;
+- a store of the case tensors that fails part way (a file grown past RLIMIT_FSIZE: EFBIG, as a full disk
+  gives ENOSPC) is that profile's export-error with no outputs set on any case, beside the others' records;
+- a stored oracle holding +Inf is not measured against (null margins with the reason), and `execute`
+  writes its record.
 """
 import json
+import resource
+import signal
+import subprocess
 import sys
 
 import pytest
 
-from conftest import BUILD, REPO, run_cli
-from module_support import WORKER_MODELS, conv_bn_profile, write_profiles
+from conftest import BUILD, CLI, require_runtime, run_cli
+from module_support import WORKER_MODELS, conv_bn_profile, rewrite_stored_tensor, write_profiles
 
 sys.path.insert(0, str(BUILD / "python"))
 
@@ -62,3 +69,53 @@ def test_feed_forward_batches_given_twice_make_a_valid_report(tmp_path):
     record = json.loads((tmp_path / "report.json").read_text())["profiles"][0]
     assert [c["name"] for c in record["input_cases"]][:2] == ["batch-2", "batch-2"]
     assert run_cli("validate", tmp_path / "report.json").returncode == 0
+
+
+def run_with_file_size_limit(args, cwd, limit_bytes):
+    """The command line with RLIMIT_FSIZE at `limit_bytes` for it and its worker (a file grown past it fails
+    with EFBIG, as on a full disk; SIGXFSZ ignored so the write fails instead of killing the process)."""
+    require_runtime()
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
+
+    return subprocess.run([str(CLI), *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=900,
+                          preexec_fn=limit)
+
+
+def test_a_store_that_fails_part_way_leaves_a_valid_export_error_record_beside_the_others(tmp_path):
+    # batch-1's image (48 KiB) is stored, batch-3's (144 KiB) cannot be: a file limit of 100 KiB.
+    big = conv_bn_profile(name="big", inputs=[{"name": "image", "shape": ["batch", 3, 64, 64]}],
+                          dims={"batch": [1, 3]})
+    feed_forward = {"name": "ff", "exporter": "torchscript", "batches": [1, 2]}
+    profiles = write_profiles(tmp_path / "p.json", [big, feed_forward])
+    done = run_with_file_size_limit(["run", "--quiet", "--profile-file", profiles, "--output", "report.json"],
+                                    tmp_path, 100 << 10)
+    assert done.returncode == 11, done.stderr
+    report = json.loads((tmp_path / "report.json").read_text())
+    records = {r["profile"]: r for r in report["profiles"]}
+    failed = records["big"]
+    assert (failed["failure"], failed["stages"]["export"]["status"]) == ("export-error", "failed")
+    assert "storing the case tensors" in failed["stages"]["export"]["detail"]["error"]
+    assert all(c["outputs"] is None for c in failed["input_cases"])
+    assert records["ff"]["status"] == "passed"
+    assert run_cli("validate", tmp_path / "report.json").returncode == 0
+
+
+def test_a_stored_oracle_holding_infinity_gives_a_null_margin_with_its_reason_not_a_refused_report(tmp_path):
+    profiles = write_profiles(tmp_path / "p.json", [conv_bn_profile(name="cb", dims={"batch": [2, 1]})])
+    assert run_cli("run", "--quiet", "--profile-file", profiles, "--output", tmp_path / "report.json").returncode == 0
+    rewrite_stored_tensor(tmp_path / "report.json", tmp_path / "report-artifacts", "cb",
+                          "oracle_data_set_0/output_0.pb", lambda values: values.reshape(-1).__setitem__(0, float("inf")))
+    done = run_cli("execute", tmp_path / "report.json", tmp_path / "report-artifacts",
+                   "--output", tmp_path / "again.json")
+    assert done.returncode == 0, done.stderr
+    record = json.loads((tmp_path / "again.json").read_text())["profiles"][0]
+    first = record["stages"]["parity"]["detail"]["triangulation"][0]
+    reason = "the stored oracle of output " + record["input_cases"][0]["outputs"][0]["name"] + \
+        " holds 1 value(s) that are not finite"
+    for side in ("runtime_vs_oracle", "reference_vs_oracle"):
+        assert first[side] == {"max_abs_error": None, "margin": None, "reason": reason}
+    assert record["stages"]["parity"]["detail"]["triangulation"][1]["runtime_vs_oracle"]["margin"] is not None
+    assert run_cli("validate", tmp_path / "again.json").returncode == 0
