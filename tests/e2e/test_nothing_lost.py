@@ -12,15 +12,13 @@ profile's settings never cost the whole report; a stage that fails leaves its re
   writes its record.
 """
 import json
-import resource
-import signal
-import subprocess
 import sys
 
 import pytest
 
-from conftest import BUILD, CLI, require_runtime, run_cli
+from conftest import BUILD, run_cli
 from module_support import WORKER_MODELS, conv_bn_profile, rewrite_stored_tensor, write_profiles
+from support import run_cli_in
 
 sys.path.insert(0, str(BUILD / "python"))
 
@@ -71,27 +69,14 @@ def test_feed_forward_batches_given_twice_make_a_valid_report(tmp_path):
     assert run_cli("validate", tmp_path / "report.json").returncode == 0
 
 
-def run_with_file_size_limit(args, cwd, limit_bytes):
-    """The command line with RLIMIT_FSIZE at `limit_bytes` for it and its worker (a file grown past it fails
-    with EFBIG, as on a full disk; SIGXFSZ ignored so the write fails instead of killing the process)."""
-    require_runtime()
-
-    def limit():
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
-
-    return subprocess.run([str(CLI), *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=900,
-                          preexec_fn=limit)
-
-
 def test_a_store_that_fails_part_way_leaves_a_valid_export_error_record_beside_the_others(tmp_path):
     # batch-1's image (48 KiB) is stored, batch-3's (144 KiB) cannot be: a file limit of 100 KiB.
     big = conv_bn_profile(name="big", inputs=[{"name": "image", "shape": ["batch", 3, 64, 64]}],
                           dims={"batch": [1, 3]})
     feed_forward = {"name": "ff", "exporter": "torchscript", "batches": [1, 2]}
     profiles = write_profiles(tmp_path / "p.json", [big, feed_forward])
-    done = run_with_file_size_limit(["run", "--quiet", "--profile-file", profiles, "--output", "report.json"],
-                                    tmp_path, 100 << 10)
+    done = run_cli_in(tmp_path, ["run", "--quiet", "--profile-file", profiles, "--output", "report.json"],
+                      file_limit=100 << 10)
     assert done.returncode == 11, done.stderr
     report = json.loads((tmp_path / "report.json").read_text())
     records = {r["profile"]: r for r in report["profiles"]}
