@@ -288,6 +288,9 @@ inline constexpr const char* kMaxAbsError = "max_abs_error";
 inline constexpr const char* kRuntimeVsOracle = "runtime_vs_oracle";
 inline constexpr const char* kReferenceVsOracle = "reference_vs_oracle";
 inline constexpr const char* kNativeVsReference = "native_vs_reference";
+// a module record's departure from a stored oracle that could not be measured: {max_abs_error: null,
+// margin: null, reason} (§10)
+inline constexpr const char* kReason = "reason";
 // stages.parity.detail.blame
 inline constexpr const char* kBlameWeights = "weights";
 inline constexpr const char* kBlameRuntimeOrGraph = "runtime-or-graph";

@@ -9,6 +9,7 @@
 #include "base/json_fields.h"
 #include "base/record_vocabulary.h"
 #include "profile/module_factory.h"
+#include "profile/module_spec_rules.h"
 
 namespace nnx {
 namespace {
@@ -86,6 +87,23 @@ void input_problems(const InputSpec& input, const std::string& where, std::vecto
                   " holds values an int32 cannot; int32 holds " +
                   std::to_string(std::numeric_limits<std::int32_t>::min()) + ".." +
                   std::to_string(std::numeric_limits<std::int32_t>::max()));
+  }
+}
+
+// The cases' names, by the rules a module record's cases are validated with (module_spec_rules.h).
+void case_name_problems(const std::vector<ModuleCase>& cases, std::vector<std::string>& out) {
+  CaseNames names;
+  for (const auto& c : cases) {
+    const bool refusal = c.expect == rf::kExpectRejected;
+    const std::string kind = refusal ? "a refusal case (<input>-axis<k>-<size>)" : "a match case (<dim>-<value>)";
+    if (const auto earlier = names.add(c.name, kind)) {
+      out.push_back("cases: " + *earlier + " and " + kind + " are both named \"" + c.name +
+                    "\"; no two cases may share a name: rename the dimension or the input");
+    }
+    if (!refusal) continue;
+    if (const std::string problem = refusal_name_problem(c.name); !problem.empty()) {
+      out.push_back("cases: the refusal case \"" + c.name.substr(0, 64) + "\" " + problem);
+    }
   }
 }
 
@@ -220,10 +238,12 @@ std::vector<std::string> ModuleSpec::problems() const {
     if (!given.count(symbol)) out.push_back("dims: the dimension \"" + symbol + "\" has no values");
   }
   if (outputs) {
+    if (const std::string problem = outputs_problem(*outputs); !problem.empty()) out.push_back("outputs: " + problem);
     for (const auto& name : *outputs) {
-      if (!is_plain_name(name)) out.push_back("outputs: \"" + name + "\" is not a plain name");
+      if (!name.empty() && !is_plain_name(name)) out.push_back("outputs: \"" + name + "\" is not a plain name");
     }
   }
+  if (out.empty()) case_name_problems(cases(), out);
   if (out.empty()) size_problems(*this, out);
   return out;
 }

@@ -6,8 +6,9 @@
 // fixed sizes and symbolic names; `dims` gives each symbolic name its values, the first being the export's.
 // `cases()` is the one rule for a module profile's cases: the export case, then every other value of every
 // dim (the other dims at their export values), then one refusal case per fixed size of every input (that
-// size + 1, which the runtime must refuse). `problems()` names every violation of the limits below, seen
-// without running anything; a factory file that does not exist is one of them.
+// size + 1, which the runtime must refuse). `problems()` names every violation of the limits below and of the
+// rules a module record's specs and cases are validated with (module_spec_rules.h: outputs, case names),
+// seen without running anything; a factory file that does not exist is one of them.
 #pragma once
 #include <cstdint>
 #include <optional>

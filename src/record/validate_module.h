@@ -1,5 +1,7 @@
 // Private to src/record/validate_*.cc: a module record's own rules (doc/record-format.md §10), beside the
 // rules both formats share (validate_internal.h). Every check appends "<where>: <what>" and never throws.
+// The rules on what a profile states itself (outputs, the cases' names, a refusal case's folder) are
+// profile/module_spec_rules.h's, which the profile check calls too.
 //
 //   validate_module_specs.cc   module, inputs, dims, outputs: the specs a module record's cases are read against
 //   validate_module_cases.cc   each case's dims, inputs and outputs against the specs and the stored-tensor

@@ -11,6 +11,7 @@
 #include "artifacts/layout.h"
 #include "base/json_fields.h"
 #include "base/tensor.h"
+#include "profile/module_spec_rules.h"
 #include "record/validate_module.h"
 
 namespace nnx::validation {
@@ -32,7 +33,7 @@ struct CaseWalk {
   const ModuleSpecs& specs;
   std::optional<StageStatus> exported;
   std::size_t match_cases = 0;              // the k of the next case expected to match
-  std::map<std::string, std::string> names;  // case name -> the label of the case that has it
+  CaseNames names;                           // the cases' names, each with the label of its first case
   std::vector<NamedFile> named;
 };
 
@@ -233,16 +234,16 @@ bool check_module_case(CaseWalk& walk, const JsonView& item, const std::string& 
   if (name.is_string()) c.name = name.string();
   bool ok = true;
   if (!c.name.empty()) {
-    if (auto [it, fresh] = walk.names.emplace(c.name, label); !fresh) {
-      out.push_back(at(label, key::kName) + ": names the same case as " + it->second);
+    if (const auto earlier = walk.names.add(c.name, label)) {
+      out.push_back(at(label, key::kName) + ": names the same case as " + *earlier);
     }
   }
   const JsonView expect = item[key::kExpect];
   if (expect.is_text(rf::kExpectMatch)) c.match = walk.match_cases++;
   c.refusal = expect.is_text(rf::kExpectRejected);
-  if (c.refusal && !c.name.empty() && !is_plain_name(c.name)) {
-    out.push_back(at(label, key::kName) + ": " + quote(c.name) +
-                  " is not a plain name ([A-Za-z0-9._-]), as a refusal case's folder must be");
+  const std::string refusal_problem = c.refusal && !c.name.empty() ? refusal_name_problem(c.name) : "";
+  if (!refusal_problem.empty()) {
+    out.push_back(at(label, key::kName) + ": " + quote(c.name) + " " + refusal_problem);
     c.refusal = false;  // no folder to compare with
     ok = false;
   }

@@ -12,6 +12,7 @@
 #include "base/sha256.h"
 #include "base/tensor.h"
 #include "profile/module_spec.h"
+#include "profile/module_spec_rules.h"
 #include "record/validate_module.h"
 
 namespace nnx::validation {
@@ -199,18 +200,14 @@ bool check_dims_used(const ModuleSpecs& specs, Problems& out) {
 void read_outputs(const JsonView& outputs, ModuleSpecs& specs, Problems& out) {
   if (!outputs.exists() || outputs.is_null()) return;
   std::vector<std::string> names;
-  bool good = outputs.is_array() && !outputs.empty();
+  bool good = outputs.is_array();
   for (const JsonView v : outputs.items()) {
-    if (!v.is_string() || v.string().empty() ||
-        std::find(names.begin(), names.end(), v.string()) != names.end()) {
-      good = false;
-    } else {
-      names.emplace_back(v.string());
-    }
+    if (v.is_string()) names.emplace_back(v.string()); else good = false;
   }
-  if (!good) {
+  const std::string problem = good ? outputs_problem(names) : "not a list of names";
+  if (!problem.empty()) {
     out.push_back(std::string(rf::kOutputs) + ": must be null or a non-empty list of distinct names, not " +
-                  text_of(outputs));
+                  text_of(outputs) + ": " + problem);
     return;
   }
   specs.outputs = std::move(names);

@@ -3,13 +3,14 @@
 // each entry's `margin` is its case's worst error over the allowed one. A case passes iff its margin is
 // within the tolerance: margin_within (base/tolerance_compare.h), the comparison the parity stage made. So a
 // record is refused, naming the case, when an entry names no case or one that was not compared, names a case
-// twice, carries a margin that is neither null nor a finite number >= 0, or whose margin's verdict is not
+// twice (a v1 record may hold several cases of one name, batches being kept as given: the k-th entry of a
+// name is the k-th compared case of that name), carries a margin that is neither null nor a finite number >= 0, or whose margin's verdict is not
 // its case's: a `match` whose margin is above 1 (or null), a `mismatch` with finite errors whose margin is at
 // most 1. A record without a triangulation (the original's: its parity detail is {cases, compared}) states no
 // margin, and nothing here applies.
 #include <cmath>
 #include <map>
-#include <set>
+#include <vector>
 #include <string>
 
 #include "base/tolerance_compare.h"
@@ -26,9 +27,16 @@ struct NamedCase {
   bool match = false;
 };
 
-// The record's cases by name (the first of a name: names are unique in a valid record, checked elsewhere).
-std::map<std::string, NamedCase, std::less<>> cases_by_name(const JsonView& record) {
-  std::map<std::string, NamedCase, std::less<>> named;
+// The record's cases by name, in order: a module record's names are unique (validate_module_cases.cc), a v1
+// record's are not (batches are kept as given, §3: batches [2, 2] make two cases "batch-2").
+struct CasesOfName {
+  std::string first_label;          // the first case of the name
+  std::vector<NamedCase> compared;  // those compared, in order
+};
+using CasesByName = std::map<std::string, CasesOfName, std::less<>>;
+
+CasesByName cases_by_name(const JsonView& record) {
+  CasesByName named;
   std::size_t i = 0;
   for (const JsonView c : record[rf::kInputCases].items()) {
     const JsonView name = c[rf::case_key::kName];
@@ -38,27 +46,34 @@ std::map<std::string, NamedCase, std::less<>> cases_by_name(const JsonView& reco
     const bool has_errors = !c[rf::case_key::kMaxAbsError].is_null() || !c[rf::case_key::kMaxRelError].is_null();
     NamedCase entry{std::string(rf::kInputCases) + "[" + std::to_string(index) + "] (" + std::string(name.string()) + ")",
                     is_compared_outcome(outcome.string(), has_errors), outcome.is_text(rf::kOutcomeMatch)};
-    named.emplace(std::string(name.string()), std::move(entry));
+    CasesOfName& of_name = named[std::string(name.string())];
+    if (of_name.first_label.empty()) of_name.first_label = entry.label;
+    if (entry.compared) of_name.compared.push_back(std::move(entry));
   }
   return named;
 }
 
-// One entry against the case it names.
-void check_entry(const JsonView& entry, const std::string& where,
-                 const std::map<std::string, NamedCase, std::less<>>& named, std::set<std::string>& seen,
-                 Problems& out) {
+// One entry against the case it names: the next compared case of that name not yet triangulated (`taken`
+// counts them per name).
+void check_entry(const JsonView& entry, const std::string& where, const CasesByName& named,
+                 std::map<std::string, std::size_t, std::less<>>& taken, Problems& out) {
   const JsonView name = entry[tk::kCase];
   const auto found = name.is_string() ? named.find(name.string()) : named.end();
   if (found == named.end()) {
     out.push_back(at(where, tk::kCase) + ": " + text_of(name) + " names no input case of the record");
     return;
   }
-  const NamedCase& c = found->second;
-  if (!c.compared) {
-    out.push_back(where + ": triangulates " + c.label + ", which was not compared (no errors)");
+  const std::vector<NamedCase>& compared = found->second.compared;
+  if (compared.empty()) {
+    out.push_back(where + ": triangulates " + found->second.first_label + ", which was not compared (no errors)");
     return;
   }
-  if (!seen.insert(found->first).second) out.push_back(where + ": triangulates " + c.label + " a second time");
+  std::size_t& index = taken[found->first];
+  if (index >= compared.size()) {
+    out.push_back(where + ": triangulates " + compared.back().label + " a second time");
+    return;
+  }
+  const NamedCase& c = compared[index++];
   const JsonView margin = entry[tk::kMargin];
   double value = 0.0;
   const bool number = json_number(margin, value);
@@ -88,12 +103,12 @@ void check_triangulation(const JsonView& record, Problems& out) {
     return;
   }
   const auto named = cases_by_name(record);
-  std::set<std::string> seen;
+  std::map<std::string, std::size_t, std::less<>> taken;
   std::size_t i = 0;
   for (const JsonView entry : triangulation.items()) {
     const std::string entry_where = where + "[" + std::to_string(i++) + "]";
     if (!is_object_or_report(entry, entry_where, out)) continue;
-    check_entry(entry, entry_where, named, seen, out);
+    check_entry(entry, entry_where, named, taken, out);
   }
 }
 

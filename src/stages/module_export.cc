@@ -2,8 +2,8 @@
 // for this profile alone, imports the factory, builds the module, computes PyTorch's reference (and the
 // float64 oracle) on the drawn case inputs, gives the module gradients and a mixed mode, snapshots it,
 // exports and compares (worker/PROTOCOL.md, "module_export"). Then the case tensors are stored in the
-// profile folder (stages/module_tensors.h) and the record gets the module's identity and each case's
-// outputs. Failures: the factory's module does not import → the dependencies stage's missing-dependency
+// profile folder (stages/module_tensors.h) and the record gets the module's identity and, once every
+// tensor is stored, each case's outputs (a store that fails part way sets none: export-error). Failures: the factory's module does not import → the dependencies stage's missing-dependency
 // (export not run); state-changed (first); export-error (the factory raised or returned no module, the
 // exporter raised or wrote no model.onnx, the worker could not answer, the answer is malformed).
 #include <chrono>
@@ -87,17 +87,19 @@ std::vector<std::vector<Tensor>> case_outputs(const json& answer, AnswerFrames& 
   return out;
 }
 
-// Stores every case's tensors and records each match case's outputs (§10).
+// Stores every case's tensors, then records each match case's outputs (§10): all or none, so a write that
+// fails part way (a full disk, a file too large) leaves no case with outputs on a failed export.
 void store_case_tensors(StageContext& context, const std::vector<std::vector<Tensor>>& inputs, const json& answer,
                         AnswerFrames& frames) {
-  Record& record = context.record;
+  const Record& record = context.record;
   const auto folder = profile_folder(context.root, context.profile->name);
   const auto references = case_outputs(answer, frames, wire::kReferences, record);
   const bool has_oracle = answer.contains(wire::kOracle) && answer[wire::kOracle].is_array();
   const auto oracle = has_oracle ? case_outputs(answer, frames, wire::kOracle, record) : decltype(references){};
   std::size_t match = 0;
+  std::vector<std::vector<CaseTensor>> stored;  // each match case's outputs, in case order
   for (std::size_t i = 0; i < record.input_cases.size(); ++i) {
-    RecordCase& c = record.input_cases[i];
+    const RecordCase& c = record.input_cases[i];
     for (std::size_t j = 0; j < inputs[i].size(); ++j) write_stored_tensor(folder, c.module->inputs[j].file, inputs[i][j]);
     if (c.expect != rf::kExpectMatch) continue;
     std::vector<CaseTensor> outputs;
@@ -111,8 +113,12 @@ void store_case_tensors(StageContext& context, const std::vector<std::vector<Ten
       }
       outputs.push_back(std::move(out));
     }
-    c.module->outputs = std::move(outputs);
+    stored.push_back(std::move(outputs));
     ++match;
+  }
+  auto next = stored.begin();
+  for (RecordCase& c : context.record.input_cases) {
+    if (c.expect == rf::kExpectMatch) c.module->outputs = std::move(*next++);
   }
 }
 

@@ -6,8 +6,10 @@
 // `execute --reference torch`, PyTorch's recomputed ones: context.module_references), every element
 // within |runtime - reference| <= atol + rtol * |reference| (base/tolerance_compare.h); its errors are the
 // largest over its outputs. The triangulation measures the runtime and the reference against the stored
-// float64 oracle where it was computed; the blame is stages/triangulation.h's, with `weights` when the
-// export found state-dict entries nothing in the graph explains.
+// float64 oracle where it was computed (a stored oracle holding a value that is not finite is not measured
+// against: both departures are {max_abs_error: null, margin: null, reason}, and the record stays valid); the
+// blame is stages/triangulation.h's, with `weights` when the export found state-dict entries nothing in the
+// graph explains.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -69,12 +71,20 @@ std::size_t nonfinite(const std::vector<double>& values) {
   return static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); }));
 }
 
-// Compares every reference output; fills the case and its triangulation entry.
+// A departure from the oracle that was not measured, and why: null errors, never a refused record.
+json unmeasured(const std::string& reason) {
+  namespace tk = rf::triangulation_key;
+  return json{{tk::kMaxAbsError, nullptr}, {tk::kMargin, nullptr}, {tk::kReason, reason}};
+}
+
+// Compares every reference output; fills the case and its triangulation entry. A stored oracle output that
+// holds a value that is not finite is not measured against (its departures are `unmeasured`, with the reason).
 void compare_outputs(RecordCase& c, const std::vector<Tensor>& outputs, const std::vector<Tensor>& references,
                      const std::vector<std::optional<Tensor>>& oracle, const Tolerance& tolerance, Evidence& evidence) {
   ToleranceComparison worst;
   Departure runtime_oracle, reference_oracle;
   bool triangulated = !oracle.empty();
+  std::string oracle_unusable;  // why the stored oracle cannot be measured against, or ""
   for (std::size_t j = 0; j < references.size(); ++j) {
     const Tensor* actual = named(outputs, references[j].name);
     if (const std::string why = incomparable(actual, references[j], outputs); !why.empty()) {
@@ -95,8 +105,12 @@ void compare_outputs(RecordCase& c, const std::vector<Tensor>& outputs, const st
     worst.max_rel = std::max(worst.max_rel, errors.max_rel);
     worst.within = worst.within && errors.within;
     if (!errors.margin || (worst.margin && *errors.margin > *worst.margin)) worst.margin = errors.margin;
-    if (j < oracle.size() && oracle[j]) {
-      const auto exact = oracle[j]->as_doubles();
+    const auto exact = j < oracle.size() && oracle[j] ? oracle[j]->as_doubles() : std::vector<double>{};
+    if (const std::size_t bad = nonfinite(exact)) {
+      oracle_unusable = "the stored oracle of output " + references[j].name + " holds " + std::to_string(bad) +
+                        " value(s) that are not finite";
+      triangulated = false;
+    } else if (j < oracle.size() && oracle[j]) {
       const Departure ro = departure(runtime, exact, tolerance.rtol, tolerance.atol);
       const Departure fo = departure(reference, exact, tolerance.rtol, tolerance.atol);
       if (!ro.margin || (runtime_oracle.margin && *ro.margin > *runtime_oracle.margin)) runtime_oracle = ro;
@@ -115,8 +129,9 @@ void compare_outputs(RecordCase& c, const std::vector<Tensor>& outputs, const st
   c.detail.reset();
   namespace tk = rf::triangulation_key;
   json entry{{tk::kCase, c.name}, {tk::kMargin, departure_of(worst).to_json()[tk::kMargin]}};
-  entry[tk::kRuntimeVsOracle] = triangulated ? runtime_oracle.to_json() : json();
-  entry[tk::kReferenceVsOracle] = triangulated ? reference_oracle.to_json() : json();
+  const json untriangulated = oracle_unusable.empty() ? json() : unmeasured(oracle_unusable);
+  entry[tk::kRuntimeVsOracle] = triangulated ? runtime_oracle.to_json() : untriangulated;
+  entry[tk::kReferenceVsOracle] = triangulated ? reference_oracle.to_json() : untriangulated;
   if (triangulated) {
     evidence.runtime_departs = evidence.runtime_departs || runtime_oracle.beyond_tolerance();
     evidence.reference_departs = evidence.reference_departs || reference_oracle.beyond_tolerance();

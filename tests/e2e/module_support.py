@@ -1,8 +1,10 @@
-"""Shared helpers for the module-profile tests: the zoo's profile file made absolute, one-profile files."""
+"""Shared helpers for the module-profile tests: the zoo's profile file made absolute, one-profile files, a
+stored tensor rewritten with its record's hash kept consistent."""
 import json
 from pathlib import Path
 
 from conftest import REPO
+from support import rehash, write_json
 
 ZOO_PROFILES = REPO / "tests" / "models" / "profiles.json"
 WORKER_MODELS = REPO / "tests" / "models" / "worker_models.py"
@@ -32,3 +34,22 @@ def conv_bn_profile(name="conv-bn", exporter="torchscript", **extra) -> dict:
 def write_profiles(path: Path, profiles: list) -> Path:
     path.write_text(json.dumps(profiles))
     return path
+
+
+def rewrite_stored_tensor(report_path: Path, root: Path, profile: str, relative: str, change) -> None:
+    """Changes the values of one stored tensor of `profile`'s record (`change(values)` edits the array in
+    place) and records its new bytes and hash, as a record made from such a file would hold them, so that
+    `execute` verifies and reads it."""
+    import onnx
+    from onnx import numpy_helper
+
+    report = json.loads(report_path.read_text())
+    record = next(r for r in report["profiles"] if r["profile"] == profile)
+    path = root / record["artifacts"]["directory"] / relative
+    tensor = onnx.TensorProto()
+    tensor.ParseFromString(path.read_bytes())
+    values = numpy_helper.to_array(tensor).copy()
+    change(values)
+    path.write_bytes(numpy_helper.from_array(values, tensor.name).SerializeToString())
+    rehash(record, root, relative)
+    write_json(report_path, report)

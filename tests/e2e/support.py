@@ -3,9 +3,9 @@ and the fixtures, hostile_support.py what only the hostile tests need).
 
 One helper for one job: reading a record's stage statuses, a report's records by profile, which worker
 served which export, the spy library's environment, a built test tool, a locked ONNX Runtime release, the
-bytes the product saves a JSON document as, a run with stderr on a pseudo-terminal, a private copy of a run's artifacts, a file's sha256, and a
+bytes the product saves a JSON document as, a run in a folder (under a file-size limit), a run with stderr on a pseudo-terminal, a private copy of a run's artifacts, a file's sha256, and a
 record's artifacts listed again from its folder (as a tamperer keeps the hashes consistent), or its
-model.onnx entry made to match an edited file.
+entry of an edited file (model.onnx unless told) made to match it.
 """
 import fcntl
 import hashlib
@@ -18,6 +18,9 @@ import struct
 import subprocess
 import termios
 from pathlib import Path
+
+import resource
+import signal
 
 import pytest
 
@@ -101,12 +104,27 @@ def relist(report_path, folder, roles=None):
     write_json(report_path, report)
 
 
-def rehash(record, root: Path) -> None:
-    """The record's model.onnx entry made to match the (edited) file, as a tamperer would."""
+def rehash(record, root: Path, relative: str = "model.onnx") -> None:
+    """The record's entry of `relative` (model.onnx unless told) made to match the (edited) file, as a
+    tamperer would."""
     for f in record["artifacts"]["files"]:
-        if f["path"] == "model.onnx":
-            path = root / record["artifacts"]["directory"] / "model.onnx"
+        if f["path"] == relative:
+            path = root / record["artifacts"]["directory"] / relative
             f["bytes"], f["sha256"] = path.stat().st_size, sha256_of(path)
+
+
+def run_cli_in(folder: Path, args, env=None, file_limit=None):
+    """The command line started in `folder` with `env` added; with `file_limit` (bytes) RLIMIT_FSIZE set for
+    it and its worker, so a file grown past it fails with EFBIG as on a full disk (SIGXFSZ ignored: the write
+    fails rather than killing the process)."""
+    require_runtime()
+
+    def limited():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
+
+    return subprocess.run([str(CLI), *map(str, args)], cwd=folder, capture_output=True, text=True, timeout=900,
+                          env={**os.environ, **(env or {})}, preexec_fn=limited if file_limit else None)
 
 
 def run_in_terminal(*args, columns=None, env=None):

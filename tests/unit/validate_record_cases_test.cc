@@ -248,5 +248,18 @@ TEST(ValidateRecord, RefusesAModelStateWhenTheExportDidNotRun) {
   expect_refused(r, "model_state: present although the export did not run");
 }
 
+// A v1 profile's batches are kept as given (§3): batches [2, 2] make two cases "batch-2", and the
+// triangulation's k-th entry of a name is the k-th compared case of that name (validate_triangulation.cc).
+TEST(ValidateRecord, AcceptsATriangulationOfTwoCasesOfOneNameAndRefusesAThirdEntry) {
+  Profile p = named_profile("twice");
+  p.batches = {2, 2};
+  json r = engine_record(p, Stage::parity);
+  const json entry{{"case", "batch-2"}, {"margin", 0.5}};
+  r["stages"]["parity"]["detail"]["triangulation"] = json::array({entry, entry});
+  expect_accepted(r);
+  r["stages"]["parity"]["detail"]["triangulation"].push_back(entry);
+  expect_refused(r, "triangulation[2]: triangulates input_cases[1] (batch-2) a second time");
+}
+
 }  // namespace
 }  // namespace nnx
