@@ -372,4 +372,3 @@ inline constexpr const char* kWithinTolerance = "within_tolerance";
 }  // namespace rf
 }  // namespace nnx
 
-#include "base/module_record_vocabulary.h"  // a module record's own keys (§10), beside these

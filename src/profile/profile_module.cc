@@ -2,6 +2,7 @@
 #include "profile/profile_module.h"
 
 #include "base/json_fields.h"
+#include "base/module_record_vocabulary.h"
 #include "base/record_vocabulary.h"
 
 namespace nnx {

@@ -9,6 +9,8 @@
   (`doc/architecture.md, "The layers"`) is a heading of the cited document;
 - every layer folder under src/ says what it holds (a README.md) and names each of its files;
 - no file of the product (src/, worker/, python/) reads an NNX_TEST_* variable or imports a test module;
+- no Python module of scripts/, worker/ or bench/ imports itself through the others of its folder (no import
+  cycle: a part two modules share is a third module both import);
 - a layer includes only the layers before it (the table of doc/architecture.md).
 """
 import ast
@@ -308,3 +310,48 @@ def test_a_layer_includes_only_the_layers_before_it():
                 if included != layer and included not in ALLOWED[layer]:
                     wrong.append(f"{path.relative_to(REPO)} includes {included}/")
     assert wrong == []
+
+
+def import_cycles(imports: dict) -> list:
+    """Every module of `imports` ({module: the modules of its folder it imports}) that reaches itself again,
+    with the path it takes (["a", "b", "a"]), in module order."""
+    cycles = []
+    for start in sorted(imports):
+        paths = [[start, name] for name in sorted(imports[start])]
+        seen = set()
+        while paths:
+            path = paths.pop()
+            if path[-1] == start:
+                cycles.append(path)
+                break
+            if path[-1] not in seen:
+                seen.add(path[-1])
+                paths += [path + [name] for name in sorted(imports.get(path[-1], ()))]
+    return cycles
+
+
+def folder_imports(folder: Path) -> dict:
+    """{module: the modules of `folder` it imports, at its top or inside a function} of a flat folder."""
+    modules = {path.stem: path for path in folder.glob("*.py")}
+    imports = {}
+    for name, path in modules.items():
+        named = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                named |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                named.add(node.module.split(".")[0])
+        imports[name] = named & set(modules) - {name}
+    return imports
+
+
+def test_no_script_worker_or_bench_module_imports_itself_through_others():
+    cycles = [f"{folder}/: {' -> '.join(cycle)}" for folder in ("scripts", "worker", "bench")
+              for cycle in import_cycles(folder_imports(REPO / folder))]
+    assert cycles == []
+
+
+def test_control_an_import_cycle_through_a_third_module_is_found():
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == \
+        [["a", "b", "c", "a"], ["b", "c", "a", "b"], ["c", "a", "b", "c"]]
+    assert import_cycles({"fetch": {"format", "make"}, "make": {"format"}, "format": set()}) == []
