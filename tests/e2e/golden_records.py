@@ -3,8 +3,10 @@ the two tested profiles, one record per file in the writer's own form (Python's 
 indent 2, a final newline), with only the values this machine decides set aside.
 
 Which values, and why: two runs on one machine write identical bytes (the record holds no time, and its
-exports, draws and float results repeat; torch, MKL and oneDNN held to AVX2 change nothing either). What
-another machine changes is its own description in `versions`:
+exports, draws and float results repeat; torch, MKL and oneDNN held to AVX2 change nothing either, while
+ATEN_CPU_CAPABILITY=default, torch's path for a CPU without AVX2, draws other weights on both sides
+(model/torch_random.h): these are the goldens of an x86_64 machine with AVX2). What another such machine
+changes is its own description in `versions`:
 - `versions.platform`: the host's kernel release and C library (Python's platform.platform());
 - `versions.python`: the patch release of the python3 the bootstrap made .venv from (requirements.lock pins
   the packages for CPython 3.11, not the interpreter);
