@@ -35,8 +35,8 @@ def test_the_json_form_is_the_profile_file_object(tmp_path):
     p = conv_bn_profile(outputs=("logits",))
     assert p.to_json() == {
         "name": "convbn-torchscript", "exporter": "torchscript", "module": f"{WORKER_MODELS}:conv_bn",
-        "inputs": IMAGE, "dims": {"batch": [2, 1, 3]}, "outputs": ["logits"], "opset": 18,
-        "tolerances": {"rtol": 1e-4, "atol": 1e-5}}
+        "inputs": IMAGE, "dims": {"batch": [2, 1, 3]}, "outputs": ["logits"], "opset_version": 18,
+        "rtol": 1e-4, "atol": 1e-5}
     assert nnx.ModuleProfile is ec.ModuleProfile and "ModuleProfile" in ec.__all__
     (tmp_path / "profiles.json").write_text(json.dumps([p.to_json(), {"name": "ff", "exporter": "torchscript"}]))
     loaded = ec.load_profiles(tmp_path / "profiles.json")
