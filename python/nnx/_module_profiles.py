@@ -4,13 +4,12 @@ reads it with the profile file's reader (src/profile/profile_module.h): the same
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Optional
 
 from . import _core
 from ._boundary import _dumps, _is_sequence, _plain
+from ._profile_family import ProfileFamily, profile_kind
 
 #: A module profile's defaults (the core's: profile_module.h, module_spec.h).
 MODULE_OPSET = 18
@@ -33,8 +32,8 @@ def _input_spec(spec: Any) -> Any:
     return out
 
 
-@dataclass(frozen=True)
-class ModuleProfile:
+@profile_kind
+class ModuleProfile(ProfileFamily):
     """A module profile: the user's own ``nn.Module``, made by ``module`` (``FILE.py:FACTORY``, a path relative
     to the current folder or absolute, or ``package.module:FACTORY``; the factory takes no argument), with its
     ``inputs`` (each ``{"name", "shape", "dtype"[, "range"]}``: a shape of fixed sizes and symbolic names,
@@ -58,6 +57,7 @@ class ModuleProfile:
     atol: float = MODULE_ATOL
     runtime: str = _RUNTIME
     provider: str = _PROVIDER
+    _described_as = "the module profile"  # not a field: no annotation
 
     def __post_init__(self) -> None:
         if _is_sequence(self.inputs):
@@ -111,14 +111,6 @@ class ModuleProfile:
             if key in tolerances:
                 fields[key] = tolerances[key]
         return cls(**fields)
-
-    @property
-    def requires(self) -> tuple[str, ...]:
-        """What this profile needs at run time (the core's list): torch, onnx, onnxruntime[, onnxscript]."""
-        return tuple(_core.requirements(_dumps(self.to_json(), "the module profile")))
-
-    def __hash__(self) -> int:
-        return hash(json.dumps(self.to_json(), sort_keys=True))
 
 
 def is_module_profile_json(value: Any) -> bool:

@@ -175,3 +175,12 @@ def test_assert_conformant_passes_and_fails(tmp_path):
     assert record["failure"] == "mismatch", record
     assert str(raised.value) == "\n".join(ec.summary_lines([record]))
     assert "branch: failed (mismatch)" in str(raised.value)
+
+
+def test_every_kind_of_profile_takes_requires_and_its_hash_from_one_base():
+    module = ec.ModuleProfile.from_json(conv_bn_profile().to_json())
+    feedfwd = ec.Profile("ff", exporter="dynamo", model={"hidden_dims": [3]})
+    assert ec.Profile.requires is ec.ModuleProfile.requires and ec.Profile.__hash__ is ec.ModuleProfile.__hash__
+    assert feedfwd.requires[-1] == "onnxscript" and "torch" in module.requires
+    assert len({feedfwd, ec.Profile("ff", exporter="dynamo", model={"hidden_dims": (3,)}), module,
+                ec.ModuleProfile.from_json(module.to_json())}) == 2   # equal profiles hash alike, a model included
