@@ -11,10 +11,14 @@
 - no file of the product (src/, worker/, python/) reads an NNX_TEST_* variable or imports a test module;
 - no Python module of scripts/, worker/ or bench/ imports itself through the others of its folder (no import
   cycle: a part two modules share is a third module both import);
-- a layer includes only the layers before it (the table of doc/architecture.md).
+- a layer includes only the layers before it (the table of doc/architecture.md);
+- the lines of shared code that tell one model kind from another are no more than the baseline of
+  scripts/kind_dispatch_ratchet.py (the ratchet), each of the nine old ways counted on its own.
 """
 import ast
 import re
+import shutil
+import sys
 from pathlib import Path
 
 from conftest import REPO
@@ -355,3 +359,27 @@ def test_control_an_import_cycle_through_a_third_module_is_found():
     assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == \
         [["a", "b", "c", "a"], ["b", "c", "a", "b"], ["c", "a", "b", "c"]]
     assert import_cycles({"fetch": {"format", "make"}, "make": {"format"}, "format": set()}) == []
+
+
+sys.path.insert(0, str(REPO / "scripts"))
+import kind_dispatch_ratchet  # noqa: E402
+
+
+def test_no_more_kind_dispatch_lines_than_the_ratchets_baseline(capsys):
+    assert kind_dispatch_ratchet.main([]) == 0, capsys.readouterr()
+    counted = kind_dispatch_ratchet.counted_lines(REPO)
+    assert {name: len(lines) for name, lines in counted.items()} == kind_dispatch_ratchet.BASELINE, \
+        "fewer lines than the baseline: lower BASELINE in scripts/kind_dispatch_ratchet.py to the new counts"
+
+
+def test_control_a_new_kind_dispatch_line_is_refused_and_printed(tmp_path, capsys):
+    for folder in ("src", "python"):
+        shutil.copytree(REPO / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    stage = tmp_path / "src" / "stages" / "load.cc"
+    stage.write_text(stage.read_text() + "// if (record.module) in a comment is not counted\n"
+                     "static bool told(const Record& record) { return record.module.has_value(); }\n")
+    (tmp_path / "src" / "stages" / "module_new.cc").write_text("bool own(const Record& record) { return record.module; }\n")
+    assert kind_dispatch_ratchet.main(["--root", str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert "src/stages/load.cc:" in out and "[record.module] static bool told" in out and "in a comment" not in out
+    assert "module_new.cc" not in out and "7 lines of 'record.module', more than the baseline 6" in err
