@@ -23,81 +23,16 @@ the file, and it never enters the cache. Standard library only, run with the sys
 import argparse
 import base64
 import glob
-import hashlib
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 
-PLATFORM = ["--python-version", "3.11", "--python-platform", "x86_64-manylinux_2_28"]
-
-
-class Refused(Exception):
-    """A file that is not what the lock names, or a download that could not be made."""
-
-
-def log(message):
-    print(f"fetch_locked: {message}", file=sys.stderr, flush=True)
-
-
-def normalize(name):
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def file_digest(path, algorithm):
-    digest = hashlib.new(algorithm)
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest
-
-
-# --- the lock ----------------------------------------------------------------------------------------------
-def read_lock(path):
-    """(pins, extra): pins = [(name, version, {sha256 hex})] in lock order; extra = [fields of each #@ line]."""
-    pins, extra, logical = [], [], ""
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if line.startswith("#@"):
-                extra.append(line[2:].split())
-                continue
-            stripped = line.split(" #", 1)[0].strip() if not line.lstrip().startswith("#") else ""
-            if stripped.endswith("\\"):
-                logical += stripped[:-1] + " "
-                continue
-            logical += stripped
-            if logical.strip():
-                pins.append(parse_pin(logical.strip(), path))
-            logical = ""
-    if logical.strip():
-        pins.append(parse_pin(logical.strip(), path))
-    return pins, extra
-
-
-def parse_pin(text, path):
-    match = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;]+)((?:\s+--hash=sha256:[0-9a-f]{64})+)", text)
-    if not match:
-        raise Refused(f"{path}: not a hash-pinned requirement: {text[:120]}")
-    hashes = set(re.findall(r"--hash=sha256:([0-9a-f]{64})", match.group(3)))
-    return normalize(match.group(1)), match.group(2), hashes
-
-
-def read_extra(path):
-    """The fields of every "#@" line of `path` (a lock or requirements.in)."""
-    with open(path, encoding="utf-8") as f:
-        return [line[2:].split() for line in f if line.startswith("#@")]
-
-
-def extra_pin(path, kind):
-    extra = read_extra(path)
-    found = [fields[1:] for fields in extra if fields and fields[0] == kind]
-    if len(found) != 1:
-        raise Refused(f"{path} holds {len(found)} '#@ {kind}' lines, not one: run `make lock`")
-    return found[0]
-
+# Beside this script (scripts/): the lock's format (lock_file.py) and the apt set-up (private_apt.py), which
+# make_lock.py shares; this script imports make_lock for `lock`, and neither imports this one.
+from lock_file import Refused, extra_pin, file_digest, log, normalize, read_lock
+from private_apt import private_apt
 
 # --- Python wheels -----------------------------------------------------------------------------------------
 def wheel_key(filename):
@@ -206,40 +141,6 @@ def fetch_npm(lock, cache):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-# --- the Debian package (a private apt configuration; the system's sources are never changed) ----------------
-def debian_mirror():
-    for path in sorted(glob.glob("/etc/apt/sources.list.d/*.sources")):
-        with open(path, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                match = re.match(r"^URIs:\s*(\S+/debian)\s*$", line)
-                if match:
-                    return match.group(1)
-    if os.path.exists("/etc/apt/sources.list"):
-        with open("/etc/apt/sources.list", encoding="utf-8", errors="replace") as f:
-            for line in f:
-                match = re.match(r"^deb\s+(\S+/debian)\s", line)
-                if match:
-                    return match.group(1)
-    raise Refused("no Debian mirror found in the system's apt sources")
-
-
-def private_apt(cache, suite):
-    """apt-get options of a private configuration for `suite` in cache/apt-<suite>, after an update."""
-    apt = os.path.join(cache, f"apt-{suite}")
-    for sub in ("lists/partial", "archives/partial", "debs"):
-        os.makedirs(os.path.join(apt, sub), exist_ok=True)
-    with open(os.path.join(apt, "sources.list"), "w", encoding="utf-8") as f:
-        f.write(f"deb {debian_mirror()} {suite} main\n")
-    options = ["-o", f"Dir::Etc::sourcelist={apt}/sources.list", "-o", "Dir::Etc::sourceparts=-",
-               "-o", f"Dir::State::Lists={apt}/lists", "-o", f"Dir::Cache::Archives={apt}/archives",
-               "-o", f"Dir::Cache={apt}", "-o", "APT::Get::List-Cleanup=0", "-o", "APT::Sandbox::User=root"]
-    done = subprocess.run(["apt-get", *options, "update", "-qq"], stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True)
-    if done.returncode != 0:
-        raise Refused(f"apt-get update for {suite} failed:\n{done.stdout.strip()}")
-    return apt, options
-
-
 def fetch_deb(lock, cache):
     suite, name, version, arch, digest = extra_pin(lock, "deb")
     expected = digest.split(":", 1)[1]
@@ -277,21 +178,6 @@ def fetch_deb(lock, cache):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-# --- the lock's blocks (read by the tests and by scripts/make_lock.py) ----------------------------------
-def blocks(text):
-    """The uv output as [(normalized name or None, block text)]: one block per pin with its comments."""
-    result, current, name = [], [], None
-    for line in text.splitlines(keepends=True):
-        if line and not line[0].isspace() and not line.startswith("#"):
-            if current:
-                result.append((name, "".join(current)))
-            current, name = [], normalize(re.split(r"[=<>!~;\s\[]", line, maxsplit=1)[0])
-        current.append(line)
-    if current:
-        result.append((name, "".join(current)))
-    return result
-
-
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -316,10 +202,7 @@ def main(argv):
         elif args.command == "deb":
             print(fetch_deb(args.lock, args.cache))
         else:
-            # The lock's regeneration (scripts/make_lock.py, beside this script) imports this module as
-            # fetch_locked: it is given this very module, so its Refused is the one caught here.
-            sys.modules.setdefault("fetch_locked", sys.modules[__name__])
-            import make_lock
+            import make_lock  # beside this script; imported only when asked for, as before
 
             make_lock.make_lock(os.path.abspath(args.root), args.uv, args.upgrade, args.cache)
     except Refused as e:

@@ -22,7 +22,7 @@ import tarfile
 import tempfile
 import zipfile
 
-from fetch_locked import file_digest as digest  # one streaming hash for both fetchers (scripts/)
+from lock_file import file_digest as digest  # one streaming hash for both fetchers (scripts/)
 
 PIP_PLATFORM = ["--only-binary=:all:", "--python-version", "3.11", "--platform", "manylinux_2_28_x86_64",
                 "--implementation", "cp"]

@@ -3,8 +3,8 @@
 uv resolves requirements.in (and tests/original.in, constrained by the first) with --generate-hashes for
 Linux x86_64 and CPython 3.11, keeping the older lock's pins unless upgrading; the "#@" wishes of
 requirements.in (npm and Debian packages) are pinned by their registry's digest. The lock's format (its
-blocks, its "#@" lines) is read with scripts/fetch_locked.py's own functions. Standard library only, run
-with the system's python3.
+blocks, its "#@" lines) is read with scripts/lock_file.py, the one module both scripts import; Debian's
+digest comes through scripts/private_apt.py. Standard library only, run with the system's python3.
 """
 import os
 import re
@@ -12,7 +12,8 @@ import shutil
 import subprocess
 import tempfile
 
-import fetch_locked as locked  # beside this module: the lock's format and the apt set-up it shares
+import lock_file as locked  # beside this module (scripts/): the lock's format, shared with fetch_locked.py
+from private_apt import private_apt
 
 
 HEADER = """\
@@ -55,7 +56,7 @@ def lock_npm(fields):
 
 def lock_deb(fields, cache):
     suite, name = fields
-    _, options = locked.private_apt(cache, suite)
+    _, options = private_apt(cache, suite)
     done = subprocess.run(["apt-get", *options, "--print-uris", "download", name], stdout=subprocess.PIPE,
                           text=True, check=True)
     match = re.search(r"'\S+'\s+(\S+)_(\S+)_(\S+)\.deb\s+\d+\s+SHA256:([0-9a-f]{64})", done.stdout)

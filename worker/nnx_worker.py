@@ -55,8 +55,9 @@ EXPORTERS = ("torchscript", "dynamo")
 # state: mixed mode and gradients (the snapshot is nnx_worker_watch.snapshot)
 
 
-def give_mixed_mode_and_gradients(model, example):
-    """train() on the whole net, eval() on its first child; gradients from one CE backward pass."""
+def pin_root_train_layers_eval_then_cross_entropy_grads(model, example):
+    """The built-in network's state recipe (worker/PROTOCOL.md, "The two state recipes"): train() on the
+    whole net, eval() on its first child `layers`; gradients from one CE backward pass in that mixed mode."""
     import torch
     import torch.nn.functional as F
 
@@ -154,7 +155,7 @@ def op_export(req: dict) -> dict:
         raise ProtocolError(f"export: example_input shape {list(example.shape)} is not "
                             f"[export_batch, input_dim] = [{options['export_batch']}, {cfg['input_dim']}]")
     torch.manual_seed(0)  # dropout masks in the gradient pass are reproducible
-    give_mixed_mode_and_gradients(model, example)
+    pin_root_train_layers_eval_then_cross_entropy_grads(model, example)
     os.makedirs(plan["output_dir"], exist_ok=True)
     outcome = run_exporter(model, example, plan["path"], options)
     changed = outcome["changed"]

@@ -147,8 +147,9 @@ def parse_module_request(req: dict, op: str) -> dict:
 # the export (in the child)
 
 
-def give_gradients_and_mixed_mode(module, example) -> None:
-    """Gradients from one eval-mode forward of the example (the sum of its floating outputs that require
+def pin_eval_sum_grads_then_root_and_odd_modules_train(module, example) -> None:
+    """A module's state recipe (worker/PROTOCOL.md, "The two state recipes"). Gradients from one eval-mode
+    forward of the example (the sum of its floating outputs that require
     grad; none when no output does), so no buffer changes; then a mixed mode: in named_modules() order
     the root and every odd-numbered module in train mode, the others in eval (each flag set on its own)."""
     import torch
@@ -260,7 +261,7 @@ def _export_work(plan: dict) -> dict:
         answer["oracle"], answer["oracle_missing"] = oracle(module, plan["cases"], answer["output_names"])
         steps.done("oracle")
         example, path, names = plan["example"], plan["path"], answer["output_names"]
-        give_gradients_and_mixed_mode(module, example)
+        pin_eval_sum_grads_then_root_and_odd_modules_train(module, example)
         steps.done("gradients")
         os.makedirs(plan["output_dir"], exist_ok=True)
         outcome = watch_export(module, path, lambda: export_in_eval(

@@ -4,13 +4,12 @@ reads it with the profile file's reader (src/profile/profile_module.h): the same
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Optional
 
 from . import _core
 from ._boundary import _dumps, _is_sequence, _plain
+from ._profile_family import ProfileFamily, profile_kind
 
 #: A module profile's defaults (the core's: profile_module.h, module_spec.h).
 MODULE_OPSET = 18
@@ -33,8 +32,8 @@ def _input_spec(spec: Any) -> Any:
     return out
 
 
-@dataclass(frozen=True)
-class ModuleProfile:
+@profile_kind
+class ModuleProfile(ProfileFamily):
     """A module profile: the user's own ``nn.Module``, made by ``module`` (``FILE.py:FACTORY``, a path relative
     to the current folder or absolute, or ``package.module:FACTORY``; the factory takes no argument), with its
     ``inputs`` (each ``{"name", "shape", "dtype"[, "range"]}``: a shape of fixed sizes and symbolic names,
@@ -58,6 +57,7 @@ class ModuleProfile:
     atol: float = MODULE_ATOL
     runtime: str = _RUNTIME
     provider: str = _PROVIDER
+    _described_as = "the module profile"  # not a field: no annotation
 
     def __post_init__(self) -> None:
         if _is_sequence(self.inputs):
@@ -69,8 +69,8 @@ class ModuleProfile:
         _core.checked_profile(_dumps(self.to_json(), "the module profile"))  # UsageError naming every problem
 
     def to_json(self) -> dict[str, Any]:
-        """The profile file's object: name, exporter, module, inputs, dims[, outputs], opset, tolerances
-        (runtime and provider too when they are not the defaults)."""
+        """The profile file's object: name, exporter, module, inputs, dims[, outputs], opset_version, rtol,
+        atol (runtime and provider too when they are not the defaults)."""
         out: dict[str, Any] = {
             "name": self.name,
             "exporter": self.exporter,
@@ -80,8 +80,9 @@ class ModuleProfile:
         }
         if self.outputs is not None:
             out["outputs"] = _plain(list(self.outputs)) if _is_sequence(self.outputs) else _plain(self.outputs)
-        out["opset"] = self.opset
-        out["tolerances"] = {"rtol": self.rtol, "atol": self.atol}
+        out["opset_version"] = self.opset  # the one spelling of every kind (src/profile/profile_spelling.h)
+        out["rtol"] = self.rtol
+        out["atol"] = self.atol
         if self.runtime != _RUNTIME:
             out["runtime"] = self.runtime
         if self.provider != _PROVIDER:
@@ -90,27 +91,26 @@ class ModuleProfile:
 
     @classmethod
     def from_json(cls, value: Mapping[str, Any]) -> "ModuleProfile":
-        """A ModuleProfile from a profile file's module object (checked by the core, as when made)."""
-        known = {"name", "exporter", "module", "inputs", "dims", "outputs", "opset", "tolerances", "runtime",
-                 "provider"}
-        extra = sorted(set(value) - known)
-        if extra:  # the core's words for an unknown key, through the same reader
+        """A ModuleProfile from a profile file's module object (checked by the core, as when made): the opset
+        and tolerances spelled ``opset_version``, ``rtol``, ``atol`` or, as their alias, ``opset`` and
+        ``tolerances {rtol, atol}``."""
+        known = {"name", "exporter", "module", "inputs", "dims", "outputs", "opset_version", "opset", "rtol", "atol",
+                 "tolerances", "runtime", "provider"}
+        tolerances = value.get("tolerances", {})
+        both = ("opset_version" in value and "opset" in value) or \
+            ("tolerances" in value and ("rtol" in value or "atol" in value))
+        odd = not isinstance(tolerances, Mapping) or set(tolerances) - {"rtol", "atol"}
+        if set(value) - known or both or odd:  # the core's words for it, through the profile file's reader
             _core.checked_profile(_dumps(dict(value), "the module profile"))
-        tolerances = value.get("tolerances") or {}
-        fields = {k: value[k] for k in ("name", "exporter", "module", "inputs", "dims", "outputs", "opset", "runtime",
-                                        "provider") if k in value}
+        fields = {k: value[k] for k in ("name", "exporter", "module", "inputs", "dims", "outputs", "runtime",
+                                        "provider", "rtol", "atol") if k in value}
+        for spelling in ("opset_version", "opset"):
+            if spelling in value:
+                fields["opset"] = value[spelling]
         for key in ("rtol", "atol"):
             if key in tolerances:
                 fields[key] = tolerances[key]
         return cls(**fields)
-
-    @property
-    def requires(self) -> tuple[str, ...]:
-        """What this profile needs at run time (the core's list): torch, onnx, onnxruntime[, onnxscript]."""
-        return tuple(_core.requirements(_dumps(self.to_json(), "the module profile")))
-
-    def __hash__(self) -> int:
-        return hash(json.dumps(self.to_json(), sort_keys=True))
 
 
 def is_module_profile_json(value: Any) -> bool:

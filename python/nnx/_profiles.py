@@ -6,18 +6,19 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import Any, Union
 
 from . import _core
 from ._boundary import PathLike, _dumps, _is_sequence, _path, _plain
 from ._module_profiles import ModuleProfile, is_module_profile_json
+from ._profile_family import ProfileFamily, profile_kind
 from ._vocabulary import _DEFAULTS, MODEL
 
 
-@dataclass(frozen=True)
-class Profile:
+@profile_kind
+class Profile(ProfileFamily):
     """A conformance profile: the model, exporter options, runtime, provider, dtype, batches and tolerances.
 
     Defaults are the core's (record-format §3). The core checks a Profile when it is made: an invalid one,
@@ -64,17 +65,9 @@ class Profile:
             "model": _plain(self.model),
         }
 
-    @property
-    def requires(self) -> tuple[str, ...]:
-        """What this profile needs at run time (the core's list): torch, onnx, onnxruntime[, onnxscript]."""
-        return tuple(_core.requirements(_dumps(self.to_json(), "the profile")))
-
-    def __hash__(self) -> int:
-        return hash(json.dumps(self.to_json(), sort_keys=True))
-
 
 def _profile_item(item: Any) -> Any:
-    return item.to_json() if isinstance(item, (Profile, ModuleProfile)) else item
+    return item.to_json() if isinstance(item, ProfileFamily) else item
 
 
 #: The tested profiles by name, in run order (torchscript, then dynamo): the only executed-parity claims.

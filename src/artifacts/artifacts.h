@@ -1,8 +1,10 @@
 // The artifact manifest of a profile folder and its verification (doc/record-format.md §4 check, §7 verify).
 //
 // `build_manifest` lists every file the exporter wrote with its role (`model` for model.onnx,
-// `external-data` for a location some tensor references, `sidecar` otherwise), size and SHA-256; a symlink,
-// a non-regular entry or a referenced location that was not written throws StageFailure(checker-error).
+// `external-data` for a location some tensor references, a module record's stored tensors their own roles
+// (layout.h stored_tensor_role: test-input, test-output, oracle-output, refusal-input), `sidecar`
+// otherwise), size and SHA-256; a symlink, a non-regular entry or a referenced location that was not
+// written throws StageFailure(checker-error).
 // `verify_artifacts` re-checks a record's files byte for byte before anything is loaded: every listed
 // file must exist as a regular file (never a symlink) with its size and SHA-256, and every file found must
 // be listed. All problems are returned together; a malformed record throws ConformanceError, a root that is

@@ -1,11 +1,13 @@
-// A module record's own keys (doc/record-format.md §10), beside the v1 vocabulary of record_vocabulary.h
-// (which includes this header at its end, so every layer spells both from one place): the 19 top-level
-// keys, the module identity, an input spec and a module case's own keys.
+// The vocabulary of a module record, nnx.module-conformance/1 (doc/record-format.md §10): the names it
+// adds to the keys of record_vocabulary.h that it shares with v1 records (format, profile, status, ...):
+// its 19 top-level keys in order, the module identity, an input spec and a module case's own keys. Names
+// only, at the bottom layer, so every layer that reads or writes a module record spells them from here;
+// whoever needs them includes this header (record_vocabulary.h does not).
 #pragma once
 
 #include <array>
 
-#include "base/record_vocabulary.h"  // kFormat, kProfile, ... (this header is included at its end)
+#include "base/record_vocabulary.h"  // the keys a module record shares with v1: kFormat, kProfile, ...
 
 namespace nnx::rf {
 

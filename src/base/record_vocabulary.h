@@ -322,7 +322,7 @@ inline constexpr const char* kRuntime = "runtime";
 inline constexpr const char* kProvider = "provider";
 inline constexpr const char* kDtype = "dtype";
 inline constexpr const char* kModel = "model";  // the model config's keys are config_key's
-// A module profile's own keys (§10): module, inputs, dims, outputs (rf::kModule, ...), and these.
+// The alias spelling of opset_version and of rtol, atol, in either kind (profile/profile_spelling.h).
 inline constexpr const char* kOpset = "opset";
 inline constexpr const char* kTolerances = "tolerances";
 }  // namespace profile_key
@@ -377,4 +377,3 @@ inline constexpr const char* kWithinTolerance = "within_tolerance";
 }  // namespace rf
 }  // namespace nnx
 
-#include "base/module_record_vocabulary.h"  // a module record's own keys (§10), beside these

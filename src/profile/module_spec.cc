@@ -7,6 +7,7 @@
 
 #include "artifacts/layout.h"
 #include "base/json_fields.h"
+#include "base/module_record_vocabulary.h"
 #include "base/record_vocabulary.h"
 #include "profile/module_factory.h"
 #include "profile/module_spec_rules.h"

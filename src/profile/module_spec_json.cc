@@ -2,6 +2,7 @@
 #include <string>
 
 #include "base/json_fields.h"
+#include "base/module_record_vocabulary.h"
 #include "base/record_vocabulary.h"
 #include "profile/module_spec.h"
 

@@ -12,6 +12,7 @@
 #include "base/record_vocabulary.h"
 #include "base/tolerance_compare.h"
 #include "profile/profile_module.h"
+#include "profile/profile_spelling.h"
 
 namespace nnx {
 namespace {
@@ -178,12 +179,10 @@ Profile profile_from_json(const json& value, std::vector<std::string>& problems)
   auto has = [&](const char* key) { return value.contains(key); };
   if (has(key::kName)) r.string(key::kName, p.name); else problems.push_back("profile.name: missing");
   if (has(key::kExporter)) r.string(key::kExporter, p.exporter);
-  if (has(key::kOpsetVersion)) r.integer(key::kOpsetVersion, p.opset_version);
+  read_opset_and_tolerances(value, r, p, problems);
   if (has(key::kExportBatch)) r.integer(key::kExportBatch, p.export_batch);
   if (has(key::kDynamicBatch)) r.boolean(key::kDynamicBatch, p.dynamic_batch);
   if (has(key::kBatches)) r.integer_list(key::kBatches, p.batches);
-  if (has(key::kRtol)) r.number(key::kRtol, p.rtol);
-  if (has(key::kAtol)) r.number(key::kAtol, p.atol);
   if (has(key::kRuntime)) r.string(key::kRuntime, p.runtime);
   if (has(key::kProvider)) r.string(key::kProvider, p.provider);
   if (has(key::kDtype)) r.string(key::kDtype, p.dtype);

@@ -1,7 +1,9 @@
 // `run --profile-file FILE` and the Python package's profile lists (doc/record-format.md §3, §9).
 //
-// A profile file holds a JSON list of objects with Profile's fields (profile/profile.h): `name` and `exporter`
-// are required, every other field is optional with its default (`model` may be partial). A tested name with
+// A profile file holds a JSON list of objects with Profile's fields (profile/profile.h), or a module
+// profile's (an object with `module`: profile_module.h): `name` and `exporter` are required, every other
+// field is optional with its kind's default (`model` may be partial); the opset and tolerances have one
+// spelling for both kinds and an alias (profile_spelling.h). A tested name with
 // the tested settings is the tested profile; with other settings it is refused. `profiles_from_json` names
 // every bad entry by its index ("profiles[2].exporter: ...") and throws one UsageError (exit 2) listing them
 // all, before anything runs or is written; a name given twice is refused too. The file is read as strict

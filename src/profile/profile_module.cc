@@ -2,7 +2,9 @@
 #include "profile/profile_module.h"
 
 #include "base/json_fields.h"
+#include "base/module_record_vocabulary.h"
 #include "base/record_vocabulary.h"
+#include "profile/profile_spelling.h"
 
 namespace nnx {
 namespace {
@@ -17,15 +19,6 @@ json dims_of(const std::vector<std::pair<std::string, std::int64_t>>& dims) {
   json out = json::object();
   for (const auto& [name, value] : dims) out[name] = value;
   return out;
-}
-
-void read_tolerances(const json& value, Profile& p, std::vector<std::string>& problems) {
-  const auto it = value.find(key::kTolerances);
-  if (it == value.end()) return;
-  FieldReader t(*it, "profile.tolerances", problems);
-  if (it->is_object() && it->contains(rf::tolerance_key::kRtol)) t.number(rf::tolerance_key::kRtol, p.rtol);
-  if (it->is_object() && it->contains(rf::tolerance_key::kAtol)) t.number(rf::tolerance_key::kAtol, p.atol);
-  t.finish();
 }
 
 }  // namespace
@@ -76,8 +69,9 @@ json module_settings(const Profile& profile) {
 json module_profile_json(const Profile& profile) {
   json out{{key::kName, profile.name}, {key::kExporter, profile.exporter}};
   out.update(profile.module->to_json());
-  out[key::kOpset] = profile.opset_version;
-  out[key::kTolerances] = {{rf::tolerance_key::kRtol, profile.rtol}, {rf::tolerance_key::kAtol, profile.atol}};
+  out[key::kOpsetVersion] = profile.opset_version;  // the one spelling (profile_spelling.h)
+  out[key::kRtol] = profile.rtol;
+  out[key::kAtol] = profile.atol;
   out[key::kRuntime] = profile.runtime;
   out[key::kProvider] = profile.provider;
   return out;
@@ -86,7 +80,8 @@ json module_profile_json(const Profile& profile) {
 std::vector<std::string> module_profile_problems(const Profile& profile) {
   std::vector<std::string> out;
   if (profile.opset_version < 7 || profile.opset_version > 30) {
-    out.push_back("opset must be an integer in 7..30, not " + std::to_string(profile.opset_version));
+    out.push_back(std::string(key::kOpsetVersion) + " must be an integer in 7..30, not " +
+                  std::to_string(profile.opset_version));
   }
   for (auto& problem : profile.module->problems()) out.push_back(std::move(problem));
   return out;
@@ -99,14 +94,13 @@ Profile module_profile_from_json(const json& value, std::vector<std::string>& pr
   p.opset_version = kModuleDefaultOpset;
   p.module = module_spec_from_json(value, problems);
   FieldReader r(value, "profile", problems);
-  for (const char* k : {rf::kModule, rf::kInputs, rf::kDims, rf::kOutputs, key::kTolerances}) r.allow_extra(k);
+  for (const char* k : {rf::kModule, rf::kInputs, rf::kDims, rf::kOutputs}) r.allow_extra(k);
   if (value.contains(key::kName)) r.string(key::kName, p.name); else problems.push_back("profile.name: missing");
   if (value.contains(key::kExporter)) r.string(key::kExporter, p.exporter);
   else problems.push_back("profile.exporter: missing (torchscript or dynamo)");
-  if (value.contains(key::kOpset)) r.integer(key::kOpset, p.opset_version);
+  read_opset_and_tolerances(value, r, p, problems);
   if (value.contains(key::kRuntime)) r.string(key::kRuntime, p.runtime);
   if (value.contains(key::kProvider)) r.string(key::kProvider, p.provider);
-  read_tolerances(value, p, problems);
   r.finish();
   return p;
 }

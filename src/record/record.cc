@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "base/build_info.h"
+#include "base/module_record_vocabulary.h"
 
 namespace nnx {
 namespace {

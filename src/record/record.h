@@ -3,12 +3,12 @@
 // dims and outputs. Its spelling is record_format.h's; this header is the record as the engine writes and
 // reads it.
 //
-// `Record` is the typed record, like LevelDB's VersionEdit with EncodeTo/DecodeFrom: `to_json` writes the
-// 17 keys; `from_json` reads a record that passes validate_record (§6) and refuses any other, naming every
-// problem. For every valid record j, `Record::from_json(j).to_json()` is j again, number for number (17
-// stays 17, 17.0 stays 17.0): the free-form parts (source, config, exporter options, opset.model, versions,
-// model_state, stage details, runtime.version) are kept as given, and numbers a rule leaves open
-// (tolerances, case errors) are JsonNumber.
+// `Record` is the typed record, like LevelDB's VersionEdit with EncodeTo/DecodeFrom: `to_json` writes its
+// 17 keys (a module record's 19); `from_json` reads a record that passes validate_record (§6) and refuses
+// any other, naming every problem. For every valid record j, `Record::from_json(j).to_json()` is j again,
+// number for number (17 stays 17, 17.0 stays 17.0): the free-form parts (source, config, exporter options,
+// opset.model, versions, model_state, stage details, runtime.version) are kept as given, and numbers a rule
+// leaves open (tolerances, case errors) are JsonNumber.
 //
 // The free functions below work on a record as JSON (the engine's stages pass one around) and keep the
 // signatures the stages and the app call; each typed member function does the same on a Record.

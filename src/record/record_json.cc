@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "base/json_fields.h"
+#include "base/module_record_vocabulary.h"
 #include "record/record.h"
 #include "record/validate_record.h"
 

@@ -10,6 +10,7 @@
 
 #include "artifacts/layout.h"
 #include "base/json_fields.h"
+#include "base/module_record_vocabulary.h"
 #include "base/tensor.h"
 #include "profile/module_spec_rules.h"
 #include "record/validate_module.h"

@@ -9,6 +9,7 @@
 
 #include "artifacts/layout.h"
 #include "base/json_fields.h"
+#include "base/module_record_vocabulary.h"
 #include "base/sha256.h"
 #include "base/tensor.h"
 #include "profile/module_spec.h"

@@ -16,6 +16,7 @@
 #include "base/json_fields.h"
 #include "base/json_python.h"
 #include "base/json_strict.h"
+#include "base/module_record_vocabulary.h"
 #include "base/sha256.h"
 #include "base/tolerance_compare.h"
 #include "record/profile_rebuild.h"

@@ -6,6 +6,7 @@
 #include "base/document_kind.h"
 #include "base/error.h"
 #include "base/json_python.h"
+#include "base/module_record_vocabulary.h"
 
 namespace nnx::report {
 namespace {

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "base/json_python.h"
+#include "base/module_record_vocabulary.h"
 #include "report/comparison.h"
 #include "report/document.h"
 #include "report/markup.h"

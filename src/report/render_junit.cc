@@ -3,6 +3,7 @@
 // a failure as <failure type message>detail</failure>, a stage that did not run and a case never compared
 // as <skipped/>. Numbers exact (value_text), as the record holds them.
 #include "base/json_python.h"
+#include "base/module_record_vocabulary.h"
 #include "report/document.h"
 #include "report/markup.h"
 #include "report/render.h"

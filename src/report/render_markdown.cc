@@ -1,5 +1,6 @@
 // render_markdown (report/render.h): one table of profiles and stages, then every failure with its detail.
 #include "base/json_python.h"
+#include "base/module_record_vocabulary.h"
 #include "report/comparison.h"
 #include "report/document.h"
 #include "report/markup.h"

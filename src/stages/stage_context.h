@@ -1,7 +1,11 @@
 // What the stages share while one record is produced (doc/record-format.md §4; doc/architecture.md,
-// "Adding a stage"). A run has a profile and no record folder; execute has no profile, an exporter only for the
-// torch reference, and the reference reference_for chose (it runs load and parity on a saved record with a
-// runtime it opened itself).
+// "Adding a stage"). Not every field is set: run gives the profile, the worker command and the runtime's
+// opener (dependencies opens the runtime and starts the exporter, prepare_parity fills prepared_parity) and no
+// record folder; execute has no profile, gives a runtime it opened itself, the reference reference_for chose,
+// the record's folder, and an exporter only for the torch reference. `model` holds a feed-forward record's
+// net and is null for a module record (§10), whose own fields are the last ones (load fills `stored` and
+// `graph_input_names`; execute's torch reference `module_references` and what it ran). A field nobody set
+// keeps its default.
 //
 // Each stage is one function `bool run_<stage>_stage(StageContext&)` (stages.h) that writes its outcome into
 // the typed `record` (record/record.h: passed, or failed with its class and detail) and returns whether it

@@ -1,6 +1,7 @@
-// The five stages of doc/record-format.md §4, one unit each (one .cc per stage), and the pipelines that
-// run them in order (this header is the one place that orders them). A stage after one that did not pass
-// stays not_run; between stages a received SIGINT/SIGTERM ends the run (Interrupted).
+// The five stages of doc/record-format.md §4, one unit each (a function whose .cc is named after the stage;
+// export and parity hand a module profile or record to module_export.cc and module_parity.cc, module_stages.h),
+// and the pipelines that run them in order (this header is the one place that orders them). A stage after
+// one that did not pass stays not_run; between stages a received SIGINT/SIGTERM ends the run (Interrupted).
 #pragma once
 
 #include <array>

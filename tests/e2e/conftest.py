@@ -17,6 +17,11 @@ CLI = BUILD / "nnx-conformance"
 RUN_PROFILE_TOOL = BUILD / "nnx_run_profile"
 BUNDLED_ORT = REPO / ".deps" / "onnxruntime" / "lib" / "libonnxruntime.so.1"
 FAULTY_WORKER = REPO / "tests" / "fakes" / "faulty_worker.py"
+ORIGINAL_VENV = REPO / "build" / "original-venv"
+INSTALL_ORIGINAL = REPO / "scripts" / "install_original.sh"
+# The revision both_profiles records (`--source-revision`), so its records do not depend on the checkout's
+# commit: tests/golden/ holds them.
+PINNED_SOURCE_REVISION = "feedc0de"
 
 
 def require_runtime():
@@ -56,8 +61,22 @@ def run_custom_profile(profile: dict, root: Path, env=None):
 
 @pytest.fixture(scope="session")
 def both_profiles(tmp_path_factory):
-    """One real run of both tested profiles: (completed process, report, artifacts folder)."""
+    """One real run of both tested profiles, its source pinned (PINNED_SOURCE_REVISION): (completed process,
+    report, artifacts folder)."""
     out = tmp_path_factory.mktemp("both")
-    done = run_cli("run", "--output", out / "report.json")
+    done = run_cli("run", "--output", out / "report.json", "--source-revision", PINNED_SOURCE_REVISION)
     report = json.loads((out / "report.json").read_text()) if (out / "report.json").exists() else None
     return done, report, out / "report-artifacts"
+
+
+@pytest.fixture(scope="module")
+def original_python():
+    """build/original-venv's interpreter (the published original, thekaveh-nnx 0.4.1, as a black box); made
+    with scripts/install_original.sh when missing (offline from the wheel cache). A venv that cannot be made
+    fails the test: it never skips."""
+    python = ORIGINAL_VENV / "bin" / "python"
+    if not python.exists():
+        done = subprocess.run(["bash", str(INSTALL_ORIGINAL)], capture_output=True, text=True, timeout=1800)
+        assert done.returncode == 0, f"scripts/install_original.sh failed:\n{done.stdout}{done.stderr}"
+    assert python.exists(), f"the original's venv is missing ({ORIGINAL_VENV}): run scripts/install_original.sh"
+    return python

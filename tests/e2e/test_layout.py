@@ -9,10 +9,16 @@
   (`doc/architecture.md, "The layers"`) is a heading of the cited document;
 - every layer folder under src/ says what it holds (a README.md) and names each of its files;
 - no file of the product (src/, worker/, python/) reads an NNX_TEST_* variable or imports a test module;
-- a layer includes only the layers before it (the table of doc/architecture.md).
+- no Python module of scripts/, worker/ or bench/ imports itself through the others of its folder (no import
+  cycle: a part two modules share is a third module both import);
+- a layer includes only the layers before it (the table of doc/architecture.md);
+- the lines of shared code that tell one model kind from another are no more than the baseline of
+  scripts/kind_dispatch_ratchet.py (the ratchet), each of the nine old ways counted on its own.
 """
 import ast
 import re
+import shutil
+import sys
 from pathlib import Path
 
 from conftest import REPO
@@ -308,3 +314,72 @@ def test_a_layer_includes_only_the_layers_before_it():
                 if included != layer and included not in ALLOWED[layer]:
                     wrong.append(f"{path.relative_to(REPO)} includes {included}/")
     assert wrong == []
+
+
+def import_cycles(imports: dict) -> list:
+    """Every module of `imports` ({module: the modules of its folder it imports}) that reaches itself again,
+    with the path it takes (["a", "b", "a"]), in module order."""
+    cycles = []
+    for start in sorted(imports):
+        paths = [[start, name] for name in sorted(imports[start])]
+        seen = set()
+        while paths:
+            path = paths.pop()
+            if path[-1] == start:
+                cycles.append(path)
+                break
+            if path[-1] not in seen:
+                seen.add(path[-1])
+                paths += [path + [name] for name in sorted(imports.get(path[-1], ()))]
+    return cycles
+
+
+def folder_imports(folder: Path) -> dict:
+    """{module: the modules of `folder` it imports, at its top or inside a function} of a flat folder."""
+    modules = {path.stem: path for path in folder.glob("*.py")}
+    imports = {}
+    for name, path in modules.items():
+        named = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                named |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                named.add(node.module.split(".")[0])
+        imports[name] = named & set(modules) - {name}
+    return imports
+
+
+def test_no_script_worker_or_bench_module_imports_itself_through_others():
+    cycles = [f"{folder}/: {' -> '.join(cycle)}" for folder in ("scripts", "worker", "bench")
+              for cycle in import_cycles(folder_imports(REPO / folder))]
+    assert cycles == []
+
+
+def test_control_an_import_cycle_through_a_third_module_is_found():
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == \
+        [["a", "b", "c", "a"], ["b", "c", "a", "b"], ["c", "a", "b", "c"]]
+    assert import_cycles({"fetch": {"format", "make"}, "make": {"format"}, "format": set()}) == []
+
+
+sys.path.insert(0, str(REPO / "scripts"))
+import kind_dispatch_ratchet  # noqa: E402
+
+
+def test_no_more_kind_dispatch_lines_than_the_ratchets_baseline(capsys):
+    assert kind_dispatch_ratchet.main([]) == 0, capsys.readouterr()
+    counted = kind_dispatch_ratchet.counted_lines(REPO)
+    assert {name: len(lines) for name, lines in counted.items()} == kind_dispatch_ratchet.BASELINE, \
+        "fewer lines than the baseline: lower BASELINE in scripts/kind_dispatch_ratchet.py to the new counts"
+
+
+def test_control_a_new_kind_dispatch_line_is_refused_and_printed(tmp_path, capsys):
+    for folder in ("src", "python"):
+        shutil.copytree(REPO / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    stage = tmp_path / "src" / "stages" / "load.cc"
+    stage.write_text(stage.read_text() + "// if (record.module) in a comment is not counted\n"
+                     "static bool told(const Record& record) { return record.module.has_value(); }\n")
+    (tmp_path / "src" / "stages" / "module_new.cc").write_text("bool own(const Record& record) { return record.module; }\n")
+    assert kind_dispatch_ratchet.main(["--root", str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert "src/stages/load.cc:" in out and "[record.module] static bool told" in out and "in a comment" not in out
+    assert "module_new.cc" not in out and "7 lines of 'record.module', more than the baseline 6" in err

@@ -8,7 +8,6 @@ package; the warm case takes the same from the bootstrap's own cache ($NNX_CACHE
 nothing.
 """
 import hashlib
-import importlib.util
 import json
 import os
 import re
@@ -31,18 +30,18 @@ VENV_PY = REPO / ".venv" / "bin" / "python"
 CACHE = Path(os.environ.get("NNX_CACHE") or Path.home() / ".cache" / "nnx-conformance")
 SMALL = ["iniconfig", "packaging", "pluggy", "pygments", "pytest"]   # closed under dependencies
 
-_spec = importlib.util.spec_from_file_location("fetch_locked", FETCH)
-fetch_locked = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fetch_locked)
+sys.path.insert(0, str(FETCH.parent))   # the lock's scripts import their neighbours (lock_file, private_apt)
+import fetch_locked  # noqa: E402
+import lock_file  # noqa: E402
 
 
 def pins(lock=LOCK):
-    return {name: (version, hashes) for name, version, hashes in fetch_locked.read_lock(lock)[0]}
+    return {name: (version, hashes) for name, version, hashes in lock_file.read_lock(lock)[0]}
 
 
 def part_of_lock(path, names, npm=True, deb=False, replace_hashes=None):
     """A lock holding the blocks of `names` exactly as requirements.lock writes them, and its '#@' lines."""
-    text = "".join(block for name, block in fetch_locked.blocks(LOCK.read_text()) if name in names)
+    text = "".join(block for name, block in lock_file.blocks(LOCK.read_text()) if name in names)
     for name, digest in (replace_hashes or {}).items():
         text = re.sub(rf"(?ms)^({re.escape(name)}==\S+).*?(?=^\S|\Z)", rf"\1 --hash=sha256:{digest}\n", text)
     extra = [line for line in LOCK.read_text().splitlines(keepends=True)
@@ -104,12 +103,12 @@ def test_the_lock_pins_every_distribution_of_the_venv_with_hashes():
     assert len(locked) >= 40 and all(len(hashes) >= 1 for _, hashes in locked.values())
     freeze = subprocess.run([str(VENV_PY), "-m", "pip", "freeze", "--all"], capture_output=True, text=True,
                             check=True).stdout.split()
-    installed = {fetch_locked.normalize(line.split("==")[0]): line.split("==")[1] for line in freeze}
+    installed = {lock_file.normalize(line.split("==")[0]): line.split("==")[1] for line in freeze}
     installed.pop("pip")   # from the interpreter's ensurepip, as every virtualenv
     assert installed == {name: version for name, (version, _) in locked.items()}
     assert locked["torch"][0] == "2.13.0"
-    (npm,) = [f for f in fetch_locked.read_extra(LOCK) if f[0] == "npm"]
-    (deb,) = [f for f in fetch_locked.read_extra(LOCK) if f[0] == "deb"]
+    (npm,) = [f for f in lock_file.read_extra(LOCK) if f[0] == "npm"]
+    (deb,) = [f for f in lock_file.read_extra(LOCK) if f[0] == "deb"]
     assert npm[1:3] == ["onnxruntime-node", "1.30.0"] and re.fullmatch(r"sha512-[A-Za-z0-9+/]{86}==", npm[3])
     assert deb[1:3] == ["trixie", "libonnxruntime-dev"] and re.fullmatch(r"sha256:[0-9a-f]{64}", deb[5])
     # .deps was made from these pins, and its library is the one in the locked npm package.
@@ -134,7 +133,7 @@ def test_the_extras_resolve_from_the_same_lock():
     for extra, requirements in extras.items():
         for text in requirements:
             requirement = Requirement(text)
-            name = fetch_locked.normalize(requirement.name)
+            name = lock_file.normalize(requirement.name)
             assert name in locked, f"nnx-conformance[{extra}] needs {name}, which no lock pins"
             assert requirement.specifier.contains(locked[name][0]), f"nnx-conformance[{extra}]: {text} vs {locked[name][0]}"
 
@@ -177,7 +176,7 @@ def test_a_flipped_byte_in_the_cache_is_refused_named_and_fetched_again(tmp_path
     shutil.copyfile(cached_wheel(CACHE, "iniconfig"), wheel)
     tgz = cache / "onnxruntime-node-1.30.0.tgz"
     shutil.copyfile(CACHE / "onnxruntime-node-1.30.0.tgz", tgz)
-    (deb_pin,) = [f for f in fetch_locked.read_extra(LOCK) if f[0] == "deb"]
+    (deb_pin,) = [f for f in lock_file.read_extra(LOCK) if f[0] == "deb"]
     deb = fetch_locked.fetch_deb(str(LOCK), str(CACHE))   # the bootstrap's cached .deb (checked)
     (cache / "apt-trixie" / "debs").mkdir(parents=True)
     shutil.copytree(CACHE / "apt-trixie" / "lists", cache / "apt-trixie" / "lists")   # the index, not the .deb

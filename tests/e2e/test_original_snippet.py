@@ -8,13 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from conftest import BUILD, REPO, require_runtime
+from conftest import BUILD, ORIGINAL_VENV, require_runtime
 
 TORCHSCRIPT, DYNAMO = "feedfwd-fp32-torchscript", "feedfwd-fp32-dynamo"
-ORIGINAL_VENV = REPO / "build" / "original-venv"
-INSTALL_ORIGINAL = REPO / "scripts" / "install_original.sh"
 
 # Written for the original's API; prints what it saw as JSON (keys sorted). Only facts both must share are
 # printed (no versions, times or paths).
@@ -84,18 +80,6 @@ other = build_model({**MODEL, "hidden_dims": (3, 5), "activation": "tanh"})
 out["other"] = [[n, list(q.shape), q.detach().numpy().tobytes().hex()] for n, q in other.net.named_parameters()]
 print(json.dumps(out, sort_keys=True))
 '''
-
-
-@pytest.fixture(scope="module")
-def original_python():
-    """build/original-venv's interpreter; made with scripts/install_original.sh when missing (offline from the
-    wheel cache). A venv that cannot be made fails the test: it never skips."""
-    python = ORIGINAL_VENV / "bin" / "python"
-    if not python.exists():
-        done = subprocess.run(["bash", str(INSTALL_ORIGINAL)], capture_output=True, text=True, timeout=1800)
-        assert done.returncode == 0, f"scripts/install_original.sh failed:\n{done.stdout}{done.stderr}"
-    assert python.exists(), f"the original's venv is missing ({ORIGINAL_VENV}): run scripts/install_original.sh"
-    return python
 
 
 def run_snippet(python, directory: Path, env: dict) -> dict:

@@ -35,8 +35,8 @@ def test_the_json_form_is_the_profile_file_object(tmp_path):
     p = conv_bn_profile(outputs=("logits",))
     assert p.to_json() == {
         "name": "convbn-torchscript", "exporter": "torchscript", "module": f"{WORKER_MODELS}:conv_bn",
-        "inputs": IMAGE, "dims": {"batch": [2, 1, 3]}, "outputs": ["logits"], "opset": 18,
-        "tolerances": {"rtol": 1e-4, "atol": 1e-5}}
+        "inputs": IMAGE, "dims": {"batch": [2, 1, 3]}, "outputs": ["logits"], "opset_version": 18,
+        "rtol": 1e-4, "atol": 1e-5}
     assert nnx.ModuleProfile is ec.ModuleProfile and "ModuleProfile" in ec.__all__
     (tmp_path / "profiles.json").write_text(json.dumps([p.to_json(), {"name": "ff", "exporter": "torchscript"}]))
     loaded = ec.load_profiles(tmp_path / "profiles.json")
@@ -175,3 +175,12 @@ def test_assert_conformant_passes_and_fails(tmp_path):
     assert record["failure"] == "mismatch", record
     assert str(raised.value) == "\n".join(ec.summary_lines([record]))
     assert "branch: failed (mismatch)" in str(raised.value)
+
+
+def test_every_kind_of_profile_takes_requires_and_its_hash_from_one_base():
+    module = ec.ModuleProfile.from_json(conv_bn_profile().to_json())
+    feedfwd = ec.Profile("ff", exporter="dynamo", model={"hidden_dims": [3]})
+    assert ec.Profile.requires is ec.ModuleProfile.requires and ec.Profile.__hash__ is ec.ModuleProfile.__hash__
+    assert feedfwd.requires[-1] == "onnxscript" and "torch" in module.requires
+    assert len({feedfwd, ec.Profile("ff", exporter="dynamo", model={"hidden_dims": (3,)}), module,
+                ec.ModuleProfile.from_json(module.to_json())}) == 2   # equal profiles hash alike, a model included

@@ -22,7 +22,6 @@ import pytest
 
 from conftest import BUILD, REPO, run_cli
 from support import runtime_library
-from test_original_snippet import original_python  # noqa: F401  (fixture)
 
 DEFAULT_SET = ["1.16.3", "1.20.1", "1.24.4", "1.30.0", "1.32.0"]
 CRASHING = BUILD / "libnnx_crashing_runtime.so"
@@ -125,7 +124,7 @@ def originals_validator_accepts(original_python, records, folder):
     assert done.returncode == 0 and "accepted" in done.stdout, done.stdout + done.stderr
 
 
-def test_the_originals_validator_accepts_a_passed_and_a_load_error_cell(whole, original_python, tmp_path):  # noqa: F811
+def test_the_originals_validator_accepts_a_passed_and_a_load_error_cell(whole, original_python, tmp_path):
     _, document, _ = whole
     originals_validator_accepts(original_python,
                                 [cell(document, "1.32.0")["records"][1], cell(document, "1.16.3")["records"][1]],
@@ -190,7 +189,7 @@ def test_merge_refuses_parts_of_different_reports_and_overlapping_cells(whole, r
 
 
 def test_a_crashing_a_hanging_and_a_too_old_runtime_are_classified_and_the_others_complete(
-        report_and_root, original_python, tmp_path):  # noqa: F811
+        report_and_root, original_python, tmp_path):
     report, root = report_and_root
     out = tmp_path / "faulty.json"
     env = {"NNX_FAULTY_REAL_ORT": str(runtime_library("1.32.0"))}

@@ -213,7 +213,7 @@ def test_to_onnx_keeps_each_modules_mode_and_the_gradients(tmp_path, exporter):
                "input_names": ["features"], "output_names": ["logits"]}
     model = nw.feedfwd_class()(4, [8], 2, "relu", 0.0)
     x = case_input(2, seed=7)
-    nw.give_mixed_mode_and_gradients(model, x)
+    nw.pin_root_train_layers_eval_then_cross_entropy_grads(model, x)
     before = nw.snapshot(model)
     assert [m for m in before["modes"] if not m[1]] == [("layers", False), ("layers.0", False),
                                                          ("layers.1", False)]
@@ -240,7 +240,7 @@ def test_legacy_exporter_alone_would_break_the_mixed_mode(tmp_path):
     """Why to_onnx restores per-module flags: the legacy exporter resets every module to the top flag."""
     nw = _import_worker_module()
     model = nw.feedfwd_class()(4, [8], 2, "relu", 0.0)
-    nw.give_mixed_mode_and_gradients(model, case_input(2, seed=7))
+    nw.pin_root_train_layers_eval_then_cross_entropy_grads(model, case_input(2, seed=7))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(model, (case_input(2, seed=7),), str(tmp_path / "m.onnx"), dynamo=False,

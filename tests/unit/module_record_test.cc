@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/json_python.h"
+#include "base/module_record_vocabulary.h"
 #include "matrix/matrix_document.h"
 #include "record/record.h"
 #include "record/report.h"
