@@ -5,6 +5,7 @@
 
 #include "base/error.h"
 #include "base/file_bytes.h"
+#include "base/module_record_vocabulary.h"
 #include "base/sha256.h"
 #include "profile/module_spec.h"
 #include "stages/module_tensors.h"
