@@ -86,14 +86,28 @@ json execution_versions(const Record& record, const std::string& runtime_name, c
 
 }  // namespace
 
+namespace {
+
+// What the record holds besides PyTorch for parity to compare with: where execute tells the record's kind.
+RecordReference reference_held(const Record& record) {
+  return record.module ? RecordReference::module_outputs : RecordReference::feed_forward_network;
+}
+
+}  // namespace
+
 ReferenceKind execution_reference(const Record& record, std::optional<ReferenceKind> asked) {
-  const RecordReference holds = record.module ? RecordReference::module_outputs : RecordReference::feed_forward_network;
-  return reference_for(holds, asked, front_end());
+  return reference_for(reference_held(record), asked, front_end());
 }
 
 void require_executable_with(const Record& record, const ExecuteOptions& options) {
-  if (record.module && execution_reference(record, options.reference) == ReferenceKind::torch) {
-    factory_to_run(record, options.record_folder);  // refused before anything is imported or run
+  switch (reference_held(record)) {
+    case RecordReference::feed_forward_network:
+      return;  // its torch reference is the tool's own network: none of the record's code
+    case RecordReference::module_outputs:
+      if (execution_reference(record, options.reference) == ReferenceKind::torch) {
+        factory_to_run(record, options.record_folder);  // refused before anything is imported or run
+      }
+      return;
   }
 }
 
