@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BUILD, CLI, fault_env, require_runtime
+from conftest import BUILD, CLI, REPO, fault_env, require_runtime
 from support import copy_artifacts, write_json
 
 TORCHSCRIPT = "feedfwd-fp32-torchscript"
@@ -162,8 +162,10 @@ def signature(name, width):
     return [{"name": name, "dtype": "float", "shape": ["batch", width]}]
 
 
-for line in sys.stdin:
-    request = json.loads(line)
+sys.path.insert(0, os.environ["NNX_HOSTILE_WIRE"])
+from nnx_worker_tensors import read_message  # the worker's one tensor wire: a request's frames follow its line
+
+while (request := read_message(sys.stdin.buffer)) is not None:
     op = request.get("op")
     if op == "dependencies":
         answer({"ok": True, "versions": {m: "0+hostile" for m in request["modules"]}, "problems": [],
@@ -213,7 +215,7 @@ def hostile_worker(tmp_path, mode, model=None):
     """Environment entries that replace the exporter worker by the hostile script in `mode`."""
     script = tmp_path / "hostile_worker.py"
     script.write_text(HOSTILE_WORKER)
-    env = {"NNX_WORKER_SCRIPT": str(script), "NNX_HOSTILE_MODE": mode}
+    env = {"NNX_WORKER_SCRIPT": str(script), "NNX_HOSTILE_MODE": mode, "NNX_HOSTILE_WIRE": str(REPO / "worker")}
     if model is not None:
         env["NNX_HOSTILE_MODEL"] = str(model)
     return env
