@@ -149,9 +149,11 @@ std::vector<json> records_of(const json& value) {
   return profiles.get<std::vector<json>>();
 }
 
+bool nothing_to_execute(const Record& record) { return record.stage(Stage::check).status != StageStatus::passed; }
+
 Record executable_record(const json& input, const std::filesystem::path& root) {
   Record record = Record::from_json(input);  // validate_record's refusal, every problem named
-  if (record.stage(Stage::check).status != StageStatus::passed) {
+  if (nothing_to_execute(record)) {
     throw ConformanceError("record of \"" + record.profile +
                            "\" cannot be executed: its check stage did not pass, so no artifacts were recorded");
   }

@@ -5,6 +5,7 @@
 #include "base/atomic_file.h"
 #include "base/interrupt.h"
 #include "base/json_python.h"
+#include "record/record.h"
 #include "record/report.h"
 #include "record/validate_record.h"
 
@@ -23,16 +24,19 @@ ExecuteOutcome execute_report(const ExecuteRequest& request) {
   if (request.document_file && !options.record_folder) {
     options.record_folder = std::filesystem::absolute(*request.document_file).parent_path();
   }
+  const bool report = is_report(request.document);
+  std::vector<bool> kept;  // a report's record with nothing to execute, kept as it is
   for (const auto& record : records) {  // refused before any runs
-    require_executable_with(executable_record(record, request.root), options);
+    kept.push_back(report && nothing_to_execute(Record::from_json(record)));
+    if (!kept.back()) require_executable_with(executable_record(record, request.root), options);
   }
   ExecuteOutcome outcome;
-  for (const auto& record : records) {
-    outcome.records.push_back(execute_record(record, request.root, options));
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    outcome.records.push_back(kept[i] ? records[i] : execute_record(records[i], request.root, options));
     throw_if_interrupted();
   }
   if (request.output) {
-    if (is_report(request.document)) {
+    if (report) {
       save_report(make_report(outcome.records), *request.output);
     } else {
       validate_record(outcome.records.front());
