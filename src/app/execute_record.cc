@@ -161,6 +161,11 @@ Record executable_record(const json& input, const std::filesystem::path& root) {
   return record;
 }
 
+std::optional<Record> record_to_execute(const json& document, const json& record, const std::filesystem::path& root) {
+  if (is_report(document) && nothing_to_execute(Record::from_json(record))) return std::nullopt;
+  return executable_record(record, root);
+}
+
 json execute_record(const json& input, const std::filesystem::path& root, const ExecuteOptions& options) {
   Record record = executable_record(input, root);
   require_executable_with(record, options);

@@ -5,7 +5,6 @@
 #include "base/atomic_file.h"
 #include "base/interrupt.h"
 #include "base/json_python.h"
-#include "record/record.h"
 #include "record/report.h"
 #include "record/validate_record.h"
 
@@ -24,11 +23,11 @@ ExecuteOutcome execute_report(const ExecuteRequest& request) {
   if (request.document_file && !options.record_folder) {
     options.record_folder = std::filesystem::absolute(*request.document_file).parent_path();
   }
-  const bool report = is_report(request.document);
   std::vector<bool> kept;  // a report's record with nothing to execute, kept as it is
   for (const auto& record : records) {  // refused before any runs
-    kept.push_back(report && nothing_to_execute(Record::from_json(record)));
-    if (!kept.back()) require_executable_with(executable_record(record, request.root), options);
+    const std::optional<Record> to_execute = record_to_execute(request.document, record, request.root);
+    kept.push_back(!to_execute);
+    if (to_execute) require_executable_with(*to_execute, options);
   }
   ExecuteOutcome outcome;
   for (std::size_t i = 0; i < records.size(); ++i) {
@@ -36,7 +35,7 @@ ExecuteOutcome execute_report(const ExecuteRequest& request) {
     throw_if_interrupted();
   }
   if (request.output) {
-    if (report) {
+    if (is_report(request.document)) {
       save_report(make_report(outcome.records), *request.output);
     } else {
       validate_record(outcome.records.front());
