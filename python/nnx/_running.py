@@ -134,17 +134,18 @@ def execute(
     validated, its weights rebuilt and compared with ``weights_sha256``, every artifact verified before
     anything is loaded (a mismatch is a ``hash-mismatch`` record). ``record`` is a record or a report (what
     ``json.load`` of its file gives), or the path of its file. Returns the new record for a record and, for a
-    report, the new report with every record (``status`` ``failed`` when any record failed), as the command
-    line's ``execute`` writes them; the new records' versions describe the environment that produced them.
+    report, the new report with every record (``status`` ``failed`` when any record failed; a record whose
+    check did not pass, which recorded no artifacts, kept as it is), as the command line's ``execute`` writes
+    them; the new records' versions describe the environment that produced them.
     Parity compares ONNX Runtime with ``reference``: ``"torch"`` (PyTorch in the exporter worker; a module
     record's factory is imported, after its file — found beside the record's file, so pass the path — is
     checked against the record's ``source_sha256``), ``"native"`` (no PyTorch: the core's C++ forward; for a
     module record, the outputs it stored) or ``"stored"`` (a module record's stored outputs). None (default)
     lets the core choose for each record (``execution_reference``): the stored outputs of a module record
     (``nnx.module-conformance/1``), with no Python and without importing its module, whatever the record
-    came in; ``"torch"`` for an export record, as the original. Refused: an invalid record or one whose check
-    did not pass, a module factory file whose bytes differ from the record's (:class:`ConformanceError`), no
-    usable ONNX Runtime or, for the torch reference, no usable PyTorch or a factory that does not import
+    came in; ``"torch"`` for an export record, as the original. Refused: an invalid record, a record (not a
+    report's) whose check did not pass, a module factory file whose bytes differ from the record's
+    (:class:`ConformanceError`), no usable ONNX Runtime or, for the torch reference, no usable PyTorch or a factory that does not import
     (:class:`RuntimeUnavailable`), an unknown reference (:class:`UsageError`)."""
     python, script = _worker()
     if isinstance(record, (str, os.PathLike)):

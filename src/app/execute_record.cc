@@ -149,14 +149,21 @@ std::vector<json> records_of(const json& value) {
   return profiles.get<std::vector<json>>();
 }
 
+bool nothing_to_execute(const Record& record) { return record.stage(Stage::check).status != StageStatus::passed; }
+
 Record executable_record(const json& input, const std::filesystem::path& root) {
   Record record = Record::from_json(input);  // validate_record's refusal, every problem named
-  if (record.stage(Stage::check).status != StageStatus::passed) {
+  if (nothing_to_execute(record)) {
     throw ConformanceError("record of \"" + record.profile +
                            "\" cannot be executed: its check stage did not pass, so no artifacts were recorded");
   }
   require_profile_folder_exists(root, record.artifacts.directory);  // a mistyped root: UsageError (layout.h)
   return record;
+}
+
+std::optional<Record> record_to_execute(const json& document, const json& record, const std::filesystem::path& root) {
+  if (is_report(document) && nothing_to_execute(Record::from_json(record))) return std::nullopt;
+  return executable_record(record, root);
 }
 
 json execute_record(const json& input, const std::filesystem::path& root, const ExecuteOptions& options) {

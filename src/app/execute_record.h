@@ -37,11 +37,21 @@ ReferenceKind execution_reference(const Record& record, std::optional<ReferenceK
 // holds the bytes it records (stages/module_reference.h factory_to_run; UsageError or ConformanceError).
 void require_executable_with(const Record& record, const ExecuteOptions& options);
 
+// True when the record's check stage did not pass: no artifacts were recorded, so there is nothing to
+// execute. execute_report and a runtime matrix keep such a record of a report as it is (byte for byte);
+// one record alone is refused (executable_record).
+bool nothing_to_execute(const Record& record);
+
 // What execute_record asks of a record before anything runs: valid (ConformanceError naming every problem),
-// its check stage passed (ConformanceError), its profile folder present under `root` (UsageError naming the
-// path: artifacts/layout.h require_profile_folder_exists). execute_report and a runtime matrix ask it of
-// every record before the first is executed.
+// something to execute (nothing_to_execute false, else ConformanceError), its profile folder present under
+// `root` (UsageError naming the path: artifacts/layout.h require_profile_folder_exists).
 Record executable_record(const json& record, const std::filesystem::path& root);
+
+// What execute_report and a runtime matrix ask of each record of `document` (a record or a report) before
+// the first is executed: nullopt when the record is kept as it is (a report's record with nothing to
+// execute, validated first), else executable_record's record (or its refusal: one record alone with nothing
+// to execute is refused).
+std::optional<Record> record_to_execute(const json& document, const json& record, const std::filesystem::path& root);
 
 // A record whose execution could not finish (a runtime that could not be opened, or whose process crashed or
 // hung: src/matrix/): the same record execute_record would have written had the failing stage recorded it.

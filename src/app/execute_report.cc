@@ -23,12 +23,15 @@ ExecuteOutcome execute_report(const ExecuteRequest& request) {
   if (request.document_file && !options.record_folder) {
     options.record_folder = std::filesystem::absolute(*request.document_file).parent_path();
   }
+  std::vector<bool> kept;  // a report's record with nothing to execute, kept as it is
   for (const auto& record : records) {  // refused before any runs
-    require_executable_with(executable_record(record, request.root), options);
+    const std::optional<Record> to_execute = record_to_execute(request.document, record, request.root);
+    kept.push_back(!to_execute);
+    if (to_execute) require_executable_with(*to_execute, options);
   }
   ExecuteOutcome outcome;
-  for (const auto& record : records) {
-    outcome.records.push_back(execute_record(record, request.root, options));
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    outcome.records.push_back(kept[i] ? records[i] : execute_record(records[i], request.root, options));
     throw_if_interrupted();
   }
   if (request.output) {

@@ -4,12 +4,15 @@
 // interrupt handlers for its duration; refuses, before executing anything, an output path that breaks the
 // output-path rule (artifacts/output_paths.h: not a regular or new file, the document's own file, inside the
 // root) or cannot be written, and any record execute_record would refuse (app/execute_record.h
-// executable_record: invalid, unchecked, or its profile folder missing, a usage error; require_executable_with:
+// record_to_execute: invalid, unchecked, or its profile folder missing, a usage error; require_executable_with:
 // a module record's factory file under the torch reference, resolved against the folder of `document_file`,
-// missing or not the record's bytes); executes every record with its own reference (app/execute_record.h
-// execution_reference: the caller's, else the record's default; validated, hashes verified before
-// anything is loaded); writes the result atomically when an output path is given (a report for a report,
-// one record for a record, every record validated first); and returns the new records and the exit code.
+// missing or not the record's bytes) — except that a report's record with nothing to execute (its check did
+// not pass: nothing_to_execute; still validated) is kept as it is, byte for byte, and only one record alone
+// is refused for it; executes every other record with its own reference
+// (app/execute_record.h execution_reference: the caller's, else the record's default; validated, hashes
+// verified before anything is loaded); writes the result atomically when an output path is given (a report
+// for a report, one record for a record, every record validated first); and returns the records in the
+// document's order and the exit code, record/report.h exit_code_for's: the first failed record's, as `run`'s.
 // No usable runtime is RuntimeUnavailable (exit 10).
 #pragma once
 

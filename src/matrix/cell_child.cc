@@ -14,6 +14,7 @@
 #include "base/json_python.h"
 #include "base/json_strict.h"
 #include "base/record_vocabulary.h"
+#include "record/record.h"
 #include "matrix/drift.h"
 #include "matrix/matrix_document.h"
 #include "matrix/work_folder.h"
@@ -127,9 +128,9 @@ int run_cell_child(const CellChildRequest& request) {
       progress.say(std::string(say::kSayOpened) + " " + *version);
       return std::make_shared<CapturingRuntime>(std::move(runtime), captured, progress);
     };
-    json record;
+    json record = records[i];  // one with nothing to execute is kept as it is, as execute keeps it
     try {
-      record = execute_record(records[i], request.root, options);
+      if (!nothing_to_execute(Record::from_json(records[i]))) record = execute_record(records[i], request.root, options);
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::interrupted) throw;
       record = failed_execution_record(

@@ -1,6 +1,7 @@
 // The child side of one matrix cell (doc/runtime-matrix.md, "Cells and shards"): one process opens one ONNX Runtime
 // library (two libraries in one process are not safe) and executes the report's records from `first` on,
-// exactly as `execute` does (app/execute_record.h, native reference). It tells its parent where it is, one
+// exactly as `execute` does (app/execute_record.h, native reference; a record whose check did not pass kept
+// as it is, no runtime opened for it). It tells its parent where it is, one
 // line per step on `progress_fd`, written before the step so that a crash or hang can be placed:
 //   record I | open | opened VERSION | session | run K | done I
 // and writes, for each record I, `<cell_dir>/record-I.json` atomically: {"record": ..., "outputs": [...]}

@@ -52,7 +52,7 @@ MatrixOutcome run_matrix(const MatrixRequest& request) {
   const json document = parse_strict_json(bytes);
   const std::vector<json> records = records_of(document);
   if (records.empty()) throw ConformanceError(request.report.string() + " holds no records");
-  for (const auto& r : records) executable_record(r, request.root);  // valid, checked, its folder there
+  for (const auto& r : records) record_to_execute(document, r, request.root);  // valid, kept or executable
   std::vector<RuntimeChoice> chosen;
   for (std::size_t i : shard_cells(request.runtimes.size(), request.shard.value_or(Shard{}))) {
     chosen.push_back(request.runtimes[i]);

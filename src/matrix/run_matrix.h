@@ -1,6 +1,7 @@
 // The matrix sequence every front end calls (doc/runtime-matrix.md): `run_matrix` reads the report (or one
-// record) and hashes its bytes, refuses before any cell starts a record that is invalid or whose check did
-// not pass, an output path that breaks the output-path rule (artifacts/output_paths.h: not a regular or new
+// record) and hashes its bytes, refuses before any cell starts a record that is invalid or, given alone, whose
+// check did not pass (a report's such record is carried into each runtime unchanged: app/execute_record.h
+// record_to_execute), an output path that breaks the output-path rule (artifacts/output_paths.h: not a regular or new
 // file, the report itself, inside the root) or cannot be written, no runtime, a library path that is not a file, or a
 // release named twice; runs this shard's cells (matrix/cell_runner.h: one child process per runtime, up to
 // `jobs` at once; each child verifies the artifacts' hashes before loading, as execute does) in a private

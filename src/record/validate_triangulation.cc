@@ -6,7 +6,9 @@
 // twice (a v1 record may hold several cases of one name, batches being kept as given: the k-th entry of a
 // name is the k-th compared case of that name), carries a margin that is neither null nor a finite number >= 0, or whose margin's verdict is not
 // its case's: a `match` whose margin is above 1 (or null), a `mismatch` with finite errors whose margin is at
-// most 1. A record without a triangulation (the original's: its parity detail is {cases, compared}) states no
+// most 1; or whose departure (runtime_vs_oracle, reference_vs_oracle, native_vs_reference) was not measured
+// (max_abs_error null) without margin null and a non-empty `reason`, or gives a `reason` beside a measured
+// max_abs_error. A record without a triangulation (the original's: its parity detail is {cases, compared}) states no
 // margin, and nothing here applies.
 #include <cmath>
 #include <map>
@@ -90,6 +92,27 @@ void check_entry(const JsonView& entry, const std::string& where, const CasesByN
                 " (" + where + ")");
 }
 
+// An entry's departures: one that was measured has a number max_abs_error (its margin null only when
+// infinite) and no reason; one that was not (a module record's stored oracle holding a value that is not
+// finite, §10) has max_abs_error and margin null and says why in a non-empty `reason`.
+void check_departures(const JsonView& entry, const std::string& where, Problems& out) {
+  for (const char* key : {tk::kRuntimeVsOracle, tk::kReferenceVsOracle, tk::kNativeVsReference}) {
+    const JsonView departure = entry[key];
+    if (!departure.is_object()) continue;
+    const JsonView error = departure[tk::kMaxAbsError];
+    const JsonView reason = departure[tk::kReason];
+    const bool unmeasured = error.exists() && error.is_null();
+    if (unmeasured && !(departure[tk::kMargin].is_null() && reason.is_string() && !reason.string().empty())) {
+      out.push_back(at(where, key) + ": a departure not measured (max_abs_error null) must have margin null and "
+                    "a non-empty reason saying why, not margin " + text_of(departure[tk::kMargin]) +
+                    " and reason " + text_of(reason));
+    } else if (!unmeasured && reason.exists()) {
+      out.push_back(at(where, key) + ": a reason is given only for a departure not measured (max_abs_error and "
+                    "margin null), not beside max_abs_error " + text_of(error));
+    }
+  }
+}
+
 }  // namespace
 
 void check_triangulation(const JsonView& record, Problems& out) {
@@ -109,6 +132,7 @@ void check_triangulation(const JsonView& record, Problems& out) {
     const std::string entry_where = where + "[" + std::to_string(i++) + "]";
     if (!is_object_or_report(entry, entry_where, out)) continue;
     check_entry(entry, entry_where, named, taken, out);
+    check_departures(entry, entry_where, out);
   }
 }
 

@@ -301,3 +301,32 @@ TEST(ModuleRecord, ATriangulationMarginThatContradictsItsCaseIsRefusedNamingTheC
 
 }  // namespace
 }  // namespace nnx
+
+namespace nnx {
+namespace {
+
+// A departure from the stored oracle that was not measured (§10) says why, and only such a one does
+// (validate_triangulation.cc check_departures); an infinite margin (null) of a measured one needs no reason.
+TEST(ModuleRecord, AnUnmeasuredDepartureMustSayWhyAndOnlyItHasAReason) {
+  const auto with_departure = [](const json& departure) {
+    return changed([&](json& r) {
+      r["stages"]["parity"]["detail"]["triangulation"] = json::array(
+          {{{"case", r["input_cases"][0]["name"]}, {"margin", 0.5}, {"runtime_vs_oracle", departure}}});
+    });
+  };
+  const std::string where = "stages.parity.detail.triangulation[0].runtime_vs_oracle: ";
+  expect_valid(with_departure({{"max_abs_error", nullptr}, {"margin", nullptr}, {"reason", "oracle holds NaN"}}));
+  expect_valid(with_departure({{"max_abs_error", 0.25}, {"margin", nullptr}}));
+  expect_valid(with_departure({{"max_abs_error", 0.25}, {"margin", 0.5}}));
+  expect_refused(with_departure({{"max_abs_error", nullptr}, {"margin", nullptr}}),
+                 where + "a departure not measured (max_abs_error null) must have margin null and a non-empty reason");
+  expect_refused(with_departure({{"max_abs_error", nullptr}, {"margin", nullptr}, {"reason", ""}}),
+                 where + "a departure not measured");
+  expect_refused(with_departure({{"max_abs_error", nullptr}, {"margin", 0.5}, {"reason", "why"}}),
+                 where + "a departure not measured");
+  expect_refused(with_departure({{"max_abs_error", 0.25}, {"margin", 0.5}, {"reason", "why"}}),
+                 where + "a reason is given only for a departure not measured");
+}
+
+}  // namespace
+}  // namespace nnx
