@@ -138,8 +138,8 @@ def execute(
     check did not pass, which recorded no artifacts, kept as it is), as the command line's ``execute`` writes
     them; the new records' versions describe the environment that produced them.
     Parity compares ONNX Runtime with ``reference``: ``"torch"`` (PyTorch in the exporter worker; a module
-    record's factory is imported, after its file — found beside the record's file, so pass the path — is
-    checked against the record's ``source_sha256``), ``"native"`` (no PyTorch: the core's C++ forward; for a
+    record's factory is imported, after its file — found beside the record's file when you pass its path,
+    else the record's copy in its artifacts — is checked against the record's ``source_sha256``), ``"native"`` (no PyTorch: the core's C++ forward; for a
     module record, the outputs it stored) or ``"stored"`` (a module record's stored outputs). None (default)
     lets the core choose for each record (``execution_reference``): the stored outputs of a module record
     (``nnx.module-conformance/1``), with no Python and without importing its module, whatever the record

@@ -99,13 +99,13 @@ ReferenceKind execution_reference(const Record& record, std::optional<ReferenceK
   return reference_for(reference_held(record), asked, front_end());
 }
 
-void require_executable_with(const Record& record, const ExecuteOptions& options) {
+void require_executable_with(const Record& record, const std::filesystem::path& root, const ExecuteOptions& options) {
   switch (reference_held(record)) {
     case RecordReference::feed_forward_network:
       return;  // its torch reference is the tool's own network: none of the record's code
     case RecordReference::module_outputs:
       if (execution_reference(record, options.reference) == ReferenceKind::torch) {
-        factory_to_run(record, options.record_folder);  // refused before anything is imported or run
+        factory_to_run(record, options.record_folder, root);  // refused before anything is imported or run
       }
       return;
   }
@@ -168,7 +168,7 @@ std::optional<Record> record_to_execute(const json& document, const json& record
 
 json execute_record(const json& input, const std::filesystem::path& root, const ExecuteOptions& options) {
   Record record = executable_record(input, root);
-  require_executable_with(record, options);
+  require_executable_with(record, root, options);
   const ReferenceKind reference = execution_reference(record, options.reference);
   std::shared_ptr<Runtime> runtime = options.open_runtime(record.runtime.name, options.onnxruntime_library);
   const std::unique_ptr<ReferenceModel> model = record.module ? nullptr : rebuilt_model(record);

@@ -33,9 +33,10 @@ json execute_record(const json& record, const std::filesystem::path& root, const
 ReferenceKind execution_reference(const Record& record, std::optional<ReferenceKind> asked);
 
 // What execute_report asks of every record, beside executable_record, before the first is executed: a module
-// record executed with the torch reference names a factory file that exists beside the record's file and
-// holds the bytes it records (stages/module_reference.h factory_to_run; UsageError or ConformanceError).
-void require_executable_with(const Record& record, const ExecuteOptions& options);
+// record executed with the torch reference names a factory file that exists beside the record's file, or
+// lists its copy in its artifacts under `root`, holding the bytes it records (stages/module_reference.h
+// factory_to_run; UsageError or ConformanceError).
+void require_executable_with(const Record& record, const std::filesystem::path& root, const ExecuteOptions& options);
 
 // True when the record's check stage did not pass: no artifacts were recorded, so there is nothing to
 // execute. execute_report and a runtime matrix keep such a record of a report as it is (byte for byte);

@@ -27,7 +27,7 @@ ExecuteOutcome execute_report(const ExecuteRequest& request) {
   for (const auto& record : records) {  // refused before any runs
     const std::optional<Record> to_execute = record_to_execute(request.document, record, request.root);
     kept.push_back(!to_execute);
-    if (to_execute) require_executable_with(*to_execute, options);
+    if (to_execute) require_executable_with(*to_execute, request.root, options);
   }
   ExecuteOutcome outcome;
   for (std::size_t i = 0; i < records.size(); ++i) {

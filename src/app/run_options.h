@@ -34,6 +34,10 @@ struct RunOptions {
   std::optional<SourceInfo> source;
   // What the run's input cases may cost in memory (profile/memory_budget.h); default: machine_memory_limit().
   std::optional<std::uint64_t> memory_limit_bytes;
+  // The folder of the report the records go to (run_to_report sets it from the report path): a module
+  // record states its factory's file relative to it (profile/module_factory.h); unset (no report file: Python's
+  // run_profile): as the profile gives it.
+  std::optional<std::filesystem::path> report_folder;
 };
 
 struct ExecuteOptions {

@@ -111,7 +111,7 @@ struct ProfileRunState {
         observer(options.observer),
         model(profile.is_module() ? nullptr : make_reference_model(profile.model)),
         record(blank_record_of(profile, options.source ? *options.source : detect_source(options.source_revision),
-                               model ? model->weights_sha256() : std::string())),
+                               model ? model->weights_sha256() : std::string(), options.report_folder)),
         context(record, root, model.get(), &profile) {}
 
   const Profile profile;

@@ -73,7 +73,8 @@ void require_runnable_providers(const std::vector<Profile>& profiles, const RunO
 
 RunOutcome run_to_report(const RunRequest& request) {
   const ScopedInterruptHandlers interrupts;
-  const RunOptions options = with_checked_bounds(request.options);
+  RunOptions options = with_checked_bounds(request.options);
+  if (request.report_path) options.report_folder = std::filesystem::absolute(*request.report_path).parent_path();
   check_memory(request.profiles, options);
   require_runnable_providers(request.profiles, options);
   if (request.report_path) {

@@ -14,6 +14,7 @@
 //   <root>/<name>/test_data_set_<k>/output_<j>.pb   PyTorch's output j for it (the reference)
 //   <root>/<name>/oracle_data_set_<k>/output_<j>.pb the float64 oracle's output j for it
 //   <root>/<name>/refusal_cases/<case>/input_<j>.pb input j of a case the runtime must refuse (no outputs)
+//   <root>/<name>/factory/<file>                    a copy of the module's factory file (factory_copy.h)
 //
 // A run refuses, before anything is written, a profile folder that exists as a file or holds files (unless
 // it may clear it); clearing refuses a symlinked root or profile folder (it would act on the target). The

@@ -31,11 +31,40 @@ void file_problems(const std::string& file, std::vector<std::string>& out) {
   if (std::filesystem::is_directory(status)) {
     out.push_back("module: " + file + " is a folder, not a Python file");
   } else if (!std::filesystem::is_regular_file(status)) {
-    out.push_back("module: the file " + file + " does not exist (a path relative to the current folder, or absolute)");
+    out.push_back("module: the file " + file + " does not exist (a path relative to the profile file's folder, "
+                  "or absolute; a profile given in Python: relative to the current folder)");
   }
 }
 
+// The FILE.py of `factory` and its name, when it names a file.
+bool split_file_factory(const std::string& factory, std::string& file, std::string& name) {
+  const auto colon = factory.rfind(':');
+  if (colon == std::string::npos || colon == 0 || !factory.substr(0, colon).ends_with(".py")) return false;
+  file = factory.substr(0, colon);
+  name = factory.substr(colon + 1);
+  return true;
+}
+
+std::filesystem::path absolute_normal(const std::filesystem::path& path) {
+  return std::filesystem::absolute(path).lexically_normal();
+}
+
 }  // namespace
+
+std::string factory_resolved_against(const std::string& factory, const std::filesystem::path& folder) {
+  std::string file;
+  std::string name;
+  if (!split_file_factory(factory, file, name) || std::filesystem::path(file).is_absolute()) return factory;
+  return (absolute_normal(folder) / file).lexically_normal().string() + ":" + name;
+}
+
+std::string factory_relative_to(const std::string& factory, const std::filesystem::path& folder) {
+  std::string file;
+  std::string name;
+  if (!split_file_factory(factory, file, name)) return factory;
+  const std::filesystem::path relative = absolute_normal(file).lexically_relative(absolute_normal(folder));
+  return (relative.empty() ? absolute_normal(file) : relative).generic_string() + ":" + name;
+}
 
 std::vector<std::string> factory_problems(const std::string& factory) {
   const auto colon = factory.rfind(':');

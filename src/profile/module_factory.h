@@ -3,14 +3,28 @@
 // split at the last colon. FACTORY is an ASCII identifier ([A-Za-z_][A-Za-z0-9_]*). TARGET is either a path
 // ending in `.py` (any characters but NUL, spaces and colons included) that names a regular file, or
 // `package.module` (ASCII identifiers joined by dots). `factory_problems` names every violation, seen without
-// importing anything.
+// importing anything; a relative FILE.py is looked up from the current folder.
+//
+// The one path rule (doc/record-format.md §10, "The factory's file"): a profile file's relative FILE.py is
+// relative to the profile file's folder (`factory_resolved_against` makes it absolute as the file is read;
+// a profile given in Python has no file: the current folder); a record written to a report states it
+// relative to the report's folder (`factory_relative_to`; a record with no report file, Python's
+// run_profile, states it as the profile gives it). A package factory is left as it is by both.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
 namespace nnx {
 
 std::vector<std::string> factory_problems(const std::string& factory);
+
+// `factory` with a relative FILE.py made `folder / FILE.py` (absolute, lexically normal); else unchanged.
+std::string factory_resolved_against(const std::string& factory, const std::filesystem::path& folder);
+
+// `factory` with its FILE.py written relative to `folder` ('/'-separated; both made absolute first, no link
+// followed); else unchanged.
+std::string factory_relative_to(const std::string& factory, const std::filesystem::path& folder);
 
 }  // namespace nnx

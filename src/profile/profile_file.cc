@@ -7,7 +7,9 @@
 #include "base/file_bytes.h"
 #include "base/json_strict.h"
 #include "base/json_fields.h"
+#include "base/module_record_vocabulary.h"
 #include "base/record_vocabulary.h"
+#include "profile/module_factory.h"
 
 namespace nnx {
 namespace {
@@ -22,9 +24,20 @@ std::string at_index(const std::string& problem, const std::string& where) {
   return where + ": " + problem;
 }
 
+// The entry with its relative FILE.py factory resolved against the profile file's folder (module_factory.h).
+nlohmann::json with_factory_resolved(const nlohmann::json& entry, const std::optional<std::filesystem::path>& folder) {
+  if (!folder || !entry.is_object()) return entry;
+  const auto factory = entry.find(rf::kModule);
+  if (factory == entry.end() || !factory->is_string()) return entry;
+  nlohmann::json out = entry;
+  out[rf::kModule] = factory_resolved_against(factory->get<std::string>(), *folder);
+  return out;
+}
+
 }  // namespace
 
-std::vector<Profile> profiles_from_json(const nlohmann::json& list) {
+std::vector<Profile> profiles_from_json(const nlohmann::json& list,
+                                        const std::optional<std::filesystem::path>& factory_folder) {
   if (!list.is_array()) {
     throw UsageError("a profile file must hold a JSON list of profile objects, not " + json_type_name(list));
   }
@@ -34,7 +47,7 @@ std::vector<Profile> profiles_from_json(const nlohmann::json& list) {
   std::unordered_map<std::string, std::size_t> first_of_name;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string where = "profiles[" + std::to_string(i) + "]";
-    const nlohmann::json& entry = list[i];
+    const nlohmann::json entry = with_factory_resolved(list[i], factory_folder);
     std::vector<std::string> entry_problems;
     if (entry.is_object() && !entry.contains(rf::profile_key::kExporter)) {
       entry_problems.push_back("profile.exporter: missing");
@@ -74,7 +87,7 @@ std::vector<Profile> profiles_from_file(const std::filesystem::path& file) {
     throw UsageError("the profile file " + file.string() + " is not JSON: " + e.what());
   }
   try {
-    return profiles_from_json(list);
+    return profiles_from_json(list, std::filesystem::absolute(file).parent_path());
   } catch (const Error& e) {
     throw UsageError(file.string() + ": " + e.what());
   }

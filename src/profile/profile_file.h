@@ -8,10 +8,13 @@
 // every bad entry by its index ("profiles[2].exporter: ...") and throws one UsageError (exit 2) listing them
 // all, before anything runs or is written; a name given twice is refused too. The file is read as strict
 // JSON (base/json_strict.h, as a record is): a duplicate key, NaN or a number that overflows (1e400) is a
-// UsageError naming the file and the byte offset.
+// UsageError naming the file and the byte offset. A module profile's relative FILE.py factory is relative to
+// the profile file's folder: `profiles_from_file` makes it absolute before any check (module_factory.h, the
+// one path rule); `profiles_from_json` given no folder leaves it relative to the current folder.
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -20,7 +23,8 @@
 
 namespace nnx {
 
-std::vector<Profile> profiles_from_json(const nlohmann::json& list);
+std::vector<Profile> profiles_from_json(const nlohmann::json& list,
+                                        const std::optional<std::filesystem::path>& factory_folder = std::nullopt);
 std::vector<Profile> profiles_from_file(const std::filesystem::path& file);
 
 }  // namespace nnx

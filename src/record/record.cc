@@ -6,6 +6,7 @@
 
 #include "base/build_info.h"
 #include "base/module_record_vocabulary.h"
+#include "profile/module_factory.h"
 
 namespace nnx {
 namespace {
@@ -51,11 +52,13 @@ namespace {
 
 // A module profile's blank record parts (§10): the module's fields, and each case's dims and input files
 // (the k-th case expected to match stores test_data_set_<k>/, a refusal case refusal_cases/<name>/).
-void blank_module_parts(Record& r, const Profile& profile, const std::vector<InputCase>& cases) {
+void blank_module_parts(Record& r, const Profile& profile, const std::vector<InputCase>& cases,
+                        const std::optional<std::filesystem::path>& report_folder) {
   const ModuleSpec& spec = *profile.module;
   r.format = std::string(kModuleFormat);
   const json given = spec.to_json();
-  r.module = Record::Module{spec.factory, nullptr, nullptr, nullptr, given[rf::kInputs], given[rf::kDims],
+  const std::string factory = report_folder ? factory_relative_to(spec.factory, *report_folder) : spec.factory;
+  r.module = Record::Module{factory, nullptr, nullptr, nullptr, given[rf::kInputs], given[rf::kDims],
                             given[rf::kOutputs]};
   r.config = nullptr;
   r.dtype.clear();
@@ -86,7 +89,8 @@ void RecordCase::reset() {
   detail.reset();
 }
 
-Record blank_record_of(const Profile& profile, const SourceInfo& source, const std::string& weights_sha256) {
+Record blank_record_of(const Profile& profile, const SourceInfo& source, const std::string& weights_sha256,
+                       const std::optional<std::filesystem::path>& report_folder) {
   Record r;
   r.profile = profile.name;
   r.source = json{{rf::source_key::kRevision, source.revision},
@@ -104,7 +108,7 @@ Record blank_record_of(const Profile& profile, const SourceInfo& source, const s
   const std::vector<InputCase> cases = profile.input_cases();
   for (const auto& c : cases) r.input_cases.push_back(RecordCase::blank(c));
   r.tolerances = {profile.rtol, profile.atol};
-  if (profile.is_module()) blank_module_parts(r, profile, cases);
+  if (profile.is_module()) blank_module_parts(r, profile, cases, report_folder);
   return r;
 }
 

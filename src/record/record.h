@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -182,8 +183,11 @@ struct Record {
 };
 
 // §5: the record a run starts from: the profile's settings, every stage not_run, blank input cases,
-// status failed, failure null, level none, opset.model and model_state null, runtime.version null.
-Record blank_record_of(const Profile& profile, const SourceInfo& source, const std::string& weights_sha256);
+// status failed, failure null, level none, opset.model and model_state null, runtime.version null. A module
+// record written to a report in `report_folder` states its factory's FILE.py relative to that folder (the one
+// path rule, profile/module_factory.h); without one, as the profile gives it.
+Record blank_record_of(const Profile& profile, const SourceInfo& source, const std::string& weights_sha256,
+                       const std::optional<std::filesystem::path>& report_folder = std::nullopt);
 
 // The same on JSON (each is the typed function's to_json).
 json blank_record(const Profile& profile, const SourceInfo& source, const std::string& weights_sha256);

@@ -1,8 +1,9 @@
 // The export stage of a module profile (doc/record-format.md §10; stages.h): the worker, in a child forked
 // for this profile alone, imports the factory, builds the module, computes PyTorch's reference (and the
 // float64 oracle) on the drawn case inputs, gives the module gradients and a mixed mode, snapshots it,
-// exports and compares (worker/PROTOCOL.md, "module_export"). Then the case tensors are stored in the
-// profile folder (stages/module_tensors.h) and the record gets the module's identity and, once every
+// exports and compares (worker/PROTOCOL.md, "module_export"). Then the factory's file is copied into the
+// profile folder (artifacts/factory_copy.h), the case tensors are stored beside it (stages/module_tensors.h)
+// and the record gets the module's identity and, once every
 // tensor is stored, each case's outputs (a store that fails part way sets none: export-error). Failures: the factory's module does not import → the dependencies stage's missing-dependency
 // (export not run); state-changed (first); export-error (the factory raised or returned no module, the
 // exporter raised or wrote no model.onnx, the worker could not answer, the answer is malformed).
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "artifacts/factory_copy.h"
 #include "artifacts/layout.h"
 #include "base/error.h"
 #include "record/record.h"
@@ -176,6 +178,11 @@ bool record_answer(StageContext& context, const json& answer, AnswerFrames& fram
                 json{{detail_key::kError, "the exporter wrote no model.onnx"}, {detail_key::kLog, answer.value(wire::kLog, "")}});
   }
   const auto stored = std::chrono::steady_clock::now();
+  if (const auto file = context.profile->module->factory_file()) {  // the record travels with its factory
+    const json& source = record.module->source_sha256;
+    copy_factory(std::filesystem::absolute(*file), profile_folder(context.root, context.profile->name),
+                 source.is_string() ? std::optional<std::string>(source.get<std::string>()) : std::nullopt);
+  }
   store_case_tensors(context, inputs, answer, frames);
   context.times.export_step_seconds.emplace_back(
       "store", std::chrono::duration<double>(std::chrono::steady_clock::now() - stored).count());
@@ -206,7 +213,7 @@ bool run_module_export_stage(StageContext& context) {
     throw;
   } catch (const std::exception& e) {  // a stored tensor that cannot be written, an answer that does not parse
     return fail(context, FailureClass::export_error,
-                json{{detail_key::kError, std::string("storing the case tensors: ") + e.what()},
+                json{{detail_key::kError, std::string("storing the case tensors or the factory's copy: ") + e.what()},
                      {detail_key::kLog, answer.value(wire::kLog, "")}});
   }
 }

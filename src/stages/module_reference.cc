@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "artifacts/factory_copy.h"
 #include "base/error.h"
 #include "base/file_bytes.h"
 #include "base/module_record_vocabulary.h"
@@ -18,9 +19,6 @@ namespace {
 using nlohmann::json;
 namespace wire = worker_protocol;
 namespace module_key = rf::module_key;
-
-// A factory file is Python source: far below this; a bigger one is not read whole.
-constexpr std::size_t kMaxFactoryBytes = std::size_t{64} << 20;
 
 std::string recorded_source(const Record& record) {
   const json& recorded = record.module->source_sha256;
@@ -77,29 +75,56 @@ json FactoryToRun::detail() const {
               {"sha256", file ? json(sha256) : json()}};
 }
 
-FactoryToRun factory_to_run(const Record& record, const std::optional<std::filesystem::path>& record_folder) {
+namespace {
+
+// The record's copy of its factory in the profile's artifacts (artifacts/factory_copy.h), when it lists one.
+std::optional<std::filesystem::path> listed_copy(const Record& record, const std::string& named,
+                                                 const std::filesystem::path& root) {
+  const std::string copy = factory_copy_path(named);
+  for (const auto& f : record.artifacts.files) {
+    if (f.path == copy) return std::filesystem::absolute(root / record.artifacts.directory / copy).lexically_normal();
+  }
+  return std::nullopt;
+}
+
+// The recorded path, absolute as recorded or resolved against the record's folder; nullopt without one.
+std::optional<std::filesystem::path> recorded_file(const std::string& named,
+                                                   const std::optional<std::filesystem::path>& record_folder) {
+  std::filesystem::path file(named);
+  if (file.is_relative()) {
+    if (!record_folder) return std::nullopt;
+    file = *record_folder / file;
+  }
+  return std::filesystem::absolute(file).lexically_normal();
+}
+
+}  // namespace
+
+FactoryToRun factory_to_run(const Record& record, const std::optional<std::filesystem::path>& record_folder,
+                            const std::filesystem::path& root) {
   ModuleSpec spec;
   spec.factory = record.module->factory;
   FactoryToRun out;
   out.factory = spec.factory;
   const std::optional<std::string> named = spec.factory_file();
   if (!named) return out;  // package.module:FACTORY: the worker's answer is compared after its import
-  std::filesystem::path file(*named);
-  if (file.is_relative()) {
-    if (!record_folder) {
-      throw UsageError("the record of \"" + record.profile + "\" names its factory " + *named +
-                       " relative to the record's file, and it was handed over without one: execute the record "
-                       "or report file itself, so that " + *named + " is found beside it");
-    }
-    file = *record_folder / file;
+  const auto recorded = recorded_file(*named, record_folder);
+  std::error_code ec;
+  const bool there = recorded && std::filesystem::exists(*recorded, ec);
+  const auto copy = there ? std::nullopt : listed_copy(record, *named, root);
+  if (!there && !copy && !recorded) {
+    throw UsageError("the record of \"" + record.profile + "\" names its factory " + *named +
+                     " relative to the record's file, was handed over without one, and lists no copy of it in its "
+                     "artifacts: execute the record or report file itself, so that " + *named + " is found beside it");
   }
-  out.file = std::filesystem::absolute(file).lexically_normal();
+  out.file = there || !copy ? *recorded : *copy;
   std::string bytes;
   try {
-    bytes = read_file_bytes(*out.file, kMaxFactoryBytes, "a factory file", ErrorKind::usage);
+    bytes = read_file_bytes(*out.file, kMaxFactoryFileBytes, "a factory file", ErrorKind::usage);
   } catch (const Error& e) {
     throw UsageError("the factory file of \"" + record.profile + "\" cannot be read: " + e.what() +
-                     " (a relative factory is resolved against the folder of the record or report file)");
+                     " (a relative factory is resolved against the folder of the record or report file; a record "
+                     "that lists a copy of it in its artifacts uses that when nothing is there)");
   }
   out.sha256 = sha256_hex(bytes);
   if (out.sha256 != record.module->source_sha256) {
@@ -114,7 +139,7 @@ FactoryToRun factory_to_run(const Record& record, const std::optional<std::files
 
 void recompute_module_references(StageContext& context) {
   const Record& record = context.record;
-  const FactoryToRun factory = factory_to_run(record, context.record_folder);  // checked again, just before
+  const FactoryToRun factory = factory_to_run(record, context.record_folder, context.root);  // checked again, just before
   json request;
   OutgoingFrames sent;
   try {

@@ -4,9 +4,12 @@
 //
 // `factory_to_run` decides what would run before anything is imported: a `FILE.py:FACTORY` factory's file is
 // the record's path, absolute as recorded or else resolved against the folder of the record or report file
-// being executed (never the caller's current folder); its bytes must hash to the record's `source_sha256`
-// (ConformanceError naming the file, both digests and the way out when they do not; UsageError when a
-// relative path has no record folder to resolve against, or the file cannot be read). A
+// being executed (never the caller's current folder); when nothing is there (a report moved to another
+// folder) or the record was handed over without a file, the record's copy of it in its artifacts under
+// `root` (artifacts/factory_copy.h; hashed and verified with them), when the record lists one. Its bytes must
+// hash to the record's `source_sha256` (ConformanceError naming the file, both digests and the way out when
+// they do not: a file at the recorded path with other bytes is refused, not passed over for the copy;
+// UsageError when there is neither a file nor a copy, or the file cannot be read). A
 // `package.module:FACTORY` factory names no file: the worker's answer is compared after its import.
 //
 // `recompute_module_references`, called by the module parity stage after load kept the verified stored
@@ -38,7 +41,8 @@ struct FactoryToRun {
   nlohmann::json detail() const;
 };
 
-FactoryToRun factory_to_run(const Record& record, const std::optional<std::filesystem::path>& record_folder);
+FactoryToRun factory_to_run(const Record& record, const std::optional<std::filesystem::path>& record_folder,
+                            const std::filesystem::path& root);
 
 void recompute_module_references(StageContext& context);
 

@@ -11,11 +11,12 @@ WORKER_MODELS = REPO / "tests" / "models" / "worker_models.py"
 
 
 def absolute_module(profile: dict) -> dict:
-    """The profile with its FILE.py factory made absolute (tests run from any folder)."""
+    """The zoo's profile with its FILE.py factory made absolute (relative to the zoo's profile file's folder, as
+    the core reads it: tests write it into other files and run from any folder)."""
     out = dict(profile)
     target, _, factory = out["module"].rpartition(":")
     if target.endswith(".py") and not Path(target).is_absolute():
-        out["module"] = f"{REPO / target}:{factory}"
+        out["module"] = f"{ZOO_PROFILES.parent / target}:{factory}"
     return out
 
 

@@ -15,7 +15,7 @@ import sys
 sys.path.insert(0, str(BUILD / "python"))
 import nnx.export_conformance as ec  # noqa: E402
 
-MODULE = {"name": "mod", "exporter": "torchscript", "module": "tests/models/zoo.py:two_in_two_out",
+MODULE = {"name": "mod", "exporter": "torchscript", "module": f"{REPO / 'tests' / 'models' / 'zoo.py'}:two_in_two_out",
           "inputs": [{"name": "a", "shape": ["batch", 6]}, {"name": "b", "shape": ["batch", 4]}],
           "dims": {"batch": [2, 1]}}
 FEEDFWD = {"name": "ff", "exporter": "torchscript", "batches": [1, 2]}
@@ -26,8 +26,7 @@ def load(tmp_path, entries):
     return ec.load_profiles(tmp_path / "profiles.json")
 
 
-def test_both_spellings_read_the_same_settings_in_both_kinds_and_the_defaults_stay_per_kind(tmp_path, monkeypatch):
-    monkeypatch.chdir(REPO)   # the module's factory file is named relative to the checkout
+def test_both_spellings_read_the_same_settings_in_both_kinds_and_the_defaults_stay_per_kind(tmp_path):
     canonical = {"opset_version": 19, "rtol": 1e-3, "atol": 1e-6}
     alias = {"opset": 19, "tolerances": {"rtol": 1e-3, "atol": 1e-6}}
     ff_canonical, ff_alias, mod_canonical, mod_alias, ff_default, mod_default = load(tmp_path, [

@@ -45,7 +45,8 @@ def test_the_json_form_is_the_profile_file_object(tmp_path):
 
 
 @pytest.mark.parametrize("change, words", [
-    ({"module": "tests/models/no_such_file.py:make"}, "does not exist"),
+    # absolute: the same file for Python (the current folder) and the profile file (its own folder)
+    ({"module": f"{WORKER_MODELS.parent / 'no_such_file.py'}:make"}, "does not exist"),
     ({"inputs": [{"name": "image", "shape": ["batch", 3], "dtype": "float16"}]}, "float16"),
 ])
 def test_a_bad_module_profile_is_the_profile_files_usage_error(tmp_path, change, words):
