@@ -64,6 +64,7 @@ set(NNX_UNIT_TEST_SOURCES
   tests/unit/parity_failure_order_test.cc
   tests/unit/parity_stage_test.cc
   tests/unit/profile_test.cc
+  tests/unit/python_names_test.cc
   tests/unit/profile_spelling_test.cc
   tests/unit/record_test.cc
   tests/unit/report_comparison_test.cc

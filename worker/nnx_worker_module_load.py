@@ -97,6 +97,12 @@ def build_module(factory: str, factory_path, expected_sha256=None):
     import torch
 
     make, digest = load_factory(factory, factory_path, expected_sha256)
+    if isinstance(make, torch.nn.Module):  # calling it would run its forward with no input
+        cls = type(make)
+        name = factory.rpartition(":")[2]
+        raise ModuleProblem(f"{factory} is an nn.Module instance ({cls.__module__}.{cls.__qualname__}), not a factory: "
+                            f"name a function of no argument that returns the module instead (in its file: "
+                            f"def make_{name}(): return {name}), or check the object from Python with check_module")
     try:
         module = make()
     except BaseException as exc:  # noqa: BLE001 - SystemExit from the factory is the factory's failure too

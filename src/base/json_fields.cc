@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "base/limits.h"
+#include "base/nearest_name.h"
 
 namespace nnx {
 
@@ -183,8 +184,14 @@ const json* FieldReader::any(const std::string& key) { return find(key); }
 
 void FieldReader::finish() {
   if (!valid_object_) return;
+  std::vector<std::string> absent;  // what a mistyped key may have meant
+  for (const auto& candidates : {std::vector<std::string>(seen_.begin(), seen_.end()), known_}) {
+    for (const auto& key : candidates) {
+      if (!object_.contains(key)) absent.push_back(key);
+    }
+  }
   for (const auto& [key, value] : object_.items()) {
-    if (!seen_.count(key)) problem(key, "unknown key");
+    if (!seen_.count(key)) problem(key, "unknown key" + did_you_mean(key, absent));
   }
 }
 

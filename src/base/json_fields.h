@@ -1,9 +1,12 @@
 // Strict, problem-collecting reads of JSON objects: each call reads one required key with an exact type
 // (an integer is never a boolean or 2.0; a number is never a boolean), and `finish` names unknown keys.
-// Problems are appended as "<where>.<key>: <what is wrong>"; reads never throw.
+// Problems are appended as "<where>.<key>: <what is wrong>"; reads never throw. An unknown key is answered with
+// the nearest key the object may hold (read, allowed or named by `may_hold`; base/nearest_name.h), e.g.
+// "profile.dim: unknown key; did you mean \"dims\"?".
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <set>
 #include <string>
 #include <vector>
@@ -19,6 +22,8 @@ class FieldReader {
   FieldReader(const json& object, std::string where, std::vector<std::string>& problems);
 
   void allow_extra(const std::string& key) { seen_.insert(key); }
+  // Keys the object may hold beside those read (optional keys read only when present): `finish` may suggest them.
+  void may_hold(std::initializer_list<const char*> keys) { known_.insert(known_.end(), keys.begin(), keys.end()); }
   // Each returns false (and records a problem) when the key is missing or has the wrong type.
   bool string(const std::string& key, std::string& out);
   bool integer(const std::string& key, std::int64_t& out);
@@ -42,6 +47,7 @@ class FieldReader {
   std::string where_;
   std::vector<std::string>& problems_;
   std::set<std::string> seen_;
+  std::vector<std::string> known_;
   bool valid_object_;
   bool ok_ = true;
 };

@@ -1,37 +1,13 @@
 #include "cli/help_text.h"
 
-#include <algorithm>
-
 #include "base/build_info.h"
 #include "base/error.h"
 #include "base/failure.h"
+#include "base/nearest_name.h"
 #include "base/record_vocabulary.h"
 #include "profile/profile.h"
 
 namespace nnx::cli {
-namespace {
-
-// Edits from `a` to `b`: insertions, deletions, substitutions and swaps of two neighbours (the optimal
-// string alignment distance: "--proflie" is one edit from "--profile"), three rows.
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> before(b.size() + 1), previous(b.size() + 1), current(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    current[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        current[j] = std::min(current[j], before[j - 2] + 1);
-      }
-    }
-    std::swap(before, previous);
-    std::swap(previous, current);
-  }
-  return previous[b.size()];
-}
-
-}  // namespace
 
 std::string version_line() {
   return "nnx-conformance " + build_version() + " (records " + std::string(kFormat) + ", runtime matrices " +
@@ -53,17 +29,7 @@ std::string help_footer() {
 }
 
 std::optional<std::string> nearest_name(const std::string& typed, const std::vector<std::string>& known) {
-  std::optional<std::string> best;
-  std::size_t best_distance = 3;  // at most two edits
-  const std::string bare = typed.substr(0, typed.find('='));
-  for (const std::string& flag : known) {
-    const std::size_t distance = edit_distance(bare, flag);
-    if (distance < best_distance && distance * 2 < bare.size()) {
-      best = flag;
-      best_distance = distance;
-    }
-  }
-  return best;
+  return nnx::nearest_name(std::string_view(typed).substr(0, typed.find('=')), known);  // base/nearest_name.h
 }
 
 }  // namespace nnx::cli

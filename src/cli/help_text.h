@@ -17,8 +17,7 @@ std::string version_line();
 std::string help_footer();
 
 // The known flag or command nearest to `typed` (its part before any '='; e.g. "--outptu" -> "--output",
-// "rnu" -> "run"), when one is close enough to be what was meant: at most two edits (a letter added, dropped,
-// changed, or two neighbours swapped), and fewer than half of the typed word's letters. nullopt otherwise.
+// "rnu" -> "run"), when one is close enough to be what was meant: the one rule of base/nearest_name.h.
 std::optional<std::string> nearest_name(const std::string& typed, const std::vector<std::string>& known);
 
 }  // namespace nnx::cli

@@ -1,9 +1,16 @@
 // module_factory.cc — a module profile's factory checked; contract in module_factory.h.
 #include "profile/module_factory.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <string_view>
 #include <system_error>
+
+#include "artifacts/factory_copy.h"
+#include "base/error.h"
+#include "base/file_bytes.h"
+#include "base/nearest_name.h"
+#include "profile/python_names.h"
 
 namespace nnx {
 namespace {
@@ -25,12 +32,35 @@ bool is_dotted_name(std::string_view target) {
   }
 }
 
-void file_problems(const std::string& file, std::vector<std::string>& out) {
+// A factory name the file binds nowhere (python_names.h), with the nearest names it binds; a file that cannot
+// be read is left to the worker.
+void unbound_name_problems(const std::string& file, const std::string& name, std::vector<std::string>& out) {
+  std::string source;
+  try {
+    source = read_file_bytes(file, kMaxFactoryFileBytes, "a factory file", ErrorKind::usage);
+  } catch (const Error&) {
+    return;
+  }
+  const PythonNames names = names_bound_in(source);
+  if (names.dynamic || std::find(names.bound.begin(), names.bound.end(), name) != names.bound.end()) return;
+  std::string nearest = did_you_mean(name, names.bound);
+  if (nearest.empty() && !names.bound.empty()) {
+    nearest = "; the names it binds:";
+    for (std::size_t i = 0; i < names.bound.size() && i < 12; ++i) nearest += (i ? ", " : " ") + names.bound[i];
+    if (names.bound.size() > 12) nearest += ", ...";
+  }
+  out.push_back("module: " + file + " binds no name \"" + name + "\" (no def, class, assignment or import of it, "
+                "read without running the file)" + nearest);
+}
+
+void file_problems(const std::string& file, const std::string& name, std::vector<std::string>& out) {
   std::error_code ec;
   const auto status = std::filesystem::status(file, ec);
   if (std::filesystem::is_directory(status)) {
     out.push_back("module: " + file + " is a folder, not a Python file");
-  } else if (!std::filesystem::is_regular_file(status)) {
+  } else if (std::filesystem::is_regular_file(status)) {
+    if (is_identifier(name)) unbound_name_problems(file, name, out);
+  } else {
     out.push_back("module: the file " + file + " does not exist (a path relative to the profile file's folder, "
                   "or absolute; a profile given in Python: relative to the current folder)");
   }
@@ -82,7 +112,7 @@ std::vector<std::string> factory_problems(const std::string& factory) {
                   "([A-Za-z_][A-Za-z0-9_]*, no dots: the factory is a top-level name of its file or module)");
   }
   if (target.ends_with(".py")) {
-    file_problems(target, out);
+    file_problems(target, name, out);
   } else if (!is_dotted_name(target)) {
     out.push_back("module: \"" + target + "\" is neither a FILE.py path nor a package.module name (ASCII "
                   "identifiers joined by dots)");

@@ -3,7 +3,10 @@
 // split at the last colon. FACTORY is an ASCII identifier ([A-Za-z_][A-Za-z0-9_]*). TARGET is either a path
 // ending in `.py` (any characters but NUL, spaces and colons included) that names a regular file, or
 // `package.module` (ASCII identifiers joined by dots). `factory_problems` names every violation, seen without
-// importing anything; a relative FILE.py is looked up from the current folder.
+// importing anything; a relative FILE.py is looked up from the current folder. A FILE.py that binds the
+// factory's name nowhere (profile/python_names.h: no def, class, assignment or import of it, read without
+// running the file) is refused with the nearest names it binds; a name it binds is the worker's to judge,
+// as is a package.module factory's (its file is found only by importing).
 //
 // The one path rule (doc/record-format.md §10, "The factory's file"): a profile file's relative FILE.py is
 // relative to the profile file's folder (`factory_resolved_against` makes it absolute as the file is read;

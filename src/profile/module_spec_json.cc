@@ -3,6 +3,7 @@
 
 #include "base/json_fields.h"
 #include "base/module_record_vocabulary.h"
+#include "base/nearest_name.h"
 #include "base/record_vocabulary.h"
 #include "profile/module_spec.h"
 
@@ -47,11 +48,13 @@ InputSpec input_spec_of(const json& object, const std::string& where, std::vecto
     }
   }
   std::string dtype = "float32";
+  reader.may_hold({ik::kDtype});
   if (object.contains(ik::kDtype)) reader.string(ik::kDtype, dtype);
   if (const auto parsed = parse_dtype(dtype)) {
     input.dtype = *parsed;
   } else {
-    problems.push_back(where + ".dtype: unknown dtype \"" + dtype + "\" (float32, float64, int64, int32)");
+    problems.push_back(where + ".dtype: unknown dtype \"" + dtype + "\" (float32, float64, int64, int32)" +
+                       did_you_mean(dtype, {"float32", "float64", "int64", "int32"}));
   }
   read_range(reader, object, where, input, problems);
   reader.finish();

@@ -9,6 +9,7 @@
 #include "base/json_fields.h"
 #include "base/json_python.h"
 #include "base/limits.h"
+#include "base/nearest_name.h"
 #include "base/record_vocabulary.h"
 #include "base/tolerance_compare.h"
 #include "profile/profile_module.h"
@@ -109,7 +110,7 @@ std::vector<std::string> Profile::problems() const {
   }
   for (std::size_t i = 0; i < batches.size(); ++i) bounded("batches[" + std::to_string(i) + "]", batches[i]);
   tolerance_and_runtime_problems(*this, p);
-  if (dtype != "float32") p.push_back("dtype must be \"float32\", not \"" + dtype + "\"");
+  if (dtype != "float32") p.push_back("dtype must be \"float32\", not \"" + dtype + "\"" + did_you_mean(dtype, {"float32"}));
   const auto model_problems = model.problems();
   p.insert(p.end(), model_problems.begin(), model_problems.end());
   if (model_problems.empty() && !batches.empty()) {
@@ -176,6 +177,8 @@ Profile profile_from_json(const json& value, std::vector<std::string>& problems)
   // Optional fields: read only those present, then name unknown keys.
   json present = json::object();
   FieldReader r(value, "profile", problems);
+  r.may_hold({key::kName, key::kExporter, key::kExportBatch, key::kDynamicBatch, key::kBatches, key::kRuntime,
+              key::kProvider, key::kDtype, key::kModel});
   auto has = [&](const char* key) { return value.contains(key); };
   if (has(key::kName)) r.string(key::kName, p.name); else problems.push_back("profile.name: missing");
   if (has(key::kExporter)) r.string(key::kExporter, p.exporter);

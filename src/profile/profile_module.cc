@@ -95,6 +95,7 @@ Profile module_profile_from_json(const json& value, std::vector<std::string>& pr
   p.module = module_spec_from_json(value, problems);
   FieldReader r(value, "profile", problems);
   for (const char* k : {rf::kModule, rf::kInputs, rf::kDims, rf::kOutputs}) r.allow_extra(k);
+  r.may_hold({key::kName, key::kExporter, key::kRuntime, key::kProvider});
   if (value.contains(key::kName)) r.string(key::kName, p.name); else problems.push_back("profile.name: missing");
   if (value.contains(key::kExporter)) r.string(key::kExporter, p.exporter);
   else problems.push_back("profile.exporter: missing (torchscript or dynamo)");

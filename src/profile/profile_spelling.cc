@@ -27,6 +27,7 @@ void read_alias_tolerances(const json& tolerances, Profile& profile, std::vector
 void read_opset_and_tolerances(const json& object, FieldReader& reader, Profile& profile,
                                std::vector<std::string>& problems) {
   if (!object.is_object()) return;
+  reader.may_hold({key::kOpsetVersion, key::kOpset, key::kRtol, key::kAtol, key::kTolerances});
   const bool opset_version = object.contains(key::kOpsetVersion), opset = object.contains(key::kOpset);
   if (opset_version && opset) {
     problems.push_back(both_given(key::kOpsetVersion, key::kOpset));
