@@ -7,8 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
+import dataclasses
+
 from . import _core
 from ._boundary import _dumps, _is_sequence, _plain
+from ._errors import UsageError
+from ._module_objects import PLACEHOLDER_FACTORY, holds_object, refuse_bad_object
 from ._profile_family import ProfileFamily, profile_kind
 
 #: A module profile's defaults (the core's: profile_module.h, module_spec.h).
@@ -39,7 +43,10 @@ class ModuleProfile(ProfileFamily):
     ``inputs`` (each ``{"name", "shape", "dtype"[, "range"]}``: a shape of fixed sizes and symbolic names,
     a dtype of float32, float64, int64, int32, and for an integer input its ``[low, high)`` range) and the
     values of each symbolic dim in ``dims`` (``{"batch": [2, 1, 3]}``: the first is the export's).
-    ``outputs`` names the outputs (None: the exporter's names).
+    ``outputs`` names the outputs (None: the exporter's names). ``module`` may also be an ``nn.Module`` or a
+    callable of no argument returning one: when the profile runs it is saved under the run's root as
+    :func:`check_module` saves it, and that factory is the profile's (python/nnx/_module_objects.py); such a
+    profile has no profile-file form (:meth:`to_json` refuses it) until then.
 
     The core checks it when it is made, with the reader of ``run --profile-file``: an invalid one raises
     :class:`UsageError` whose ``problems`` are the profile file's lines without their ``profiles[i]: ``
@@ -48,7 +55,7 @@ class ModuleProfile(ProfileFamily):
 
     name: str
     exporter: str
-    module: str
+    module: Any
     inputs: Sequence[Mapping[str, Any]]
     dims: Mapping[str, Sequence[int]]
     outputs: Optional[Sequence[str]] = None
@@ -66,15 +73,32 @@ class ModuleProfile(ProfileFamily):
             object.__setattr__(self, "dims", {k: tuple(v) if _is_sequence(v) else v for k, v in self.dims.items()})
         if _is_sequence(self.outputs):
             object.__setattr__(self, "outputs", tuple(self.outputs))
-        _core.checked_profile(_dumps(self.to_json(), "the module profile"))  # UsageError naming every problem
+        refuse_bad_object(self.module)  # an object that cannot stand for a factory: named before the core's check
+        _core.checked_profile(_dumps(self._core_json(), "the module profile"))  # UsageError naming every problem
+
+    def with_module(self, factory: str) -> "ModuleProfile":
+        """This profile with ``module`` set to ``factory`` (checked again)."""
+        return dataclasses.replace(self, module=factory)
+
+    def _core_json(self) -> dict[str, Any]:
+        """to_json, a module object standing as a placeholder factory (what the core's checks read)."""
+        return self._json(PLACEHOLDER_FACTORY if holds_object(self.module) else self.module)
 
     def to_json(self) -> dict[str, Any]:
         """The profile file's object: name, exporter, module, inputs, dims[, outputs], opset_version, rtol,
-        atol (runtime and provider too when they are not the defaults)."""
+        atol (runtime and provider too when they are not the defaults). A profile holding a module object has
+        none (:class:`UsageError`): run it, which saves the object as check_module does."""
+        if holds_object(self.module):
+            message = (f"the module profile \"{self.name}\" holds a module object, which no profile file can: run it "
+                       f"(run_profile saves the object as check_module does) or save it with check_module first")
+            raise UsageError(message, [message])
+        return self._json(self.module)
+
+    def _json(self, module: str) -> dict[str, Any]:
         out: dict[str, Any] = {
             "name": self.name,
             "exporter": self.exporter,
-            "module": self.module,
+            "module": module,
             "inputs": _plain(list(self.inputs)) if _is_sequence(self.inputs) else _plain(self.inputs),
             "dims": _plain(self.dims),
         }

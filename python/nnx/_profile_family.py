@@ -21,13 +21,17 @@ class ProfileFamily:
     def to_json(self) -> dict[str, Any]:  # each kind's own JSON form
         raise NotImplementedError
 
+    def _core_json(self) -> dict[str, Any]:
+        """The form the core's checks read: to_json, unless a kind holds what no JSON can (a module object)."""
+        return self.to_json()
+
     @property
     def requires(self) -> tuple[str, ...]:
         """What this profile needs at run time (the core's list): torch, onnx, onnxruntime[, onnxscript]."""
-        return tuple(_core.requirements(_dumps(self.to_json(), self._described_as)))
+        return tuple(_core.requirements(_dumps(self._core_json(), self._described_as)))
 
     def __hash__(self) -> int:
-        return hash(json.dumps(self.to_json(), sort_keys=True))
+        return hash(json.dumps(self._core_json(), sort_keys=True))
 
 
 def profile_kind(cls: type) -> type:

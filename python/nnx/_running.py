@@ -14,6 +14,7 @@ from typing import Any, Optional, Union
 from . import _core
 from ._boundary import PathLike, _directory, _dumps, _items, _optional_path, _optional_text, _path
 from ._errors import ArgumentError
+from ._module_objects import runnable_item
 from ._module_profiles import ModuleProfile
 from ._profiles import Profile, _profile_item
 
@@ -69,10 +70,11 @@ def run_profile(
     ``source_revision`` is recorded with origin ``given`` ('' records null); else the git checkout this
     build belongs to, else ``unknown`` (an installed copy)."""
     python, script = _worker()
+    root = _directory(directory,
+                      "run_profile(profile_or_name, directory, *, source_revision=None, force=False, onnxruntime=None)")
     text = _core.run_profile(
-        _dumps(_profile_item(profile_or_name), "the profile"),
-        _directory(directory,
-                   "run_profile(profile_or_name, directory, *, source_revision=None, force=False, onnxruntime=None)"),
+        _dumps(_profile_item(runnable_item(profile_or_name, root, force)), "the profile"),
+        root,
         _optional_text(source_revision, "source_revision"),
         bool(force),
         _onnxruntime_library(onnxruntime),
@@ -106,9 +108,9 @@ def run_profiles(
     if names is None:
         items: Any = None
     elif isinstance(names, (str, Profile, ModuleProfile, Mapping)):
-        items = [_profile_item(names)]
+        items = [_profile_item(runnable_item(names, root, force))]
     else:
-        items = [_profile_item(item) for item in _items(names, "names")]
+        items = [_profile_item(runnable_item(item, root, force)) for item in _items(names, "names")]
     python, script = _worker()
     text = _core.run_profiles(
         _dumps(items, "the profiles"),
