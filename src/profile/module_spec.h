@@ -1,7 +1,8 @@
 // A module profile's model: the user's own PyTorch module, named by its factory, with its inputs' names,
 // shapes and dtypes and the values of its symbolic dimensions (doc/record-format.md §10, "Module records").
 //
-// `factory` is `FILE.py:FACTORY` (a path, relative to the current folder or absolute) or
+// `factory` is `FILE.py:FACTORY` (a path, absolute or relative to the current folder: a profile file's reader
+// has already made its relative paths absolute from the file's folder, module_factory.h) or
 // `package.module:FACTORY` (the rule: module_factory.h); the factory takes no argument and returns an nn.Module. An input's shape holds
 // fixed sizes and symbolic names; `dims` gives each symbolic name its values, the first being the export's.
 // `cases()` is the one rule for a module profile's cases: the export case, then every other value of every
