@@ -2,15 +2,17 @@
 is relative to the profile file's folder, whatever the current folder; the record states it relative to the
 report's folder; the factory's file is copied into the profile's hash-listed artifacts, so that a report moved
 to another folder, its factory's folder gone, still executes with `--reference torch` (from the copy, hash-checked
-before the import). One real run of a tiny module profile started from a third folder."""
+before the import). One real run of a tiny module profile started from a third folder; and check_module's
+saved module, which travels with its generated factory."""
 import hashlib
 import json
 import shutil
 import subprocess
+import sys
 
 import pytest
 
-from conftest import CLI, require_runtime
+from conftest import BUILD, CLI, REPO, require_runtime
 
 FACTORY = '''"""A tiny module for tests/e2e/test_records_travel.py."""
 import torch
@@ -99,3 +101,24 @@ def test_a_moved_report_whose_factory_copy_was_edited_is_refused_before_the_impo
     assert done.returncode == 1, done.stdout + done.stderr
     assert str(copy) in done.stderr and "not imported" in done.stderr, done.stderr
     assert "importing" not in done.stderr
+
+
+def test_a_check_module_record_executes_with_the_torch_reference_after_its_saved_module_is_gone(tmp_path):
+    """check_module's module.pt travels with its generated factory: the saved folder removed, the record's
+    copies of both in its artifacts rebuild the module."""
+    require_runtime()
+    sys.path.insert(0, str(BUILD / "python"))
+    sys.path.insert(0, str(REPO / "tests" / "models"))
+    import torch
+    import worker_models
+
+    import nnx.export_conformance as ec
+
+    root = tmp_path / "root"
+    record = ec.check_module(worker_models.conv_bn(), torch.randn(2, 3, 8, 8), name="saved", exporter="torchscript",
+                             root=root)
+    assert {"factory/factory.py", "factory/module.pt"} <= {f["path"] for f in record["artifacts"]["files"]}
+    shutil.rmtree(root / ".nnx-modules")
+    again = ec.execute(record, root, reference="torch")
+    assert again["status"] == "passed", ec.summary_lines({"profiles": [again]})
+    assert again["stages"]["parity"]["detail"]["factory_run"]["file"] == str(root / "saved" / "factory" / "factory.py")
