@@ -99,3 +99,13 @@ def test_an_nn_module_instance_named_where_a_factory_goes_is_named_as_such(tmp_p
     assert "is an nn.Module instance (torch.nn.modules.linear.Linear), not a factory" in error, error
     assert "def make_instance(): return instance" in error and "check_module" in error, error
     assert "forward()" not in error
+
+
+def test_a_factory_file_too_big_to_scan_is_left_to_the_worker_unread(tmp_path):
+    """The scan reads a factory file only up to the factory-file limit (64 MiB): a bigger one (sparse here) is
+    neither read whole nor refused by it."""
+    big = tmp_path / "big.py"
+    with open(big, "wb") as f:
+        f.truncate((64 << 20) + 1)
+    profile_ = ec.ModuleProfile("big", "torchscript", f"{big}:make", inputs=[{"name": "x", "shape": [4]}], dims={})
+    assert profile_.module.endswith("big.py:make")
