@@ -57,13 +57,15 @@ JSON_SOURCES=(base/json_strict base/json_python record/validate_record artifacts
               base/error base/interrupt base/build_info base/json_tape base/json_view base/file_bytes
               record/validate_module_specs record/validate_module_cases profile/profile_module profile/module_spec
               profile/module_spec_json base/tensor base/tolerance_compare record/validate_triangulation
-              profile/module_spec_rules profile/module_factory profile/profile_spelling)
+              profile/module_spec_rules profile/module_factory profile/profile_spelling base/nearest_name
+              profile/python_names)
 ONNX_SOURCES=(onnx_file/onnx_model_file onnx_file/onnx_tensor onnx_file/tensor_proto base/tensor base/error base/failure
               base/interrupt base/json_python)
 PROFILE_SOURCES=(profile/profile_file profile/profile profile/profile_module profile/module_spec
                  profile/module_spec_json model/model_config artifacts/artifact_path artifacts/layout base/json_strict base/json_fields
                  base/record_vocabulary base/file_bytes base/error base/failure base/interrupt base/tensor base/json_python
-                 base/tolerance_compare profile/module_spec_rules profile/module_factory profile/profile_spelling)
+                 base/tolerance_compare profile/module_spec_rules profile/module_factory profile/profile_spelling
+                 base/nearest_name profile/python_names)
 declare -A TARGET_SOURCES=(
   [json_record_fuzzer]="${JSON_SOURCES[*]}"
   [artifact_path_fuzzer]="artifacts/artifact_path"
