@@ -78,6 +78,10 @@ json FactoryToRun::detail() const {
 }
 
 FactoryToRun factory_to_run(const Record& record, const std::optional<std::filesystem::path>& record_folder) {
+  if (record.module->factory.empty()) {  // §11: an imported ONNX file checked against its own data sets
+    throw UsageError("the record of \"" + record.profile + "\" is an imported ONNX file checked against its data sets: "
+                     "it names no factory, so it has no torch reference; execute it with its stored outputs");
+  }
   ModuleSpec spec;
   spec.factory = record.module->factory;
   FactoryToRun out;
