@@ -67,7 +67,10 @@ OnnxModelFile read_graph(const fs::path& onnx, std::vector<std::string>& problem
   };
   held.reserve(1024);
   (void)problems;
-  return read_onnx_model(std::as_bytes(std::span(bytes.data(), bytes.size())), external, FloatValues::sizes_only);
+  OnnxModelFile model = read_onnx_model(std::as_bytes(std::span(bytes.data(), bytes.size())), external,
+                                        FloatValues::sizes_only);
+  for (const auto& location : model.external_locations) imported_external_file(onnx, location);  // every one, read or not
+  return model;
 }
 
 // The numbered files `<prefix>_<j>.pb` of a data set folder, j from 0 without a gap.
@@ -88,7 +91,7 @@ std::vector<DataSetTensor> bound(const std::vector<fs::path>& files, const std::
   tensors.reserve(files.size());
   std::vector<std::string> names;
   for (const auto& file : files) {
-    const std::string where = "data: " + file.string();
+    const std::string where = file.string();
     const std::string bytes = read_file_bytes(file, module_limits::kMaxTensorBytes + (1 << 20),
                                               "a stored tensor's limit", ErrorKind::usage);
     tensors.push_back(decode_tensor_proto(std::as_bytes(std::span(bytes.data(), bytes.size())), where,
