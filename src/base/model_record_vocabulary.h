@@ -36,8 +36,11 @@ namespace model_key {  // model: the kind's variant
 inline constexpr const char* kKind = "kind";
 inline constexpr const char* kOnnx = "onnx";        // onnx-file: the source file as the profile named it
 inline constexpr const char* kData = "data";        // onnx-file: the data-set folder as the profile named it
-inline constexpr const char* kFactory = "factory";  // onnx-file: null (a factory beside it is a later slot)
-inline constexpr std::array<const char*, 4> kOnnxFileKeys = {kKind, kOnnx, kData, kFactory};
+inline constexpr const char* kFactory = "factory";  // onnx-file: the module it is checked against, or null
+inline constexpr const char* kBind = "bind";        // onnx-file: {graph input: forward parameter}
+// ... and the module identity of §10 (module_key: class, source_sha256, state_sha256), null without a factory.
+inline constexpr std::array<const char*, 8> kOnnxFileKeys = {kKind,        kOnnx, kData, kFactory, kBind, module_key::kClass,
+                                                             module_key::kSourceSha256, module_key::kStateSha256};
 }  // namespace model_key
 
 inline constexpr const char* kKindOnnxFile = "onnx-file";

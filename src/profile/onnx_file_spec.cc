@@ -245,9 +245,28 @@ fs::path imported_external_file(const fs::path& model, const std::string& locati
   return at;
 }
 
+std::vector<std::string> OnnxFileSpec::parameters() const {
+  std::vector<std::string> out;
+  for (const auto& input : graph_inputs) {
+    std::string parameter = input;
+    for (const auto& [graph, bound] : bind) {
+      if (graph == input) parameter = bound;
+    }
+    out.push_back(parameter);
+  }
+  return out;
+}
+
 nlohmann::json OnnxFileSpec::variant() const {
   namespace key = rf::model_key;
-  return nlohmann::json{{key::kKind, rf::kKindOnnxFile}, {key::kOnnx, onnx}, {key::kData, data}, {key::kFactory, nullptr}};
+  nlohmann::json bound = nlohmann::json::object();
+  for (const auto& [graph, parameter] : bind) bound[graph] = parameter;
+  return nlohmann::json{{key::kKind, rf::kKindOnnxFile}, {key::kOnnx, onnx},
+                        {key::kData, data.empty() ? nlohmann::json() : nlohmann::json(data)},
+                        {key::kFactory, factory.empty() ? nlohmann::json() : nlohmann::json(factory)},
+                        {key::kBind, bound},
+                        {rf::module_key::kClass, nullptr}, {rf::module_key::kSourceSha256, nullptr},
+                        {rf::module_key::kStateSha256, nullptr}};
 }
 
 OnnxFileSpec read_onnx_file_spec(const std::string& onnx, const std::string& data,
@@ -269,7 +288,7 @@ OnnxFileSpec read_onnx_file_spec(const std::string& onnx, const std::string& dat
     return out;
   }
   if (spec_inputs) check_spec_inputs(*spec_inputs, out.graph_inputs, problems);
-  if (problems.size() != before) return out;
+  if (problems.size() != before || data.empty()) return out;
   try {
     read_data_sets(data, out, signature, problems);
   } catch (const Error& e) {

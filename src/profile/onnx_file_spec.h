@@ -43,14 +43,22 @@ struct OnnxDataSet {
 
 struct OnnxFileSpec {
   std::string onnx;  // as the profile names it
-  std::string data;  // as the profile names it
+  std::string data;  // as the profile names it; "" when the file is checked against its factory alone
+  std::string factory;  // `"module"`: the factory the file is checked against (module_factory.h), or ""
+  // `"bind"`: graph input -> the forward parameter it is given to, where the names differ (the others are
+  // given to the parameter of their own name)
+  std::vector<std::pair<std::string, std::string>> bind;
   std::int64_t opset = 0;  // the file's default-domain opset
   std::vector<std::string> graph_inputs;
   std::vector<std::string> graph_outputs;
   std::vector<OnnxDataSet> data_sets;  // in N's order
   std::vector<ModuleCase> cases;       // one per data set, expected to match
 
-  nlohmann::json variant() const;  // the record's `model` (§11): {kind, onnx, data, factory}
+  // Each graph input's forward parameter, in graph input order (bind applied).
+  std::vector<std::string> parameters() const;
+  // The record's `model` (§11): {kind, onnx, data, factory, bind, class, source_sha256, state_sha256}, the
+  // last three null here (the export fills them in the record).
+  nlohmann::json variant() const;
 };
 
 // The file an external-data location of the model at `model` names: the location must follow the artifact path
@@ -61,7 +69,7 @@ std::filesystem::path imported_external_file(const std::filesystem::path& model,
 // The most bytes an imported model file (and each of its external-data files) may hold.
 inline constexpr std::uint64_t kMaxImportedFileBytes = std::uint64_t{4} << 30;
 
-// Reads `onnx` and `data` (and checks the spec's `inputs` names when given) into a spec and the ModuleSpec of
+// Reads `onnx` and, unless `data` is "", `data` (and checks the spec's `inputs` names when given) into a spec and the ModuleSpec of
 // its graph; appends every problem.
 OnnxFileSpec read_onnx_file_spec(const std::string& onnx, const std::string& data,
                                  const std::vector<std::string>* spec_inputs, ModuleSpec& signature,

@@ -53,7 +53,9 @@ json Profile::exporter_options() const {
 
 std::vector<std::string> Profile::requirements() const {
   switch (kind()) {
-    case ModelKind::onnx_file: return {"onnxruntime"};  // no worker: the file is imported, not exported
+    case ModelKind::onnx_file:  // no worker for data sets alone: the file is imported, not exported
+      if (onnx_file->factory.empty()) return {"onnxruntime"};
+      return {"torch", "onnx", "onnxruntime"};  // its factory's reference, and its weights read from the file
     case ModelKind::module:
     case ModelKind::feed_forward: break;
   }

@@ -104,8 +104,11 @@ Record::Runtime read_runtime(const json& r) {
 
 Record::Module read_module(const json& j) {
   namespace key = rf::module_key;
-  if (j.contains(rf::kModel)) {  // §11: the kind's variant; no factory, class or digests of its own
-    return {"", nullptr, nullptr, nullptr, j[rf::kInputs], j[rf::kDims], j[rf::kOutputs], j[rf::kModel]};
+  if (j.contains(rf::kModel)) {  // §11: the kind's variant, the module identity inside it
+    const json& m = j[rf::kModel];
+    const json& factory = m[rf::model_key::kFactory];
+    return {factory.is_string() ? factory.get<std::string>() : "", m[key::kClass], m[key::kSourceSha256],
+            m[key::kStateSha256], j[rf::kInputs], j[rf::kDims], j[rf::kOutputs], m};
   }
   const json& m = j[rf::kModule];
   return {m[key::kFactory].get<std::string>(), m[key::kClass], m[key::kSourceSha256], m[key::kStateSha256],
@@ -251,8 +254,12 @@ json Record::to_json() const {
   out[rf::kInputs] = module->inputs;
   out[rf::kDims] = module->dims;
   out[rf::kOutputs] = module->outputs;
-  if (!module->variant.is_null()) {  // §11
-    out[rf::kModel] = module->variant;
+  if (!module->variant.is_null()) {  // §11: the variant, with the identity the export found
+    json variant = module->variant;
+    variant[key::kClass] = module->class_name;
+    variant[key::kSourceSha256] = module->source_sha256;
+    variant[key::kStateSha256] = module->state_sha256;
+    out[rf::kModel] = std::move(variant);
     return out;
   }
   out[rf::kModule] = {{key::kFactory, module->factory}, {key::kClass, module->class_name},

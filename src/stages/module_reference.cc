@@ -78,9 +78,10 @@ json FactoryToRun::detail() const {
 }
 
 FactoryToRun factory_to_run(const Record& record, const std::optional<std::filesystem::path>& record_folder) {
-  if (record.module->factory.empty()) {  // §11: an imported ONNX file checked against its own data sets
-    throw UsageError("the record of \"" + record.profile + "\" is an imported ONNX file checked against its data sets: "
-                     "it names no factory, so it has no torch reference; execute it with its stored outputs");
+  if (!record.module->variant.is_null()) {  // §11: an imported ONNX file
+    throw UsageError("the record of \"" + record.profile + "\" is an imported ONNX file: its torch reference is "
+                     "not rebuilt by execute (its graph inputs' binding is not replayed yet); execute it with its "
+                     "stored outputs");
   }
   ModuleSpec spec;
   spec.factory = record.module->factory;

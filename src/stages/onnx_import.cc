@@ -13,6 +13,7 @@
 #include "onnx_file/onnx_model_file.h"
 #include "onnx_file/tensor_proto.h"
 #include "record/record.h"
+#include "stages/module_stages.h"
 #include "stages/module_tensors.h"
 #include "stages/onnx_file_stages.h"
 
@@ -94,11 +95,17 @@ json store_data_sets(StageContext& context, const fs::path& folder) {
 }  // namespace
 
 bool run_onnx_import_stage(StageContext& context) {
-  context.reference = ReferenceKind::stored;  // the data sets' outputs are the reference
+  const OnnxFileSpec& spec = *context.profile->onnx_file;
   const fs::path folder = profile_folder(context.root, context.profile->name);
   try {
     fs::create_directories(folder);
-    json detail = copy_model(*context.profile->onnx_file, folder);
+    json detail = copy_model(spec, folder);
+    if (!spec.factory.empty()) {  // the module export's reference, oracle and weights, against the copy
+      if (!run_module_export_stage(context)) return false;
+      context.record.stage(Stage::export_model).detail[imported::kImported] = std::move(detail);
+      return true;
+    }
+    context.reference = ReferenceKind::stored;  // the data sets' outputs are the reference
     detail[imported::kDataSets] = store_data_sets(context, folder);
     context.record.set_stage_passed(Stage::export_model, json{{imported::kImported, std::move(detail)},
                                                               {rf::detail_key::kWarnings, json::array()}});

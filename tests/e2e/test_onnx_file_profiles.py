@@ -37,7 +37,8 @@ def test_an_own_file_checked_against_its_data_sets_is_executed_without_python(ow
     record = record_of(checked)
     assert (record["format"], record["status"], record["level"]) == ("nnx.model-conformance/1", "passed", "executed")
     assert record["model"] == {"kind": "onnx-file", "onnx": str(own_file / "model.onnx"),
-                               "data": str(own_file / "data"), "factory": None}
+                               "data": str(own_file / "data"), "factory": None, "bind": {}, "class": None,
+                               "source_sha256": None, "state_sha256": None}
     imported = record["stages"]["export"]["detail"]["imported"]
     assert imported["sha256"] == hashlib.sha256((own_file / "model.onnx").read_bytes()).hexdigest()
     assert imported["producer"]["producer_name"] == "pytorch"
