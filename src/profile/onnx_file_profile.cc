@@ -6,6 +6,7 @@
 
 #include "base/json_fields.h"
 #include "base/model_record_vocabulary.h"
+#include "profile/profile_module.h"
 #include "profile/profile_spelling.h"
 
 namespace nnx {
@@ -13,24 +14,11 @@ namespace {
 
 using nlohmann::json;
 namespace key = rf::profile_key;
-namespace option = rf::exporter_key;
-namespace settings_key = rf::settings_key;
 
 }  // namespace
 
 json onnx_file_exporter_options(const Profile& profile) {
-  const OnnxFileSpec& file = *profile.onnx_file;
-  json dynamic = json::object();
-  for (const auto& input : profile.module->inputs) {
-    for (std::size_t axis = 0; axis < input.shape.size(); ++axis) {
-      if (!input.shape[axis].fixed) dynamic[input.shape[axis].symbol].push_back(json::array({input.name, axis}));
-    }
-  }
-  return json{{option::kOptionExporter, profile.exporter},
-              {option::kOptionOpsetVersion, profile.opset_version},
-              {option::kOptionInputNames, file.graph_inputs},
-              {option::kOptionOutputNames, file.graph_outputs},
-              {option::kOptionDynamicDims, dynamic}};
+  return module_exporter_options(profile);  // the graph's signature is the profile's module spec
 }
 
 std::vector<InputCase> onnx_file_input_cases(const Profile& profile) {
@@ -40,18 +28,9 @@ std::vector<InputCase> onnx_file_input_cases(const Profile& profile) {
 }
 
 json onnx_file_settings(const Profile& profile) {
-  json cases = json::array();
-  for (const auto& c : profile.onnx_file->cases) {
-    json dims = json::object();
-    for (const auto& [name, value] : c.dims) dims[name] = value;
-    cases.push_back({{rf::case_key::kName, c.name}, {rf::module_case_key::kDims, dims}, {rf::kInputs, c.input_shapes}});
-  }
-  return json{{settings_key::kTolerances, {{rf::tolerance_key::kRtol, profile.rtol}, {rf::tolerance_key::kAtol, profile.atol}}},
-              {settings_key::kInputCases, cases},
-              {settings_key::kRuntime, json::array({profile.runtime, profile.provider})},
-              {settings_key::kExporterOptions, onnx_file_exporter_options(profile)},
-              {rf::kModel, profile.onnx_file->variant()},
-              {settings_key::kArtifactDirectory, profile.name}};
+  json settings = module_settings(profile);  // its cases are Profile::input_cases(): the data sets, or drawn
+  settings[rf::kModel] = profile.onnx_file->variant();
+  return settings;
 }
 
 json onnx_file_profile_json(const Profile& profile) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <deque>
 #include <iterator>
 #include <map>
 #include <regex>
@@ -57,20 +58,9 @@ void signature_of(const OnnxModelFile& model, ModuleSpec& spec, std::vector<std:
   spec.outputs = outputs;
 }
 
-OnnxModelFile read_graph(const fs::path& onnx, std::vector<std::string>& problems) {
+OnnxModelFile read_graph(const fs::path& onnx) {
   const std::string bytes = read_file_bytes(onnx, kMaxImportedFileBytes, "the imported file limit", ErrorKind::usage);
-  std::vector<std::string> held;  // the external files' bytes, alive while the model is read
-  const ExternalBytes external = [&](const std::string& location) -> std::optional<std::span<const std::byte>> {
-    held.push_back(read_file_bytes(imported_external_file(onnx, location), kMaxImportedFileBytes,
-                                   "the imported file limit", ErrorKind::usage));
-    return std::as_bytes(std::span(held.back().data(), held.back().size()));
-  };
-  held.reserve(1024);
-  (void)problems;
-  OnnxModelFile model = read_onnx_model(std::as_bytes(std::span(bytes.data(), bytes.size())), external,
-                                        FloatValues::sizes_only);
-  for (const auto& location : model.external_locations) imported_external_file(onnx, location);  // every one, read or not
-  return model;
+  return read_imported_model(onnx, std::as_bytes(std::span(bytes.data(), bytes.size())), ErrorKind::usage);
 }
 
 // The numbered files `<prefix>_<j>.pb` of a data set folder, j from 0 without a gap.
@@ -257,6 +247,18 @@ std::vector<std::string> OnnxFileSpec::parameters() const {
   return out;
 }
 
+OnnxModelFile read_imported_model(const fs::path& model, std::span<const std::byte> bytes, ErrorKind kind) {
+  std::deque<std::string> held;  // the external files' bytes, alive (and in place) while the model is read
+  const ExternalBytes external = [&](const std::string& location) -> std::optional<std::span<const std::byte>> {
+    held.push_back(read_file_bytes(imported_external_file(model, location), kMaxImportedFileBytes,
+                                   "the imported file limit", kind));
+    return std::as_bytes(std::span(held.back().data(), held.back().size()));
+  };
+  OnnxModelFile file = read_onnx_model(bytes, external, FloatValues::sizes_only);
+  for (const auto& location : file.external_locations) imported_external_file(model, location);
+  return file;
+}
+
 nlohmann::json OnnxFileSpec::variant() const {
   namespace key = rf::model_key;
   nlohmann::json bound = nlohmann::json::object();
@@ -277,7 +279,7 @@ OnnxFileSpec read_onnx_file_spec(const std::string& onnx, const std::string& dat
   out.data = data;
   std::size_t before = problems.size();
   try {
-    const OnnxModelFile model = read_graph(onnx, problems);
+    const OnnxModelFile model = read_graph(onnx);
     const auto opset = model.producer.opsets.find("");
     out.opset = opset != model.producer.opsets.end() ? opset->second : 0;
     for (const auto& in : model.graph_inputs) out.graph_inputs.push_back(in.name);

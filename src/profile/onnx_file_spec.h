@@ -18,11 +18,14 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "base/error.h"
+#include "onnx_file/onnx_model_file.h"
 #include "profile/module_spec.h"
 
 namespace nnx {
@@ -65,6 +68,11 @@ struct OnnxFileSpec {
 // rule (relative, no `..` out of its folder, no '\\' or ':'; artifacts/artifact_path.h) and no component of it
 // below the model's folder may be a symlink. ConformanceError naming the location and why otherwise.
 std::filesystem::path imported_external_file(const std::filesystem::path& model, const std::string& location);
+
+// The model file at `model` read from its `bytes`: its external data read from the files beside it
+// (imported_external_file, which every location it references must pass, read or not), sizes checked
+// (onnx_file/onnx_model_file.h, FloatValues::sizes_only). An unreadable file is an Error of `kind`.
+OnnxModelFile read_imported_model(const std::filesystem::path& model, std::span<const std::byte> bytes, ErrorKind kind);
 
 // The most bytes an imported model file (and each of its external-data files) may hold.
 inline constexpr std::uint64_t kMaxImportedFileBytes = std::uint64_t{4} << 30;

@@ -41,14 +41,7 @@ bool run_onnx_file_check_stage(StageContext& context) {
   OnnxModelFile model;
   try {
     const std::string bytes = read_file_bytes(model_path, kMaxImportedFileBytes, "the imported file limit", ErrorKind::unreadable);
-    std::vector<std::string> held;
-    held.reserve(1024);
-    const ExternalBytes lookup = [&](const std::string& location) -> std::optional<std::span<const std::byte>> {
-      held.push_back(read_file_bytes(imported_external_file(model_path, location), kMaxImportedFileBytes,
-                                     "the imported file limit", ErrorKind::unreadable));
-      return std::as_bytes(std::span(held.back().data(), held.back().size()));
-    };
-    model = read_onnx_model(std::as_bytes(std::span(bytes.data(), bytes.size())), lookup, FloatValues::sizes_only);
+    model = read_imported_model(model_path, std::as_bytes(std::span(bytes.data(), bytes.size())), ErrorKind::unreadable);
   } catch (const std::exception& e) {
     return fail(context, FailureClass::checker_error, json{{detail_key::kError, e.what()}});
   }

@@ -33,14 +33,7 @@ json copy_model(const OnnxFileSpec& spec, const fs::path& folder) {
   const std::string sha256 = sha256_hex(bytes);  // of the very bytes written below
   write_file_atomically(folder / kModelFile, bytes);
   json external = json::array();
-  std::vector<std::string> held;
-  held.reserve(1024);
-  const ExternalBytes lookup = [&](const std::string& location) -> std::optional<std::span<const std::byte>> {
-    held.push_back(read_file_bytes(imported_external_file(source, location), kMaxImportedFileBytes,
-                                   "the imported file limit", ErrorKind::unreadable));
-    return bytes_of(held.back());
-  };
-  const OnnxModelFile model = read_onnx_model(bytes_of(bytes), lookup, FloatValues::sizes_only);
+  const OnnxModelFile model = read_imported_model(source, bytes_of(bytes), ErrorKind::unreadable);
   for (const auto& location : model.external_locations) {
     const std::string data = read_file_bytes(imported_external_file(source, location), kMaxImportedFileBytes,
                                              "the imported file limit", ErrorKind::unreadable);
