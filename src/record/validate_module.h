@@ -38,6 +38,9 @@ struct ModuleSpecs {
   std::optional<std::vector<std::string>> outputs;                       // the names, when stated
 };
 
+// validate_model_variant.cc: the `model` of an nnx.model-conformance/1 record (§11), in place of `module`.
+void check_model_variant(const JsonView& record, const Stages& view, Problems& out);
+
 // validate_module_specs.cc: module (factory, class, the digests against the export stage), inputs, dims
 // and outputs.
 ModuleSpecs check_module_specs(const JsonView& record, const Stages& view, Problems& out);

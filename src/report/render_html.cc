@@ -204,7 +204,7 @@ std::string artifacts_section(const json& record) {
 // v1's dtype, or a module record's factory and input specs (doc/record-format.md §10).
 std::string model_line(const json& record) {
   if (!is_module_record(record)) return " · dtype <code>" + escape_html(text_of(record, rf::kDtype)) + "</code>";
-  return " · module <code>" + escape_html(module_factory(record)) + "</code> · inputs <code>" +
+  return " · " + model_source_word(record) + " <code>" + escape_html(module_factory(record)) + "</code> · inputs <code>" +
          escape_html(inputs_text(record.value(rf::kInputs, json()))) + "</code>";
 }
 

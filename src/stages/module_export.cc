@@ -48,7 +48,7 @@ json export_request(const StageContext& context, const std::vector<std::vector<T
     cases.push_back({{wire::kName, c.name}, {wire::kInputs, tensors_json(inputs[i], frames)}});
   }
   const auto file = spec.factory_file();
-  return json{{wire::kOp, wire::kOpModuleExport},
+  json request{{wire::kOp, wire::kOpModuleExport},
               {wire::kExporter, profile.exporter},
               {wire::kOpsetVersion, profile.opset_version},
               {wire::kFactory, spec.factory},
@@ -60,6 +60,15 @@ json export_request(const StageContext& context, const std::vector<std::vector<T
               {wire::kCases, cases},
               {wire::kOutputDir, std::filesystem::absolute(profile_folder(context.root, profile.name)).string()},
               {wire::kModelFile, kModelFile}};
+  switch (profile.kind()) {
+    case ModelKind::onnx_file:  // the user's own file, already copied: nothing is exported (§11)
+      request[wire::kImported] = true;
+      request[wire::kBind] = profile.onnx_file->parameters();
+      break;
+    case ModelKind::module:
+    case ModelKind::feed_forward: break;
+  }
+  return request;
 }
 
 bool fail(StageContext& context, FailureClass failure, json detail) {
