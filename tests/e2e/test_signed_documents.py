@@ -163,3 +163,25 @@ def test_the_signing_key_reaches_no_file_of_the_run(keys, tmp_path):
     for path in written:
         data = path.read_bytes()
         assert not [secret for secret in secrets if secret in data], path
+
+
+def test_an_unusable_signing_key_is_refused_before_anything_runs(tmp_path):
+    encrypted = tmp_path / "encrypted"
+    assert ssh_keygen("-q", "-t", "ed25519", "-N", "secret words", "-f", encrypted).returncode == 0
+    rsa = tmp_path / "rsa"
+    assert ssh_keygen("-q", "-t", "rsa", "-b", "2048", "-N", "", "-f", rsa).returncode == 0
+    for key, words in [(encrypted, "it is encrypted"), (rsa, "only ssh-ed25519"), (tmp_path / "none", "cannot open")]:
+        out = tmp_path / f"out-{key.name}"
+        done = run_cli("run", "--output", out / "report.json", "--profile", PROFILE, "--quiet", "--sign-key", key)
+        assert done.returncode == 2, done.stderr
+        assert words in done.stderr, done.stderr
+        assert not out.exists()  # refused before the run wrote anything
+
+
+def test_keygen_never_replaces_a_key(keys):
+    before = keys["ours"].read_bytes()
+    done = run_cli("keygen", "--out", keys["ours"])
+    assert done.returncode == 2
+    assert "already exists" in done.stderr
+    assert keys["ours"].read_bytes() == before
+    assert (keys["ours"].stat().st_mode & 0o777) == 0o600
