@@ -185,3 +185,18 @@ def test_keygen_never_replaces_a_key(keys):
     assert "already exists" in done.stderr
     assert keys["ours"].read_bytes() == before
     assert (keys["ours"].stat().st_mode & 0o777) == 0o600
+
+
+def test_matrix_and_execute_sign_what_they_write(signed, keys, tmp_path):
+    root = signed.parent / "report-artifacts"
+    matrix = tmp_path / "matrix.json"
+    done = run_cli("matrix", signed, root, "--output", matrix, "--onnxruntime", BUNDLED_ORT, "--sign-key", keys["ours"])
+    assert done.returncode == 0, done.stderr
+    again = tmp_path / "again.json"
+    done = run_cli("execute", signed, root, "--output", again, "--sign-key", keys["ours"])
+    assert done.returncode == 0, done.stderr
+    assert f"signature: {again}.sig" in done.stdout
+    for document in (matrix, again):
+        checked = ssh_verify(document, Path(f"{keys['ours']}.pub"), tmp_path)
+        assert checked.returncode == 0, checked.stderr
+        assert run_cli("validate", "--key", f"{keys['ours']}.pub", document).returncode == 0
