@@ -168,8 +168,21 @@ SshPublicKey parse_public_key(std::string_view text, const std::string& what) {
   throw ConformanceError(what + ": holds no public key line");
 }
 
+namespace {
+
+// A key file's text, at most kKeyFileLimit bytes; a file that cannot be read is a UsageError saying which key.
+std::string key_file_text(const std::filesystem::path& path, const std::string& which) {
+  try {
+    return read_file_bytes(path, kKeyFileLimit, "a key file's limit", ErrorKind::usage);
+  } catch (const Error& e) {
+    throw UsageError(which + ": " + e.what());
+  }
+}
+
+}  // namespace
+
 SshPrivateKey read_private_key_file(const std::filesystem::path& path) {
-  std::string text = read_file_bytes(path, kKeyFileLimit, "a key file's limit", ErrorKind::usage);
+  std::string text = key_file_text(path, "signing key");
   try {
     SshPrivateKey key = parse_private_key(text, "signing key " + path.string());
     OPENSSL_cleanse(text.data(), text.size());
@@ -181,7 +194,7 @@ SshPrivateKey read_private_key_file(const std::filesystem::path& path) {
 }
 
 SshPublicKey read_public_key_file(const std::filesystem::path& path) {
-  const std::string text = read_file_bytes(path, kKeyFileLimit, "a key file's limit", ErrorKind::usage);
+  const std::string text = key_file_text(path, "public key");
   try {
     return parse_public_key(text, "public key " + path.string());
   } catch (const ConformanceError& e) {

@@ -170,7 +170,7 @@ def test_an_unusable_signing_key_is_refused_before_anything_runs(tmp_path):
     assert ssh_keygen("-q", "-t", "ed25519", "-N", "secret words", "-f", encrypted).returncode == 0
     rsa = tmp_path / "rsa"
     assert ssh_keygen("-q", "-t", "rsa", "-b", "2048", "-N", "", "-f", rsa).returncode == 0
-    for key, words in [(encrypted, "it is encrypted"), (rsa, "only ssh-ed25519"), (tmp_path / "none", "cannot open")]:
+    for key, words in [(encrypted, "it is encrypted"), (rsa, "only ssh-ed25519"), (tmp_path / "none", "signing key: cannot open")]:
         out = tmp_path / f"out-{key.name}"
         done = run_cli("run", "--output", out / "report.json", "--profile", PROFILE, "--quiet", "--sign-key", key)
         assert done.returncode == 2, done.stderr
