@@ -53,6 +53,7 @@ set(NNX_UNIT_TEST_SOURCES
   tests/unit/child_process_test.cc
   tests/unit/file_bytes_test.cc
   tests/unit/sha256_behind_test.cc
+  tests/unit/ssh_signature_test.cc
   tests/unit/front_end_test.cc
   tests/unit/default_reference_test.cc
   tests/unit/help_text_test.cc

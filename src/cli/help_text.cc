@@ -44,7 +44,7 @@ std::string help_footer() {
     out += "  " + std::to_string(exit_code(failure)) + "  " + std::string(failure_name(failure)) + " (stage " +
            std::string(stage_name(failure_stage(failure))) + ")\n";
   }
-  out += "  " + std::to_string(kExitError) + "   an error: a refused record or report, an unreadable file\n";
+  out += "  " + std::to_string(kExitError) + "   an error: a refused record or report, a signature that does not hold (--key), an unreadable file\n";
   out += "  " + std::to_string(kExitUsage) + "   a usage error: an unknown flag, profile or path\n";
   out += "  128+N  stopped by signal N (SIGINT 130, SIGTERM 143); no report written\n";
   out += "Tested profiles:";

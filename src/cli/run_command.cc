@@ -34,6 +34,7 @@ void add_run_command(CLI::App& app, RunArgs& args) {
   run->add_flag("--force", args.force, "clear the chosen profiles' earlier artifacts");
   run->add_option("--onnxruntime", args.onnxruntime, "path of libonnxruntime.so.1 to use");
   add_render_options(*run, args.render);
+  add_sign_key_option(*run, args.sign_key);
 }
 
 int run_command(const RunArgs& args, const Seams& seams) {
@@ -54,17 +55,20 @@ int run_command(const RunArgs& args, const Seams& seams) {
   if (!args.timings.empty()) use.outputs.push_back({"--timings", args.timings});
   if (!args.profile_file.empty()) use.inputs.push_back({"--profile-file", args.profile_file});
   if (!args.onnxruntime.empty()) use.inputs.push_back({"--onnxruntime", args.onnxruntime});
+  const DocumentSigner signer(args.sign_key, output, use);
   check_outputs(use, args.render);
   if (!args.timings.empty()) require_timings_path(args.timings);
   RunProgress progress(!args.quiet, args.timings);
   request.options.observer = progress.observer();
   const RunOutcome outcome = run_to_report(request);
   progress.finish();
+  signer.sign();
   write_render_targets(outcome.report, args.render);
   for (const auto& line : summary_lines(outcome.records)) std::cout << line << "\n";
   std::cout << "report: " << output.string() << "\n"
-            << "artifacts: " << request.root.string() << "\n"
-            << "exit code: " << outcome.exit_code << "\n";
+            << "artifacts: " << request.root.string() << "\n";
+  signer.print();
+  std::cout            << "exit code: " << outcome.exit_code << "\n";
   return outcome.exit_code;
 }
 
