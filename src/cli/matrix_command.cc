@@ -51,9 +51,10 @@ void add_matrix_commands(CLI::App& app, MatrixArgs& args) {
 namespace {
 
 int print_outcome(const matrix::MatrixOutcome& outcome, const MatrixArgs& args) {
-  write_render_targets(outcome.document, args.render);
+  const std::vector<std::string> file_lines = write_render_targets(outcome.document, args.render);
   for (const auto& line : matrix::matrix_summary_lines(outcome.document)) std::cout << line << "\n";
   std::cout << "output: " << args.output << "\n";
+  for (const auto& line : file_lines) std::cout << line << "\n";
   std::cout << "exit code: " << outcome.exit_code << "\n";
   return outcome.exit_code;
 }
