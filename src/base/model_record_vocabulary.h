@@ -13,7 +13,7 @@
 
 namespace nnx {
 
-inline constexpr std::string_view kModelFormat = "nnx.model-conformance/1";
+// kModelFormat, "nnx.model-conformance/1", is in record_vocabulary.h's list of every record format.
 
 // How a profile's model.onnx and its data sets are obtained (doc/architecture.md, "Adding a model kind").
 enum class ModelKind {

@@ -73,9 +73,10 @@ void add_report_command(CLI::App& app, ReportArgs& args);
 int report_command(const ReportArgs& args);
 // check_outputs, before the verb does anything: `use` (the verb's own outputs, inputs and roots) with the
 // renderings asked for added as outputs, against the output-path rule (artifacts/output_paths.h), then each
-// rendering's folder writable. write_render_targets writes the renderings asked for of `document`.
+// rendering's folder writable. write_render_targets writes the renderings asked for of `document` and returns
+// their file lines ("html: OUT", "markdown: OUT", "junit: OUT"), which the verb prints after its result lines.
 void check_outputs(PathUse use, const RenderArgs& args);
-void write_render_targets(const nlohmann::json& document, const RenderArgs& args);
+[[nodiscard]] std::vector<std::string> write_render_targets(const nlohmann::json& document, const RenderArgs& args);
 
 // `matrix`, `matrix-merge` and the hidden `matrix-cell` (cli/matrix_command.cc, doc/runtime-matrix.md).
 struct MatrixArgs {

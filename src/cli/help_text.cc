@@ -34,8 +34,9 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 }  // namespace
 
 std::string version_line() {
-  return "nnx-conformance " + build_version() + " (records " + std::string(kFormat) + ", runtime matrices " +
-         kMatrixFormat + ")";
+  std::string records;
+  for (std::string_view format : kRecordFormats) records += (records.empty() ? "" : ", ") + std::string(format);
+  return "nnx-conformance " + build_version() + " (records " + records + "; runtime matrices " + kMatrixFormat + ")";
 }
 
 std::string help_footer() {

@@ -54,10 +54,11 @@ namespace {
 
 int print_outcome(const matrix::MatrixOutcome& outcome, const MatrixArgs& args, const DocumentSigner& signer) {
   signer.sign();
-  write_render_targets(outcome.document, args.render);
+  const std::vector<std::string> file_lines = write_render_targets(outcome.document, args.render);
   for (const auto& line : matrix::matrix_summary_lines(outcome.document)) std::cout << line << "\n";
   std::cout << "output: " << args.output << "\n";
   signer.print();
+  for (const auto& line : file_lines) std::cout << line << "\n";
   std::cout << "exit code: " << outcome.exit_code << "\n";
   return outcome.exit_code;
 }

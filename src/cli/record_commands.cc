@@ -171,10 +171,12 @@ int execute_command(const RecordArgs& args, const Seams& seams) {
   check_outputs(use, args.render);
   const ExecuteOutcome outcome = execute_report(request);
   signer.sign();
-  write_render_targets(is_report(document) ? make_report(outcome.records) : outcome.records.at(0), args.render);
+  const std::vector<std::string> file_lines =
+      write_render_targets(is_report(document) ? make_report(outcome.records) : outcome.records.at(0), args.render);
   for (const auto& line : summary_lines(outcome.records)) std::cout << line << "\n";
   if (!args.output.empty()) std::cout << "output: " << args.output << "\n";
   signer.print();
+  for (const auto& line : file_lines) std::cout << line << "\n";
   std::cout << "exit code: " << outcome.exit_code << "\n";
   return outcome.exit_code;
 }

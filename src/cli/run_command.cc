@@ -17,11 +17,14 @@
 namespace nnx::cli {
 
 void add_run_command(CLI::App& app, RunArgs& args) {
-  auto* run = app.add_subcommand("run", "run tested profiles and write the report");
+  auto* run = app.add_subcommand("run", "run tested profiles, or your own model's (--profile-file with a module "
+                                        "profile, doc/profile-files.md; from Python: nnx.check_module), and write "
+                                        "the report");
   run->add_option("--output", args.output, "report path (parents are created)")->required();
   run->add_option("--artifacts", args.artifacts, "exported files (default: <output stem>-artifacts next to it)");
   auto* profile = run->add_option("--profile", args.profiles, "a tested profile (repeatable; default: both)")->take_all();
-  run->add_option("--profile-file", args.profile_file, "a JSON list of profiles to run instead")->excludes(profile);
+  run->add_option("--profile-file", args.profile_file, "a JSON list of profiles to run instead; your own "
+                                                    "nn.Module: a module profile (doc/profile-files.md)")->excludes(profile);
   run->add_option("--timings", args.timings, "write the run's phase breakdown (JSON) to this file");
   run->add_flag("--quiet", args.quiet, "no live progress on stderr");
   run->add_option("--jobs", args.jobs, "profiles exported at once, each by its own worker (default: auto, one worker plus those the run's exports pay for, at most one per core)")
@@ -63,12 +66,13 @@ int run_command(const RunArgs& args, const Seams& seams) {
   const RunOutcome outcome = run_to_report(request);
   progress.finish();
   signer.sign();
-  write_render_targets(outcome.report, args.render);
+  const std::vector<std::string> file_lines = write_render_targets(outcome.report, args.render);
   for (const auto& line : summary_lines(outcome.records)) std::cout << line << "\n";
   std::cout << "report: " << output.string() << "\n"
             << "artifacts: " << request.root.string() << "\n";
   signer.print();
-  std::cout            << "exit code: " << outcome.exit_code << "\n";
+  for (const auto& line : file_lines) std::cout << line << "\n";
+  std::cout << "exit code: " << outcome.exit_code << "\n";
   return outcome.exit_code;
 }
 
