@@ -8,7 +8,8 @@ copies are 64 MiB). Run by hand (minutes, a few GiB), not by `make test` or scri
 Each process of the run's tree is sampled every 50 ms: its VmHWM (the kernel's own peak resident set, so a
 peak between two samples is not missed; only the last 50 ms of a process are) from /proc/<pid>/status, its
 role from its place in the tree: the core (the command), the worker (the core's child), the worker's forked
-child (the export of the module, any depth under the worker). Each role's footprint is its peak in the same
+child (the export of the module, any depth under the worker); a role's peak is its largest process's (a
+short `sh` or `ldconfig` the tree also runs at those depths is far below). Each role's footprint is its peak in the same
 profile at a tiny width (8: every tensor under 1 KiB); the goal is peak - footprint <= 3 x the largest case's
 tensors (its input, its float32 outputs and their float64 oracle copies). A forked child's VmHWM counts the
 worker's pages it shares copy-on-write, as its footprint does. Prints one line per role and the run's status.
@@ -16,12 +17,10 @@ Exits 0 when the record is passed at level executed, whatever the memory figures
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -29,7 +28,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import channel_limits  # noqa: E402  (the profile at the limits, one rule)
 
-ROOT = Path(__file__).resolve().parents[1]
 ROLES = ("core", "worker", "forked child")
 MIB = 1 << 20
 
@@ -107,14 +105,10 @@ def largest_case_mib(width: int) -> float:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cli", default=str(ROOT / "build" / "nnx-conformance"))
-    ap.add_argument("--work", default=None)
-    args = ap.parse_args()
-    work = Path(args.work or tempfile.mkdtemp(prefix="nnx-limits-memory-"))
+    cli, work = channel_limits.cli_and_work(__doc__, "nnx-limits-memory-")
     width = channel_limits.WIDTH
-    _, small, _, small_seconds, _ = run(args.cli, work / "footprint", 8)
-    record, peaks, names, seconds, code = run(args.cli, work / "limits", width)
+    _, small, _, small_seconds, _ = run(cli, work / "footprint", 8)
+    record, peaks, names, seconds, code = run(cli, work / "limits", width)
     largest = largest_case_mib(width)
     print(f"status={record['status']} level={record['level']} exit={code} seconds={seconds:.1f} "
           f"(footprint run {small_seconds:.1f} s) largest_case_mib={largest:.0f} goal_mib={3 * largest:.0f}")
