@@ -9,10 +9,11 @@ Each process of the run's tree is sampled every 50 ms: its VmHWM (the kernel's o
 peak between two samples is not missed; only the last 50 ms of a process are) from /proc/<pid>/status, its
 role from its place in the tree: the core (the command), the worker (the core's child), the worker's forked
 child (the export of the module, any depth under the worker); a role's peak is its largest process's (a
-short `sh` or `ldconfig` the tree also runs at those depths is far below). Each role's footprint is its peak in the same
-profile at a tiny width (8: every tensor under 1 KiB); the goal is peak - footprint <= 3 x the largest case's
-tensors (its input, its float32 outputs and their float64 oracle copies). A forked child's VmHWM counts the
-worker's pages it shares copy-on-write, as its footprint does. Prints one line per role and the run's status.
+short `sh` or `ldconfig` the tree also runs at those depths is far below). Each role's footprint is its
+peak in the same profile at a tiny width (8: every tensor under 1 KiB); the goal is peak - footprint <= 3 x
+the largest case's tensors (its input, its float32 outputs and their float64 oracle copies). A forked child's
+VmHWM counts the worker's pages it shares copy-on-write, as its footprint does. Prints one line per role and
+the run's status.
 Exits 0 when the record is passed at level executed, whatever the memory figures.
 """
 from __future__ import annotations
