@@ -6,7 +6,7 @@
 # Environment:
 #   NNX_FUZZ_JOBS        targets fuzzed at once (default: the machine's cores, nproc)
 #   NNX_FUZZ_SECONDS     seconds per target (-max_total_time; default: a 180-second budget of wall time shared
-#                        by the rounds of NNX_FUZZ_JOBS targets, e.g. 8 targets on 2 cores: 4 rounds of 45 s)
+#                        by the rounds of NNX_FUZZ_JOBS targets, e.g. 12 targets on 2 cores: 6 rounds of 30 s)
 #   NNX_FUZZ_MIN_EXECS   executions each target must reach (default 50000): a target under it after its slot
 #                        goes on until it reaches it (at most 3 more slots), so a busy machine takes longer
 #   NNX_FUZZ_MIN_TOTAL   executions all targets run together must reach (default 1000000; 0 when targets are
@@ -76,9 +76,17 @@ declare -A TARGET_SOURCES=(
   [worker_request_fuzzer]=""
   [ssh_key_fuzzer]="base/ssh_key base/ssh_wire base/sshsig base/file_bytes base/error base/failure base/interrupt
                     base/record_vocabulary"
+  [module_spec_fuzzer]="profile/module_spec profile/module_spec_json profile/module_spec_rules profile/module_factory artifacts/layout
+                        base/json_strict base/json_fields base/record_vocabulary base/tensor base/tolerance_compare
+                        base/error base/failure base/interrupt base/json_python base/file_bytes"
+  [tensor_proto_fuzzer]="onnx_file/tensor_proto onnx_file/onnx_tensor base/tensor base/error base/failure base/interrupt base/json_python"
+  [terminal_text_fuzzer]="base/terminal_text"
+  [tensor_frames_fuzzer]="worker/tensor_frames worker/worker_error base/tensor base/error base/failure base/interrupt
+                          base/json_python"
 )
 # What a target links beyond its sources: "onnx" (onnx.pb.cc and libprotobuf-lite), "python" (libpython).
-declare -A TARGET_NEEDS=([onnx_model_fuzzer]=onnx [python_json_fuzzer]=python [worker_request_fuzzer]=python)
+declare -A TARGET_NEEDS=([onnx_model_fuzzer]=onnx [tensor_proto_fuzzer]=onnx [python_json_fuzzer]=python
+                         [worker_request_fuzzer]=python)
 
 targets=("$@")
 if ((${#targets[@]} == 0)); then
