@@ -44,4 +44,19 @@ inline constexpr const char* kFile = "file";
 inline constexpr const char* kOracleFile = "oracle_file";
 }  // namespace module_case_key
 
+namespace exact_key {  // a module record's stages.parity.detail, only where the situation arises (§10)
+inline constexpr const char* kExactOutputs = "exact_outputs";  // [{case, output, dtype, elements, differing, near_ties}]
+inline constexpr const char* kDtypeDiffers = "dtype_differs";  // [{case, output, runtime, reference}]
+inline constexpr const char* kCase = "case";
+inline constexpr const char* kOutput = "output";
+inline constexpr const char* kDtype = "dtype";
+inline constexpr const char* kElements = "elements";
+inline constexpr const char* kDiffering = "differing";
+inline constexpr const char* kNearTies = "near_ties";  // null: the oracle cannot tell
+inline constexpr const char* kRuntime = "runtime";
+inline constexpr const char* kReference = "reference";
+inline constexpr std::array<const char*, 6> kExactEntryKeys = {kCase, kOutput, kDtype, kElements, kDiffering, kNearTies};
+inline constexpr std::array<const char*, 4> kDtypeEntryKeys = {kCase, kOutput, kRuntime, kReference};
+}  // namespace exact_key
+
 }  // namespace nnx::rf
