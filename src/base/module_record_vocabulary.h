@@ -59,4 +59,12 @@ inline constexpr std::array<const char*, 6> kExactEntryKeys = {kCase, kOutput, k
 inline constexpr std::array<const char*, 4> kDtypeEntryKeys = {kCase, kOutput, kRuntime, kReference};
 }  // namespace exact_key
 
+namespace vacuous_key {  // a module record's stages.parity.detail.vacuous_tolerance, only when it arises (§10)
+inline constexpr const char* kVacuousTolerance = "vacuous_tolerance";  // [{output, max_abs_reference, allowed}]
+inline constexpr const char* kOutput = "output";
+inline constexpr const char* kMaxAbsReference = "max_abs_reference";
+inline constexpr const char* kAllowed = "allowed";
+inline constexpr std::array<const char*, 3> kEntryKeys = {kOutput, kMaxAbsReference, kAllowed};
+}  // namespace vacuous_key
+
 }  // namespace nnx::rf

@@ -7,6 +7,7 @@
 //   validate_module_cases.cc   each case's dims, inputs and outputs against the specs and the stored-tensor
 //                              layout (artifacts/layout.h); the files the cases name against artifacts.files
 //   validate_exact_outputs.cc  parity's exact_outputs and dtype_differs (integer and bool outputs) against the cases
+//   validate_vacuous_tolerance.cc  parity's vacuous_tolerance against the record's tolerances
 #pragma once
 
 #include <cstdint>
@@ -54,6 +55,8 @@ struct NamedFile {
 std::vector<NamedFile> check_module_record(const JsonView& record, const Stages& view, Problems& out);
 // validate_exact_outputs.cc: stages.parity.detail's exact_outputs and dtype_differs, where present.
 void check_exact_outputs(const JsonView& record, Problems& out);
+// validate_vacuous_tolerance.cc: stages.parity.detail.vacuous_tolerance, where present.
+void check_vacuous_tolerance(const JsonView& record, Problems& out);
 // Once check passed: every named file is listed with the role stored_tensor_role gives, and every listed
 // stored tensor is named by a case.
 void check_stored_files(const std::vector<NamedFile>& named, const std::vector<ListedFile>& listed,

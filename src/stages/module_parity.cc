@@ -6,7 +6,8 @@
 // `execute --reference torch`, PyTorch's recomputed ones: context.module_references), every element
 // within |runtime - reference| <= atol + rtol * |reference| (base/tolerance_compare.h); its errors are the
 // largest over its outputs. An integer or bool output compares exactly, near ties judged by the oracle's
-// stored scores, and a dtype that is not PyTorch's is a finding of its own (stages/exact_outputs.h). The triangulation measures the runtime and the reference against the stored
+// stored scores, and a dtype that is not PyTorch's is a finding of its own (stages/exact_outputs.h). A
+// floating output an all-zero output would pass in every case is stated (stages/vacuous_tolerance.h). The triangulation measures the runtime and the reference against the stored
 // float64 oracle where it was computed (a stored oracle holding a value that is not finite is not measured
 // against: both departures are {max_abs_error: null, margin: null, reason}, and the record stays valid); the
 // blame is stages/triangulation.h's, with `weights` when the export found state-dict entries nothing in the
@@ -28,6 +29,7 @@
 #include "stages/module_tensors.h"
 #include "stages/stages.h"
 #include "stages/triangulation.h"
+#include "stages/vacuous_tolerance.h"
 
 namespace nnx {
 namespace {
@@ -41,6 +43,7 @@ struct Evidence {
   json triangulation = json::array();
   json exact_outputs = json::array();  // integer and bool outputs (exact_outputs.h)
   json dtype_differs = json::array();
+  VacuousTolerance vacuous;  // floating outputs an all-zero output would pass in every case
 };
 
 void set_case(RecordCase& c, const char* outcome, std::optional<FailureClass> failure, std::string detail) {
@@ -127,6 +130,7 @@ void compare_outputs(RecordCase& c, const std::vector<Tensor>& outputs, const st
                       "output " + references[j].name + ": " + std::to_string(bad_runtime) + " runtime and " +
                           std::to_string(bad_reference) + " reference values are not finite");
     }
+    evidence.vacuous.observe(references[j].name, reference, tolerance);
     const ToleranceComparison errors = compare_to_tolerance(runtime, reference, tolerance);
     worst.max_abs = std::max(worst.max_abs, errors.max_abs);
     worst.max_rel = std::max(worst.max_rel, errors.max_rel);
@@ -256,6 +260,9 @@ bool record_outcome(StageContext& context, Evidence& evidence, const std::vector
   if (!context.module_reference_ran.is_null()) detail[detail_key::kFactoryRun] = context.module_reference_ran;
   if (!evidence.exact_outputs.empty()) detail[rf::exact_key::kExactOutputs] = evidence.exact_outputs;
   if (!evidence.dtype_differs.empty()) detail[rf::exact_key::kDtypeDiffers] = evidence.dtype_differs;
+  if (json vacuous = evidence.vacuous.to_json(); !vacuous.is_null()) {
+    detail[rf::vacuous_key::kVacuousTolerance] = std::move(vacuous);
+  }
   return record_parity_stage(context.record, std::move(detail), evidence.triangulation.size(),
                              {weights_differ, evidence.runtime_departs, evidence.reference_departs});
 }

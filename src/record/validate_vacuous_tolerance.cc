@@ -1,0 +1,64 @@
+// A module record's vacuous tolerance (doc/record-format.md §10, "A tolerance that cannot fail";
+// stages/vacuous_tolerance.h): stages.parity.detail.vacuous_tolerance, when present, is a non-empty list of
+// {output, max_abs_reference, allowed}, each `output` a non-empty name given once, `max_abs_reference` a finite
+// number >= 0, `allowed` exactly atol + rtol * max_abs_reference of the record's tolerances, and
+// max_abs_reference <= allowed (else the tolerance could fail). Records without the key are not concerned.
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "base/json_view.h"
+#include "base/module_record_vocabulary.h"
+#include "record/validate_module.h"
+
+namespace nnx::validation {
+namespace {
+
+namespace vk = rf::vacuous_key;
+
+void check_vacuous_entry(const JsonView& entry, const std::string& where, double rtol, double atol,
+                         std::set<std::string, std::less<>>& outputs, Problems& out) {
+  if (!is_object_or_report(entry, where, out) || !exact_keys(entry, where, vk::kEntryKeys, out)) return;
+  const JsonView output = entry[vk::kOutput];
+  if (!output.is_string() || output.string().empty() || !outputs.emplace(output.string()).second) {
+    out.push_back(at(where, vk::kOutput) + ": must be an output's name, each once, not " + text_of(output));
+  }
+  double largest = 0.0, allowed = 0.0;
+  if (!json_number(entry[vk::kMaxAbsReference], largest) || !std::isfinite(largest) || largest < 0 ||
+      !json_number(entry[vk::kAllowed], allowed)) {
+    out.push_back(where + ": max_abs_reference and allowed must be finite numbers >= 0, not " +
+                  text_of(entry[vk::kMaxAbsReference]) + " and " + text_of(entry[vk::kAllowed]));
+    return;
+  }
+  if (allowed != atol + rtol * largest) {
+    out.push_back(at(where, vk::kAllowed) + ": " + text_of(entry[vk::kAllowed]) +
+                  ", not atol + rtol * max_abs_reference of the record's tolerances");
+  } else if (largest > allowed) {
+    out.push_back(where + ": max_abs_reference is above allowed: an all-zero output would fail, the tolerance can");
+  }
+}
+
+}  // namespace
+
+void check_vacuous_tolerance(const JsonView& record, Problems& out) {
+  const std::string where = at(at(at(rf::kStages, stage_name(Stage::parity)), rf::stage_key::kDetail),
+                               vk::kVacuousTolerance);
+  const JsonView list = record[rf::kStages][stage_name(Stage::parity)][rf::stage_key::kDetail][vk::kVacuousTolerance];
+  if (!list.exists()) return;
+  if (!list.is_array() || list.empty()) {
+    out.push_back(where + ": must be a non-empty list, not " + text_of(list));
+    return;
+  }
+  double rtol = 0.0, atol = 0.0;
+  const JsonView tolerances = record[rf::kTolerances];
+  if (!json_number(tolerances[rf::tolerance_key::kRtol], rtol) || !json_number(tolerances[rf::tolerance_key::kAtol], atol)) {
+    return;  // the tolerances' own rule names the problem
+  }
+  std::set<std::string, std::less<>> outputs;
+  std::size_t i = 0;
+  for (const JsonView entry : list.items()) {
+    check_vacuous_entry(entry, where + "[" + std::to_string(i++) + "]", rtol, atol, outputs, out);
+  }
+}
+
+}  // namespace nnx::validation
