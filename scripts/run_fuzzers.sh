@@ -56,6 +56,7 @@ JSON_SOURCES=(base/json_strict base/json_python record/validate_record artifacts
               record/validate_stages record/validate_cases record/validate_artifacts artifacts/layout
               base/error base/interrupt base/build_info base/json_tape base/json_view base/file_bytes
               record/validate_module_specs record/validate_module_cases record/validate_exact_outputs record/validate_vacuous_tolerance
+              record/validate_dtype_tolerances base/dtype_tolerance
               base/exact_compare
               profile/profile_module profile/module_spec
               profile/module_spec_json base/tensor base/tolerance_compare record/validate_triangulation

@@ -11,9 +11,13 @@ namespace nnx {
 bool compares_exactly(DType dtype) {
   switch (dtype) {
     case DType::float32:
-    case DType::float64: return false;
+    case DType::float64:
+    case DType::float16:
+    case DType::bfloat16: return false;
     case DType::int64:
     case DType::int32:
+    case DType::int8:
+    case DType::uint8:
     case DType::boolean: return true;
   }
   return false;

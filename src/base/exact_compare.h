@@ -19,7 +19,7 @@
 
 namespace nnx {
 
-// Whether outputs of `dtype` compare exactly (the integer types and bool) rather than under a tolerance.
+// Whether outputs of `dtype` compare exactly (int64, int32, int8, uint8, bool) rather than under a tolerance.
 bool compares_exactly(DType dtype);
 
 struct ExactComparison {

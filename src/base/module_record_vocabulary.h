@@ -59,6 +59,15 @@ inline constexpr std::array<const char*, 6> kExactEntryKeys = {kCase, kOutput, k
 inline constexpr std::array<const char*, 4> kDtypeEntryKeys = {kCase, kOutput, kRuntime, kReference};
 }  // namespace exact_key
 
+namespace dtype_tolerance_key {  // a module record's stages.parity.detail.dtype_tolerances, only for half outputs
+inline constexpr const char* kDtypeTolerances = "dtype_tolerances";  // [{output, dtype, rtol, atol}]
+inline constexpr const char* kOutput = "output";
+inline constexpr const char* kDtype = "dtype";
+inline constexpr const char* kRtol = "rtol";
+inline constexpr const char* kAtol = "atol";
+inline constexpr std::array<const char*, 4> kEntryKeys = {kOutput, kDtype, kRtol, kAtol};
+}  // namespace dtype_tolerance_key
+
 namespace vacuous_key {  // a module record's stages.parity.detail.vacuous_tolerance, only when it arises (§10)
 inline constexpr const char* kVacuousTolerance = "vacuous_tolerance";  // [{output, max_abs_reference, allowed}]
 inline constexpr const char* kOutput = "output";

@@ -8,6 +8,7 @@
 //                              layout (artifacts/layout.h); the files the cases name against artifacts.files
 //   validate_exact_outputs.cc  parity's exact_outputs and dtype_differs (integer and bool outputs) against the cases
 //   validate_vacuous_tolerance.cc  parity's vacuous_tolerance against the record's tolerances
+//   validate_dtype_tolerances.cc   parity's dtype_tolerances (half outputs) against the record's tolerances
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/tolerance_compare.h"
 #include "record/validate_internal.h"
 
 namespace nnx::validation {
@@ -55,6 +57,11 @@ struct NamedFile {
 std::vector<NamedFile> check_module_record(const JsonView& record, const Stages& view, Problems& out);
 // validate_exact_outputs.cc: stages.parity.detail's exact_outputs and dtype_differs, where present.
 void check_exact_outputs(const JsonView& record, Problems& out);
+// validate_dtype_tolerances.cc: stages.parity.detail.dtype_tolerances, where present; the record's tolerances
+// (nullopt when they are not numbers), and the tolerance an output was judged by (its dtype's, else those).
+void check_dtype_tolerances(const JsonView& record, Problems& out);
+std::optional<Tolerance> record_tolerance(const JsonView& record);
+Tolerance tolerance_of_output(const JsonView& record, std::string_view output, const Tolerance& profile);
 // validate_vacuous_tolerance.cc: stages.parity.detail.vacuous_tolerance, where present.
 void check_vacuous_tolerance(const JsonView& record, Problems& out);
 // Once check passed: every named file is listed with the role stored_tensor_role gives, and every listed

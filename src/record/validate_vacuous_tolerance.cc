@@ -1,7 +1,8 @@
 // A module record's vacuous tolerance (doc/record-format.md §10, "A tolerance that cannot fail";
 // stages/vacuous_tolerance.h): stages.parity.detail.vacuous_tolerance, when present, is a non-empty list of
 // {output, max_abs_reference, allowed}, each `output` a non-empty name given once, `max_abs_reference` a finite
-// number >= 0, `allowed` exactly atol + rtol * max_abs_reference of the record's tolerances, and
+// number >= 0, `allowed` exactly atol + rtol * max_abs_reference of the tolerance the output was judged by (the
+// record's, or a half output's dtype_tolerances entry), and
 // max_abs_reference <= allowed (else the tolerance could fail). Records without the key are not concerned.
 #include <cmath>
 #include <set>
@@ -16,8 +17,8 @@ namespace {
 
 namespace vk = rf::vacuous_key;
 
-void check_vacuous_entry(const JsonView& entry, const std::string& where, double rtol, double atol,
-                         std::set<std::string, std::less<>>& outputs, Problems& out) {
+void check_vacuous_entry(const JsonView& record, const JsonView& entry, const std::string& where,
+                         const Tolerance& profile, std::set<std::string, std::less<>>& outputs, Problems& out) {
   if (!is_object_or_report(entry, where, out) || !exact_keys(entry, where, vk::kEntryKeys, out)) return;
   const JsonView output = entry[vk::kOutput];
   if (!output.is_string() || output.string().empty() || !outputs.emplace(output.string()).second) {
@@ -30,7 +31,8 @@ void check_vacuous_entry(const JsonView& entry, const std::string& where, double
                   text_of(entry[vk::kMaxAbsReference]) + " and " + text_of(entry[vk::kAllowed]));
     return;
   }
-  if (allowed != atol + rtol * largest) {
+  const Tolerance used = tolerance_of_output(record, output.is_string() ? output.string() : "", profile);
+  if (allowed != used.atol + used.rtol * largest) {
     out.push_back(at(where, vk::kAllowed) + ": " + text_of(entry[vk::kAllowed]) +
                   ", not atol + rtol * max_abs_reference of the record's tolerances");
   } else if (largest > allowed) {
@@ -49,15 +51,12 @@ void check_vacuous_tolerance(const JsonView& record, Problems& out) {
     out.push_back(where + ": must be a non-empty list, not " + text_of(list));
     return;
   }
-  double rtol = 0.0, atol = 0.0;
-  const JsonView tolerances = record[rf::kTolerances];
-  if (!json_number(tolerances[rf::tolerance_key::kRtol], rtol) || !json_number(tolerances[rf::tolerance_key::kAtol], atol)) {
-    return;  // the tolerances' own rule names the problem
-  }
+  const auto profile = record_tolerance(record);
+  if (!profile) return;  // the tolerances' own rule names the problem
   std::set<std::string, std::less<>> outputs;
   std::size_t i = 0;
   for (const JsonView entry : list.items()) {
-    check_vacuous_entry(entry, where + "[" + std::to_string(i++) + "]", rtol, atol, outputs, out);
+    check_vacuous_entry(record, entry, where + "[" + std::to_string(i++) + "]", *profile, outputs, out);
   }
 }
 

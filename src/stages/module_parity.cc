@@ -7,7 +7,8 @@
 // within |runtime - reference| <= atol + rtol * |reference| (base/tolerance_compare.h); its errors are the
 // largest over its outputs. An integer or bool output compares exactly, near ties judged by the oracle's
 // stored scores, and a dtype that is not PyTorch's is a finding of its own (stages/exact_outputs.h). A
-// floating output an all-zero output would pass in every case is stated (stages/vacuous_tolerance.h). The triangulation measures the runtime and the reference against the stored
+// floating output an all-zero output would pass in every case is stated (stages/vacuous_tolerance.h). A
+// float16 or bfloat16 output is judged under its dtype's tolerance (base/dtype_tolerance.h), stated. The triangulation measures the runtime and the reference against the stored
 // float64 oracle where it was computed (a stored oracle holding a value that is not finite is not measured
 // against: both departures are {max_abs_error: null, margin: null, reason}, and the record stays valid); the
 // blame is stages/triangulation.h's, with `weights` when the export found state-dict entries nothing in the
@@ -17,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "base/dtype_tolerance.h"
 #include "base/error.h"
 #include "base/tolerance_compare.h"
 #include "model/feedfwd.h"
@@ -44,7 +46,23 @@ struct Evidence {
   json exact_outputs = json::array();  // integer and bool outputs (exact_outputs.h)
   json dtype_differs = json::array();
   VacuousTolerance vacuous;  // floating outputs an all-zero output would pass in every case
+  json dtype_tolerances = json::array();  // the tolerance each half-precision output was judged by
 };
+
+// The tolerance output `reference` is judged by (base/dtype_tolerance.h), stated once per half output.
+Tolerance judged_by(const Tensor& reference, const Tolerance& profile, Evidence& evidence) {
+  namespace dk = rf::dtype_tolerance_key;
+  const Tolerance used = tolerance_for(reference.dtype, profile);
+  if (!half_epsilon(reference.dtype)) return used;
+  for (const auto& entry : evidence.dtype_tolerances) {
+    if (entry[dk::kOutput] == reference.name) return used;
+  }
+  evidence.dtype_tolerances.push_back({{dk::kOutput, reference.name},
+                                       {dk::kDtype, std::string(dtype_name(reference.dtype))},
+                                       {dk::kRtol, used.rtol},
+                                       {dk::kAtol, used.atol}});
+  return used;
+}
 
 void set_case(RecordCase& c, const char* outcome, std::optional<FailureClass> failure, std::string detail) {
   set_case_outcome(c, outcome, failure, std::move(detail));
@@ -102,7 +120,8 @@ void exact_output(const std::string& name, const Tensor& actual, const Tensor& r
 // Compares every reference output; fills the case and its triangulation entry. A stored oracle output that
 // holds a value that is not finite is not measured against (its departures are `unmeasured`, with the reason).
 void compare_outputs(RecordCase& c, const std::vector<Tensor>& outputs, const std::vector<Tensor>& references,
-                     const std::vector<std::optional<Tensor>>& oracle, const Tolerance& tolerance, Evidence& evidence) {
+                     const std::vector<std::optional<Tensor>>& oracle, const Tolerance& profile_tolerance,
+                     Evidence& evidence) {
   ToleranceComparison worst;
   Departure runtime_oracle, reference_oracle;
   bool triangulated = !oracle.empty();
@@ -118,9 +137,11 @@ void compare_outputs(RecordCase& c, const std::vector<Tensor>& outputs, const st
       return set_case(c, rf::kOutcomeMismatch, FailureClass::mismatch, why);
     }
     if (compares_exactly(references[j].dtype)) {
-      exact_output(c.name, *actual, references[j], j < oracle.size() ? oracle[j] : std::nullopt, tolerance, worst, evidence);
+      exact_output(c.name, *actual, references[j], j < oracle.size() ? oracle[j] : std::nullopt, profile_tolerance,
+                   worst, evidence);
       continue;
     }
+    const Tolerance tolerance = judged_by(references[j], profile_tolerance, evidence);
     const auto runtime = actual->as_doubles();
     const auto reference = references[j].as_doubles();
     if (const auto bad_runtime = nonfinite(runtime), bad_reference = nonfinite(reference); bad_runtime || bad_reference) {
@@ -260,6 +281,7 @@ bool record_outcome(StageContext& context, Evidence& evidence, const std::vector
   if (!context.module_reference_ran.is_null()) detail[detail_key::kFactoryRun] = context.module_reference_ran;
   if (!evidence.exact_outputs.empty()) detail[rf::exact_key::kExactOutputs] = evidence.exact_outputs;
   if (!evidence.dtype_differs.empty()) detail[rf::exact_key::kDtypeDiffers] = evidence.dtype_differs;
+  if (!evidence.dtype_tolerances.empty()) detail[rf::dtype_tolerance_key::kDtypeTolerances] = evidence.dtype_tolerances;
   if (json vacuous = evidence.vacuous.to_json(); !vacuous.is_null()) {
     detail[rf::vacuous_key::kVacuousTolerance] = std::move(vacuous);
   }
