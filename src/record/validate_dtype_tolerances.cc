@@ -63,19 +63,12 @@ Tolerance tolerance_of_output(const JsonView& record, std::string_view output, c
 }
 
 void check_dtype_tolerances(const JsonView& record, Problems& out) {
-  const JsonView list = entries_of(record);
-  if (!list.exists()) return;
-  const std::string where = at(at(at(rf::kStages, stage_name(Stage::parity)), rf::stage_key::kDetail),
-                               dk::kDtypeTolerances);
-  if (!list.is_array() || list.empty()) {
-    out.push_back(where + ": must be a non-empty list, not " + text_of(list));
-    return;
-  }
   const auto profile = record_tolerance(record);
   if (!profile) return;  // the tolerances' own rule names the problem
   std::set<std::string, std::less<>> outputs;
-  std::size_t i = 0;
-  for (const JsonView entry : list.items()) check_entry(entry, where + "[" + std::to_string(i++) + "]", *profile, outputs, out);
+  for_each_parity_entry(record, dk::kDtypeTolerances, out, [&](const JsonView& entry, const std::string& where) {
+    check_entry(entry, where, *profile, outputs, out);
+  });
 }
 
 }  // namespace nnx::validation

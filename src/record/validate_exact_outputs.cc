@@ -28,13 +28,6 @@ std::map<std::string, std::string, std::less<>> outcomes(const JsonView& record)
   return by_name;
 }
 
-// The entries of a detail list, or none (with the problem) when it is not a non-empty list.
-bool is_entry_list(const JsonView& list, const std::string& where, Problems& out) {
-  if (list.is_array() && !list.empty()) return true;
-  out.push_back(where + ": must be a non-empty list, not " + text_of(list));
-  return false;
-}
-
 // The outcome of the case an entry names, "" (with the problem) when it names none.
 std::string named_outcome(const JsonView& entry, const std::string& where,
                           const std::map<std::string, std::string, std::less<>>& cases, Problems& out) {
@@ -99,23 +92,27 @@ void check_dtype_entry(const JsonView& entry, const std::string& where,
 
 }  // namespace
 
+void for_each_parity_entry(const JsonView& record, const char* key, Problems& out,
+                           const std::function<void(const JsonView& entry, const std::string& where)>& check) {
+  const JsonView list = record[rf::kStages][stage_name(Stage::parity)][rf::stage_key::kDetail][key];
+  if (!list.exists()) return;
+  const std::string where = at(at(at(rf::kStages, stage_name(Stage::parity)), rf::stage_key::kDetail), key);
+  if (!list.is_array() || list.empty()) {
+    out.push_back(where + ": must be a non-empty list, not " + text_of(list));
+    return;
+  }
+  std::size_t i = 0;
+  for (const JsonView entry : list.items()) check(entry, where + "[" + std::to_string(i++) + "]");
+}
+
 void check_exact_outputs(const JsonView& record, Problems& out) {
-  const JsonView detail = record[rf::kStages][stage_name(Stage::parity)][rf::stage_key::kDetail];
-  if (!detail.is_object()) return;
   const auto cases = outcomes(record);
-  const std::string where = at(at(rf::kStages, stage_name(Stage::parity)), rf::stage_key::kDetail);
-  if (const JsonView list = detail[ek::kExactOutputs]; list.exists() && is_entry_list(list, at(where, ek::kExactOutputs), out)) {
-    std::size_t i = 0;
-    for (const JsonView entry : list.items()) {
-      check_exact_entry(entry, at(where, ek::kExactOutputs) + "[" + std::to_string(i++) + "]", cases, out);
-    }
-  }
-  if (const JsonView list = detail[ek::kDtypeDiffers]; list.exists() && is_entry_list(list, at(where, ek::kDtypeDiffers), out)) {
-    std::size_t i = 0;
-    for (const JsonView entry : list.items()) {
-      check_dtype_entry(entry, at(where, ek::kDtypeDiffers) + "[" + std::to_string(i++) + "]", cases, out);
-    }
-  }
+  for_each_parity_entry(record, ek::kExactOutputs, out, [&](const JsonView& entry, const std::string& where) {
+    check_exact_entry(entry, where, cases, out);
+  });
+  for_each_parity_entry(record, ek::kDtypeDiffers, out, [&](const JsonView& entry, const std::string& where) {
+    check_dtype_entry(entry, where, cases, out);
+  });
 }
 
 }  // namespace nnx::validation

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -55,6 +56,11 @@ struct NamedFile {
 // validate_module_cases.cc: check_module_specs, then the input cases (check_case_list with the module's
 // case keys); returns the files the cases name.
 std::vector<NamedFile> check_module_record(const JsonView& record, const Stages& view, Problems& out);
+// validate_exact_outputs.cc: `check` on each entry of a module record's stages.parity.detail.<key> with its
+// place ("stages.parity.detail.<key>[i]") when the key is present; a problem instead when it is not a
+// non-empty list.
+void for_each_parity_entry(const JsonView& record, const char* key, Problems& out,
+                           const std::function<void(const JsonView& entry, const std::string& where)>& check);
 // validate_exact_outputs.cc: stages.parity.detail's exact_outputs and dtype_differs, where present.
 void check_exact_outputs(const JsonView& record, Problems& out);
 // validate_dtype_tolerances.cc: stages.parity.detail.dtype_tolerances, where present; the record's tolerances

@@ -43,21 +43,12 @@ void check_vacuous_entry(const JsonView& record, const JsonView& entry, const st
 }  // namespace
 
 void check_vacuous_tolerance(const JsonView& record, Problems& out) {
-  const std::string where = at(at(at(rf::kStages, stage_name(Stage::parity)), rf::stage_key::kDetail),
-                               vk::kVacuousTolerance);
-  const JsonView list = record[rf::kStages][stage_name(Stage::parity)][rf::stage_key::kDetail][vk::kVacuousTolerance];
-  if (!list.exists()) return;
-  if (!list.is_array() || list.empty()) {
-    out.push_back(where + ": must be a non-empty list, not " + text_of(list));
-    return;
-  }
   const auto profile = record_tolerance(record);
   if (!profile) return;  // the tolerances' own rule names the problem
   std::set<std::string, std::less<>> outputs;
-  std::size_t i = 0;
-  for (const JsonView entry : list.items()) {
-    check_vacuous_entry(record, entry, where + "[" + std::to_string(i++) + "]", *profile, outputs, out);
-  }
+  for_each_parity_entry(record, vk::kVacuousTolerance, out, [&](const JsonView& entry, const std::string& where) {
+    check_vacuous_entry(record, entry, where, *profile, outputs, out);
+  });
 }
 
 }  // namespace nnx::validation
