@@ -58,3 +58,15 @@ def test_the_validator_refuses_a_half_tolerance_that_is_not_the_rules(half_run, 
     write_json(tmp_path / "r.json", record)
     done = run_cli("validate", tmp_path / "r.json")
     assert done.returncode == 1 and "widened to the float16 epsilon" in done.stdout + done.stderr, done.stdout
+
+
+def test_a_complex_output_is_refused_naming_the_way_out():
+    import sys
+
+    import torch
+
+    sys.path.insert(0, str(REPO / "worker"))
+    from nnx_worker_tensors import WireError, from_torch
+
+    with pytest.raises(WireError, match=r"complex64, which the wire cannot carry .*torch\.view_as_real\(z\)"):
+        from_torch("z", torch.zeros(2, dtype=torch.complex64))
