@@ -71,6 +71,8 @@ set(NNX_UNIT_TEST_SOURCES
   tests/unit/report_render_test.cc
   tests/unit/stage_loop_test.cc
   tests/unit/tensor_proto_test.cc
+  tests/unit/exact_compare_test.cc
+  tests/unit/dtype_tolerance_test.cc
   tests/unit/tolerance_compare_test.cc
   tests/unit/torch_random_test.cc
   tests/unit/triangulation_test.cc

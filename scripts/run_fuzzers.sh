@@ -55,7 +55,10 @@ JSON_SOURCES=(base/json_strict base/json_python record/validate_record artifacts
               profile/profile model/model_config record/record record/record_format record/record_json
               record/validate_stages record/validate_cases record/validate_artifacts artifacts/layout
               base/error base/interrupt base/build_info base/json_tape base/json_view base/file_bytes
-              record/validate_module_specs record/validate_module_cases profile/profile_module profile/module_spec
+              record/validate_module_specs record/validate_module_cases record/validate_exact_outputs record/validate_vacuous_tolerance
+              record/validate_dtype_tolerances base/dtype_tolerance
+              base/exact_compare
+              profile/profile_module profile/module_spec
               profile/module_spec_json base/tensor base/tolerance_compare record/validate_triangulation
               profile/module_spec_rules profile/module_factory profile/profile_spelling)
 ONNX_SOURCES=(onnx_file/onnx_model_file onnx_file/onnx_tensor onnx_file/tensor_proto base/tensor base/error base/failure
