@@ -60,13 +60,17 @@ JSON_SOURCES=(base/json_strict base/json_python record/validate_record artifacts
               base/exact_compare
               profile/profile_module profile/module_spec
               profile/module_spec_json base/tensor base/tolerance_compare record/validate_triangulation
-              profile/module_spec_rules profile/module_factory profile/profile_spelling)
+              profile/module_spec_rules profile/module_factory profile/profile_spelling
+              profile/onnx_file_profile profile/onnx_file_spec record/validate_model_variant
+              onnx_file/onnx_model_file onnx_file/onnx_tensor onnx_file/tensor_proto)
 ONNX_SOURCES=(onnx_file/onnx_model_file onnx_file/onnx_tensor onnx_file/tensor_proto base/tensor base/error base/failure
               base/interrupt base/json_python)
 PROFILE_SOURCES=(profile/profile_file profile/profile profile/profile_module profile/module_spec
                  profile/module_spec_json model/model_config artifacts/artifact_path artifacts/layout base/json_strict base/json_fields
                  base/record_vocabulary base/file_bytes base/error base/failure base/interrupt base/tensor base/json_python
-                 base/tolerance_compare profile/module_spec_rules profile/module_factory profile/profile_spelling)
+                 base/tolerance_compare profile/module_spec_rules profile/module_factory profile/profile_spelling
+                 profile/onnx_file_profile profile/onnx_file_spec onnx_file/onnx_model_file onnx_file/onnx_tensor
+                 onnx_file/tensor_proto)
 declare -A TARGET_SOURCES=(
   [json_record_fuzzer]="${JSON_SOURCES[*]}"
   [artifact_path_fuzzer]="artifacts/artifact_path"
@@ -89,7 +93,7 @@ declare -A TARGET_SOURCES=(
 )
 # What a target links beyond its sources: "onnx" (onnx.pb.cc and libprotobuf-lite), "python" (libpython).
 declare -A TARGET_NEEDS=([onnx_model_fuzzer]=onnx [tensor_proto_fuzzer]=onnx [python_json_fuzzer]=python
-                         [worker_request_fuzzer]=python)
+                         [worker_request_fuzzer]=python [json_record_fuzzer]=onnx [profile_file_fuzzer]=onnx)
 
 targets=("$@")
 if ((${#targets[@]} == 0)); then
