@@ -1,5 +1,6 @@
-# The two commands of the README. Both bootstrap first (idempotent), then build.
-.PHONY: all bootstrap build conformance test clean lock runtimes wheel
+# The two commands of the README. Both bootstrap first (idempotent), then build what they run: `make conformance`
+# the command line and the Python package only, `make test` every target.
+.PHONY: all bootstrap configure programs build conformance test clean lock runtimes wheel
 
 BUILD := build
 VENV_PY := .venv/bin/python
@@ -9,18 +10,27 @@ all: build
 bootstrap:
 	@scripts/bootstrap.sh
 
-build: bootstrap
+configure: bootstrap
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-	@cmake --build $(BUILD) -j 2
 
-conformance: build
+# What a conformance run needs (CMake target nnx_run_programs): the command line and the Python package nnx.
+programs: configure
+	@cmake --build $(BUILD) -j 2 --target nnx_run_programs
+
+# Those and the C++ package (`cmake --install`, doc/cpp-api.md); no test program.
+build: programs
+	@cmake --build $(BUILD) -j 2 --target nnx_conformance
+
+conformance: programs
 	$(VENV_PY) scripts/check_export_conformance.py --output conformance/conformance.json --force
 
 # The portable wheel (doc/install.md): dist/nnx_conformance-*.whl, repaired by auditwheel, whose policy it prints.
 wheel: bootstrap
 	@scripts/wheel.sh
 
-test: build
+# Every target (test tools and fakes, the GoogleTest units, the benchmarks), then every test.
+test: configure
+	@cmake --build $(BUILD) -j 2
 	@scripts/run_tests.sh
 
 # Regenerates requirements.lock and tests/original.lock from requirements.in and tests/original.in (doc/building-and-testing.md,

@@ -31,16 +31,21 @@ def profile() -> dict:
             "dims": {"batch": [1], "h": heights, "w": [WIDTH]}}
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def cli_and_work(doc: str, prefix: str) -> tuple[str, Path]:
+    """The command line (--cli) and the work folder (--work, else a new temporary one) a bench run uses."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--cli", default=str(ROOT / "build" / "nnx-conformance"))
     ap.add_argument("--work", default=None)
     args = ap.parse_args()
-    work = Path(args.work or tempfile.mkdtemp(prefix="nnx-channel-limits-"))
+    return args.cli, Path(args.work or tempfile.mkdtemp(prefix=prefix))
+
+
+def main() -> int:
+    cli, work = cli_and_work(__doc__, "nnx-channel-limits-")
     work.mkdir(parents=True, exist_ok=True)
     (work / "profiles.json").write_text(json.dumps([profile()]))
     start = time.monotonic()
-    done = subprocess.run([args.cli, "run", "--profile-file", str(work / "profiles.json"), "--output",
+    done = subprocess.run([cli, "run", "--profile-file", str(work / "profiles.json"), "--output",
                            str(work / "report.json"), "--force", "--quiet"], capture_output=True, text=True)
     seconds = time.monotonic() - start
     peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024

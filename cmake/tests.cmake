@@ -53,6 +53,7 @@ set(NNX_UNIT_TEST_SOURCES
   tests/unit/child_process_test.cc
   tests/unit/file_bytes_test.cc
   tests/unit/sha256_behind_test.cc
+  tests/unit/ssh_signature_test.cc
   tests/unit/front_end_test.cc
   tests/unit/default_reference_test.cc
   tests/unit/help_text_test.cc
@@ -71,6 +72,8 @@ set(NNX_UNIT_TEST_SOURCES
   tests/unit/report_render_test.cc
   tests/unit/stage_loop_test.cc
   tests/unit/tensor_proto_test.cc
+  tests/unit/exact_compare_test.cc
+  tests/unit/dtype_tolerance_test.cc
   tests/unit/tolerance_compare_test.cc
   tests/unit/torch_random_test.cc
   tests/unit/triangulation_test.cc

@@ -46,7 +46,7 @@ BRANCHES = [
 ]
 # Today's counts (the lines this script lists at the commit that added it); a later commit may only lower them.
 BASELINE = {
-    "is_module()": 9,
+    "is_module()": 3,
     "record.module": 6,
     "context.model == nullptr": 2,
     "is_module_record(": 8,
@@ -55,9 +55,9 @@ BASELINE = {
     "is_module_profile_json (Python)": 2,
     "the validator's bool module": 5,
     "build_manifest's stored_tensors": 3,
-    "a branch on a `module` variable": 17,
+    "a branch on a `module` variable": 16,
     "the module format id compared": 1,
-}   # 58 lines in 22 shared files (21 of src/, 1 of python/nnx/)
+}   # 58 lines in 22 shared files at the commit that added it (21 of src/, 1 of python/nnx/); lowered since
 GOAL_LINES = 10
 PYTHON_WAY = "is_module_profile_json (Python)"
 C_NOISE = re.compile(r'//.*$|"(?:\\.|[^"\\])*"')

@@ -6,7 +6,7 @@
 # Environment:
 #   NNX_FUZZ_JOBS        targets fuzzed at once (default: the machine's cores, nproc)
 #   NNX_FUZZ_SECONDS     seconds per target (-max_total_time; default: a 180-second budget of wall time shared
-#                        by the rounds of NNX_FUZZ_JOBS targets, e.g. 7 targets on 2 cores: 4 rounds of 45 s)
+#                        by the rounds of NNX_FUZZ_JOBS targets, e.g. 12 targets on 2 cores: 6 rounds of 30 s)
 #   NNX_FUZZ_MIN_EXECS   executions each target must reach (default 50000): a target under it after its slot
 #                        goes on until it reaches it (at most 3 more slots), so a busy machine takes longer
 #   NNX_FUZZ_MIN_TOTAL   executions all targets run together must reach (default 1000000; 0 when targets are
@@ -55,9 +55,14 @@ JSON_SOURCES=(base/json_strict base/json_python record/validate_record artifacts
               profile/profile model/model_config record/record record/record_format record/record_json
               record/validate_stages record/validate_cases record/validate_artifacts artifacts/layout
               base/error base/interrupt base/build_info base/json_tape base/json_view base/file_bytes
-              record/validate_module_specs record/validate_module_cases profile/profile_module profile/module_spec
+              record/validate_module_specs record/validate_module_cases record/validate_exact_outputs record/validate_vacuous_tolerance
+              record/validate_dtype_tolerances base/dtype_tolerance
+              base/exact_compare
+              profile/profile_module profile/module_spec
               profile/module_spec_json base/tensor base/tolerance_compare record/validate_triangulation
-              profile/module_spec_rules profile/module_factory profile/profile_spelling base/nearest_name
+              profile/module_spec_rules profile/module_factory profile/profile_spelling
+              profile/onnx_file_profile profile/onnx_file_spec record/validate_model_variant
+              onnx_file/onnx_model_file onnx_file/onnx_tensor onnx_file/tensor_proto base/nearest_name
               profile/python_names)
 ONNX_SOURCES=(onnx_file/onnx_model_file onnx_file/onnx_tensor onnx_file/tensor_proto base/tensor base/error base/failure
               base/interrupt base/json_python)
@@ -65,7 +70,8 @@ PROFILE_SOURCES=(profile/profile_file profile/profile profile/profile_module pro
                  profile/module_spec_json model/model_config artifacts/artifact_path artifacts/layout base/json_strict base/json_fields
                  base/record_vocabulary base/file_bytes base/error base/failure base/interrupt base/tensor base/json_python
                  base/tolerance_compare profile/module_spec_rules profile/module_factory profile/profile_spelling
-                 base/nearest_name profile/python_names)
+                 profile/onnx_file_profile profile/onnx_file_spec onnx_file/onnx_model_file onnx_file/onnx_tensor
+                 onnx_file/tensor_proto base/nearest_name profile/python_names)
 declare -A TARGET_SOURCES=(
   [json_record_fuzzer]="${JSON_SOURCES[*]}"
   [artifact_path_fuzzer]="artifacts/artifact_path"
@@ -76,9 +82,19 @@ declare -A TARGET_SOURCES=(
   [python_json_fuzzer]="python/python_json base/json_tape base/json_strict base/json_python base/file_bytes
                         base/error base/failure base/interrupt"
   [worker_request_fuzzer]=""
+  [ssh_key_fuzzer]="base/ssh_key base/ssh_wire base/sshsig base/file_bytes base/error base/failure base/interrupt
+                    base/record_vocabulary"
+  [module_spec_fuzzer]="profile/module_spec profile/module_spec_json profile/module_spec_rules profile/module_factory artifacts/layout
+                        base/json_strict base/json_fields base/record_vocabulary base/tensor base/tolerance_compare
+                        base/error base/failure base/interrupt base/json_python base/file_bytes"
+  [tensor_proto_fuzzer]="onnx_file/tensor_proto onnx_file/onnx_tensor base/tensor base/error base/failure base/interrupt base/json_python"
+  [terminal_text_fuzzer]="base/terminal_text"
+  [tensor_frames_fuzzer]="worker/tensor_frames worker/worker_error base/tensor base/error base/failure base/interrupt
+                          base/json_python"
 )
 # What a target links beyond its sources: "onnx" (onnx.pb.cc and libprotobuf-lite), "python" (libpython).
-declare -A TARGET_NEEDS=([onnx_model_fuzzer]=onnx [python_json_fuzzer]=python [worker_request_fuzzer]=python)
+declare -A TARGET_NEEDS=([onnx_model_fuzzer]=onnx [tensor_proto_fuzzer]=onnx [python_json_fuzzer]=python
+                         [worker_request_fuzzer]=python [json_record_fuzzer]=onnx [profile_file_fuzzer]=onnx)
 
 targets=("$@")
 if ((${#targets[@]} == 0)); then

@@ -14,6 +14,7 @@ import re
 import time
 
 from nnx_worker_fork import ChildDied, run_in_child
+from nnx_worker_imported import imported_work, parse_bind, reorder_cases
 from nnx_worker_model import ProtocolError, describe, is_int
 from nnx_worker_module_load import (ModuleProblem, SourceChanged, build_module, oracle,
                                     output_names, references, forward_leaves)
@@ -124,10 +125,11 @@ def parse_module_request(req: dict, op: str) -> dict:
     dims = _dims(req, op) if op == "module_export" else None
     plan["inputs"] = _specs(req, op, dims)
     plan["cases"] = _cases(req, plan["inputs"], op)
+    plan["bind"], plan["imported"] = parse_bind(req, plan["inputs"], op)
     if op != "module_export":
         return plan
     exporter, opset = req.get("exporter"), req.get("opset_version")
-    if exporter not in EXPORTERS:
+    if exporter not in EXPORTERS and not plan["imported"]:
         raise ProtocolError(f"{op}: unknown exporter {exporter!r} (torchscript or dynamo)")
     if not is_int(opset) or opset < 1:
         raise ProtocolError(f"{op}: 'opset_version' must be a positive integer")
@@ -240,6 +242,7 @@ def _reference_steps(plan: dict, answer: dict):
     """Steps 1-4 (import, call, identity, reference): the module, with `answer` filled in."""
     steps = _Steps(answer)
     module, answer["module"] = build_module(plan["factory"], plan["factory_path"], plan.get("source_sha256"))
+    reorder_cases(plan, module)  # an imported file's graph inputs, bound to forward's parameters by name
     steps.done("module")
     if plan["cases"]:
         answer["output_names"], answer["references"] = references(module, plan["cases"], plan["output_names"])
@@ -258,6 +261,8 @@ def _export_work(plan: dict) -> dict:
     try:
         module = _reference_steps(plan, answer)
         steps = _Steps(answer)
+        if plan["imported"]:  # the user's own file, already in the profile folder: nothing is exported
+            return imported_work(plan, answer, module, steps, oracle)
         answer["oracle"], answer["oracle_missing"] = oracle(module, plan["cases"], answer["output_names"])
         steps.done("oracle")
         example, path, names = plan["example"], plan["path"], answer["output_names"]

@@ -15,6 +15,7 @@ import os
 import sys
 
 from nnx_worker_model import describe
+from nnx_worker_scores import ScoreTracer, scores_of
 from nnx_worker_tensors import WireError, from_torch
 
 
@@ -196,20 +197,31 @@ def references(module, cases: list, given_names) -> tuple:
     return names, answers
 
 
+def _oracle_output(name: str, leaf, tracer, what: str):
+    """A floating output in float64; an integer or bool one as the float64 scores its index was chosen from
+    (nnx_worker_scores.py), or None where the oracle cannot tell."""
+    if leaf.is_floating_point():
+        return encode_wire(name, leaf.double(), what)
+    scores = scores_of(tracer, leaf)
+    return None if scores is None else encode_wire(name, scores, what)
+
+
 def oracle(module, cases: list, names: list) -> tuple:
     """(the FP64 oracle's answers or None, why it is missing or None): a deep copy in float64, floating
-    inputs cast to float64, integer inputs as they are."""
+    inputs cast to float64, integer inputs as they are; an integer output's oracle is its scores or None."""
     try:
         double = copy.deepcopy(module).double()
         answers = []
         for case in cases:
             inputs = [t.double() if t.is_floating_point() else t for t in case["tensors"]]
-            leaves = _tensor_leaves(_forward(double, inputs))
+            tracer = ScoreTracer()
+            with tracer:
+                leaves = _tensor_leaves(_forward(double, inputs))
             if len(leaves) != len(names):
                 raise ModuleProblem(f"the float64 copy returns {len(leaves)} outputs, not {len(names)}")
             answers.append({"name": case["name"], "outputs": [
-                encode_wire(n, t.double() if t.is_floating_point() else t, f"oracle output {n} of case "
-                            f"{case['name']}") for n, t in zip(names, leaves)]})
+                _oracle_output(n, t, tracer, f"oracle output {n} of case {case['name']}")
+                for n, t in zip(names, leaves)]})
         return answers, None
     except ModuleProblem as exc:
         if "limit" in str(exc):

@@ -66,7 +66,9 @@ def from_torch(name: str, tensor) -> WireTensor:
     tensor over MAX_FRAME_BYTES."""
     names = {v: k for k, v in _torch_dtypes().items()}
     if tensor.dtype not in names:
-        raise WireError(f"is {tensor.dtype}, which the wire cannot carry ({', '.join(DTYPES)})")
+        way_out = "; return torch.view_as_real(z) instead (its real and imaginary parts as a last axis of 2)" \
+            if tensor.is_complex() else ""
+        raise WireError(f"is {tensor.dtype}, which the wire cannot carry ({', '.join(DTYPES)}){way_out}")
     size = tensor.numel() * tensor.element_size()
     if size > MAX_FRAME_BYTES:
         raise WireError(f"is {size} bytes raw, over the limit of {MAX_FRAME_BYTES} bytes (64 MiB) per tensor")

@@ -23,9 +23,11 @@ STATE_PARTS = ("parameters", "gradients", "modes")
 def snapshot(model) -> dict:
     """Raw bytes of every parameter ("param:<name>") and buffer ("buffer:<name>") under "parameters",
     every gradient (or None) under "gradients", the (module name, training) list under "modes"."""
-    def raw(t):
+    import torch
+
+    def raw(t):  # the bytes of any dtype, bfloat16 included (numpy has no bfloat16)
         t = t.detach().cpu().contiguous()
-        return (str(t.dtype), tuple(t.shape), t.numpy().tobytes())
+        return (str(t.dtype), tuple(t.shape), t.reshape(-1).view(torch.uint8).numpy().tobytes())
 
     values = {f"param:{n}": raw(p) for n, p in model.named_parameters()}
     values.update({f"buffer:{n}": raw(b) for n, b in model.named_buffers()})

@@ -27,6 +27,11 @@ import numpy as np
 RECURRENT_GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
 
 
+def _widened(array):
+    """A graph value as the state dict is read (_as_numpy): bfloat16 widened exactly to float32."""
+    return array.astype("float32") if array.dtype.name == "bfloat16" else array
+
+
 def _graph_values(model) -> tuple:
     """({name: array} of every initializer and Constant value, at any graph depth, {op_type: count},
     {value name: [(op_type, input index)]} of the consumers)."""
@@ -36,14 +41,14 @@ def _graph_values(model) -> tuple:
 
     def walk(graph):
         for init in graph.initializer:
-            values[init.name] = numpy_helper.to_array(init)
+            values[init.name] = _widened(numpy_helper.to_array(init))
         for node in graph.node:
             ops[node.op_type] = ops.get(node.op_type, 0) + 1
             for index, name in enumerate(node.input):
                 uses.setdefault(name, []).append((node.op_type, index, len([i for i in node.input if i])))
             for attr in node.attribute:
                 if node.op_type == "Constant" and attr.name == "value":
-                    values[node.output[0]] = numpy_helper.to_array(attr.t)
+                    values[node.output[0]] = _widened(numpy_helper.to_array(attr.t))
                 for sub in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
                     walk(sub)
 
@@ -177,6 +182,14 @@ def _pieces(array, blocks: int, index: _Index) -> list | None:
     return holders
 
 
+def _as_numpy(tensor):
+    """A state-dict entry as a numpy array; bfloat16, which numpy lacks, widened exactly to float32."""
+    import torch
+
+    tensor = tensor.detach().cpu().contiguous()
+    return (tensor.float() if tensor.dtype == torch.bfloat16 else tensor).numpy()
+
+
 def classify(module, path: str) -> dict:
     """{"kept": [...], "transformed": [...], "missing": [...]} of the module's state_dict against the
     ONNX file at `path` (loaded with its external data)."""
@@ -189,7 +202,7 @@ def classify(module, path: str) -> dict:
     blocks = _block_counts(module)
     batchnorms = sum(1 for sub in module.modules() if "BatchNorm" in type(sub).__name__)
     result = {"kept": [], "transformed": [], "missing": []}
-    state = {name: tensor.detach().cpu().contiguous().numpy() for name, tensor in module.state_dict().items()}
+    state = {name: _as_numpy(tensor) for name, tensor in module.state_dict().items()}
     where = {name: found["as"] for name in state if (found := _kept(name, state[name], index))}
     for name, tensor in module.state_dict().items():
         array = state[name]

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 from . import _core
 from ._boundary import PathLike, _dumps, _path, _records_value
+from ._signing import _sign_if_asked
 
 
 #: What the reporting functions take: a report ``{format, status, profiles}`` (as ``run_profiles`` returns),
@@ -27,12 +28,16 @@ def summary_lines(report: Records) -> list[str]:
     return list(_core.summary_lines(_dumps(_records_value(report), "the records", strict=False)))
 
 
-def save_report(report: Records, path: PathLike) -> None:
+def save_report(report: Records, path: PathLike, *, sign_key: Optional[PathLike] = None) -> None:
     """Write ``{format, status, profiles}`` (from a report whose format and status agree with its records, a
     bare ``{"profiles": [...]}``, or the records) to ``path`` atomically, sorted keys, 2-space indent,
     newline at the end — after validating every record (:class:`ConformanceError` names the problems;
-    nothing is written then)."""
+    nothing is written then). ``sign_key``: an Ed25519 OpenSSH private key file; then ``<path>.sig`` is
+    written beside it (:func:`sign_document`), the report's bytes unchanged."""
+    if sign_key is not None:
+        _path(sign_key, "sign_key")
     _core.save_report(_dumps(_records_value(report), "the report"), _path(path, "path"))
+    _sign_if_asked(_path(path, "path"), sign_key)
 
 
 LabelledPaths = Iterable[tuple[str, PathLike]]

@@ -13,10 +13,11 @@ from typing import Any, Optional, Union
 
 from . import _core
 from ._boundary import PathLike, _directory, _dumps, _items, _optional_path, _optional_text, _path
-from ._errors import ArgumentError
+from ._errors import ArgumentError, UsageError
 from ._module_objects import runnable_item
 from ._module_profiles import ModuleProfile
 from ._profiles import Profile, _profile_item
+from ._signing import _sign_if_asked
 
 
 def _worker() -> tuple[str, str]:
@@ -166,6 +167,7 @@ def runtime_matrix(
     runtimes: Iterable[PathLike],
     jobs: Optional[int] = None,
     output: Optional[PathLike] = None,
+    sign_key: Optional[PathLike] = None,
 ) -> dict[str, Any]:
     """Execute every record of the report file ``report`` (or one record) under each ONNX Runtime of
     ``runtimes`` — a library path, or ``"X.Y.Z"`` for a release of the runtime cache (``make runtimes``) — each
@@ -173,7 +175,10 @@ def runtime_matrix(
     (``nnx.runtime-matrix/1``, doc/runtime-matrix.md: every runtime's records and the drift between them);
     written atomically to ``output`` when given. A runtime that crashes or hangs is that runtime's
     ``runtime-error`` or ``load-error``; the others complete. Refused: an invalid report, a release not in the
-    cache (:class:`UsageError`)."""
+    cache (:class:`UsageError`). ``sign_key``: with ``output``, ``<output>.sig`` is written beside it
+    (:func:`sign_document`)."""
+    if sign_key is not None and output is None:
+        raise UsageError("sign_key signs the matrix written to output: give output too")
     package_parent = str(Path(__file__).resolve().parent.parent)  # this very package, whatever sys.path says
     cell = [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv.pop(1)); from nnx._matrix_cell import main; "
             "sys.exit(main(sys.argv[1:]))", package_parent]
@@ -182,4 +187,5 @@ def runtime_matrix(
     text = _core.runtime_matrix(_path(report, "report"), _path(directory, "directory"),
                                 [_path(r, "each of runtimes") for r in runtimes], jobs, cell,
                                 _optional_path(output, "output"))
+    _sign_if_asked(_optional_path(output, "output"), sign_key)
     return json.loads(text)

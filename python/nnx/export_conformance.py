@@ -69,6 +69,7 @@ from ._module_check import assert_conformant, check_module
 from ._module_profiles import ModuleProfile
 from ._profiles import PROFILES, Profile, _profile_item, load_profiles
 from ._reporting import Records, check_output_paths, default_artifacts_root, exit_code, save_report, summary_lines
+from ._signing import SIGNATURE_NAMESPACE, check_signature, generate_key, sign_document
 from ._running import (_onnxruntime_library, _onnxruntime_wheel_library, _worker, execute, run_profile, run_profiles,
                        runtime_matrix)
 from ._vocabulary import _DEFAULTS, EXIT_CODES, FAILURE_STAGES, FAILURES, FORMAT, LEVELS, MODEL, STAGES
@@ -82,6 +83,7 @@ __all__ = [
     "LEVELS",
     "MODEL",
     "PROFILES",
+    "SIGNATURE_NAMESPACE",
     "STAGES",
     "ArgumentError",
     "ArtifactIOError",
@@ -96,13 +98,16 @@ __all__ = [
     "build_model",
     "check_module",
     "check_output_paths",
+    "check_signature",
     "close_workers",
     "execute",
     "exit_code",
+    "generate_key",
     "run_profile",
     "run_profiles",
     "runtime_matrix",
     "save_report",
+    "sign_document",
     "set_worker_idle_timeout",
     "summary_lines",
     "validate_record",

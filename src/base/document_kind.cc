@@ -1,7 +1,7 @@
 #include "base/document_kind.h"
 
 #include "base/json_fields.h"
-#include "base/record_vocabulary.h"
+#include "base/model_record_vocabulary.h"
 
 namespace nnx {
 
@@ -12,6 +12,7 @@ std::optional<DocumentKind> document_kind_of(const nlohmann::json& document) {
   if (id == kMatrixFormat) return DocumentKind::matrix;
   if (document.contains(rf::report_key::kProfiles)) return DocumentKind::report;
   if (id == kModuleFormat) return DocumentKind::module_record;
+  if (id == kModelFormat) return DocumentKind::model_record;
   if (id == kFormat || (document.contains(rf::kProfile) && document.contains(rf::kStages))) return DocumentKind::record;
   return std::nullopt;
 }
@@ -21,6 +22,8 @@ std::string document_kind_text(DocumentKind kind) {
     case DocumentKind::report: return "a report (" + std::string(kFormat) + ")";
     case DocumentKind::record: return "a record (" + std::string(kFormat) + ")";
     case DocumentKind::module_record: return "a module record (" + std::string(kModuleFormat) + ")";
+    case DocumentKind::model_record:
+      return "a model record (" + std::string(kModelFormat) + ", an imported ONNX file)";
     case DocumentKind::matrix: return "a runtime matrix (" + std::string(kMatrixFormat) + ")";
   }
   return "";

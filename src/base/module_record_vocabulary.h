@@ -44,4 +44,36 @@ inline constexpr const char* kFile = "file";
 inline constexpr const char* kOracleFile = "oracle_file";
 }  // namespace module_case_key
 
+namespace exact_key {  // a module record's stages.parity.detail, only where the situation arises (§10)
+inline constexpr const char* kExactOutputs = "exact_outputs";  // [{case, output, dtype, elements, differing, near_ties}]
+inline constexpr const char* kDtypeDiffers = "dtype_differs";  // [{case, output, runtime, reference}]
+inline constexpr const char* kCase = "case";
+inline constexpr const char* kOutput = "output";
+inline constexpr const char* kDtype = "dtype";
+inline constexpr const char* kElements = "elements";
+inline constexpr const char* kDiffering = "differing";
+inline constexpr const char* kNearTies = "near_ties";  // null: the oracle cannot tell
+inline constexpr const char* kRuntime = "runtime";
+inline constexpr const char* kReference = "reference";
+inline constexpr std::array<const char*, 6> kExactEntryKeys = {kCase, kOutput, kDtype, kElements, kDiffering, kNearTies};
+inline constexpr std::array<const char*, 4> kDtypeEntryKeys = {kCase, kOutput, kRuntime, kReference};
+}  // namespace exact_key
+
+namespace dtype_tolerance_key {  // a module record's stages.parity.detail.dtype_tolerances, only for half outputs
+inline constexpr const char* kDtypeTolerances = "dtype_tolerances";  // [{output, dtype, rtol, atol}]
+inline constexpr const char* kOutput = "output";
+inline constexpr const char* kDtype = "dtype";
+inline constexpr const char* kRtol = "rtol";
+inline constexpr const char* kAtol = "atol";
+inline constexpr std::array<const char*, 4> kEntryKeys = {kOutput, kDtype, kRtol, kAtol};
+}  // namespace dtype_tolerance_key
+
+namespace vacuous_key {  // a module record's stages.parity.detail.vacuous_tolerance, only when it arises (§10)
+inline constexpr const char* kVacuousTolerance = "vacuous_tolerance";  // [{output, max_abs_reference, allowed}]
+inline constexpr const char* kOutput = "output";
+inline constexpr const char* kMaxAbsReference = "max_abs_reference";
+inline constexpr const char* kAllowed = "allowed";
+inline constexpr std::array<const char*, 3> kEntryKeys = {kOutput, kMaxAbsReference, kAllowed};
+}  // namespace vacuous_key
+
 }  // namespace nnx::rf

@@ -22,6 +22,14 @@ namespace nnx {
 inline constexpr std::string_view kFormat = "nnx.export-conformance/1";  // a record and a report (§5, §8)
 inline constexpr const char* kMatrixFormat = "nnx.runtime-matrix/1";     // doc/runtime-matrix.md
 inline constexpr std::string_view kModuleFormat = "nnx.module-conformance/1";  // a module profile's record (§10)
+inline constexpr std::string_view kModelFormat = "nnx.model-conformance/1";  // the successor format (§11)
+// Every record format the tool writes and reads, oldest first: `--version` and the HTML page's header name
+// them from here, so a new format is one line more.
+inline constexpr std::string_view kRecordFormats[] = {
+    kFormat,
+    kModuleFormat,
+    kModelFormat,
+};
 
 // ---- the stage list (§1, §4) -------------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -20,12 +21,16 @@ struct DTypeFacts {
   std::int32_t onnx_type;  // onnx.proto TensorProto.DataType
 };
 
-constexpr std::array<DTypeFacts, 5> kDTypes = {{
+constexpr std::array<DTypeFacts, 9> kDTypes = {{
     {DType::float32, "float32", 4, 1},
     {DType::float64, "float64", 8, 11},
     {DType::int64, "int64", 8, 7},
     {DType::int32, "int32", 4, 6},
     {DType::boolean, "bool", 1, 9},
+    {DType::float16, "float16", 2, 10},
+    {DType::bfloat16, "bfloat16", 2, 16},
+    {DType::int8, "int8", 1, 3},
+    {DType::uint8, "uint8", 1, 2},
 }};
 
 const DTypeFacts& facts(DType dtype) {
@@ -43,6 +48,33 @@ void widen_into(const std::vector<std::byte>& bytes, std::vector<double>& out) {
     T value;
     std::memcpy(&value, bytes.data() + i * sizeof(T), sizeof(T));
     out[i] = static_cast<double>(value);
+  }
+}
+
+// IEEE binary16 bits as double, exactly (subnormals, infinities and NaN included).
+double half_to_double(std::uint16_t bits) {
+  const int sign = bits >> 15, exponent = (bits >> 10) & 0x1f, fraction = bits & 0x3ff;
+  double value = 0.0;
+  if (exponent == 0) value = std::ldexp(fraction, -24);
+  else if (exponent == 0x1f) value = fraction ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+  else value = std::ldexp(fraction + 1024, exponent - 25);
+  return sign ? -value : value;
+}
+
+void widen_halves(const std::vector<std::byte>& bytes, bool brain, std::vector<double>& out) {
+  const std::size_t count = bytes.size() / 2;
+  out.resize(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    std::uint16_t bits;
+    std::memcpy(&bits, bytes.data() + i * 2, 2);
+    if (!brain) {
+      out[i] = half_to_double(bits);
+      continue;
+    }
+    const std::uint32_t wide = std::uint32_t{bits} << 16;  // bfloat16: the upper half of a float32
+    float value;
+    std::memcpy(&value, &wide, sizeof value);
+    out[i] = value;
   }
 }
 
@@ -96,6 +128,10 @@ std::vector<double> Tensor::as_doubles() const {
     case DType::int64: widen_into<std::int64_t>(bytes, out); break;
     case DType::int32: widen_into<std::int32_t>(bytes, out); break;
     case DType::boolean: widen_into<std::uint8_t>(bytes, out); break;
+    case DType::float16: widen_halves(bytes, false, out); break;
+    case DType::bfloat16: widen_halves(bytes, true, out); break;
+    case DType::int8: widen_into<std::int8_t>(bytes, out); break;
+    case DType::uint8: widen_into<std::uint8_t>(bytes, out); break;
   }
   return out;
 }

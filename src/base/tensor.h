@@ -2,11 +2,12 @@
 // module profile and what the runtime seam runs (runtime/runtime.h). Its bytes are the elements in
 // row-major order, little-endian, exactly as ONNX's TensorProto `raw_data` holds them
 // (onnx_file/tensor_proto.h) and as the worker protocol's tensor frames carry them (worker/tensor_frames.h,
-// worker/tensor_wire.h: one wire for every kind and every dtype; the frames also carry float16, bfloat16,
-// int8 and uint8, which DType does not hold yet).
+// worker/tensor_wire.h: one wire for every kind and every dtype).
 //
-// `DType` names the element types a module profile may use for its inputs and that its outputs and the
-// float64 oracle have; `dtype_name` spells them as profiles and records do ("float32", "int64", ...).
+// `DType` names the element types a module's outputs and the float64 oracle may have (a module profile's
+// inputs are float32, float64, int64 or int32: profile/module_spec.h); `dtype_name` spells them as profiles
+// and records do ("float32", "float16", "int64", ...). float16 is IEEE binary16, bfloat16 the upper half of a
+// float32 (doc/record-format.md §10); both widen to double exactly.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -18,9 +19,9 @@
 
 namespace nnx {
 
-enum class DType { float32, float64, int64, int32, boolean };
+enum class DType { float32, float64, int64, int32, boolean, float16, bfloat16, int8, uint8 };
 
-std::string_view dtype_name(DType dtype);                          // "float32", "float64", "int64", "int32", "bool"
+std::string_view dtype_name(DType dtype);  // "float32", "float64", "int64", "int32", "bool", "float16", ...
 std::optional<DType> parse_dtype(std::string_view name);           // the inverse; nullopt for any other name
 std::size_t dtype_size(DType dtype);                               // bytes per element
 std::int32_t onnx_element_type(DType dtype);                       // TensorProto.DataType (FLOAT = 1, ...)
@@ -37,7 +38,7 @@ struct Tensor {
   std::optional<std::int64_t> element_count() const;
   // Whether bytes.size() is what dtype and shape say.
   bool consistent() const;
-  // The elements as double (float32, float64, int64, int32 and bool widen exactly where they can).
+  // The elements as double (every dtype widens exactly, int64 where double can hold it).
   std::vector<double> as_doubles() const;
   // A float32 tensor over `values` (copied).
   static Tensor float32(std::string name, std::vector<std::int64_t> shape, std::span<const float> values);

@@ -104,6 +104,8 @@ int dispatch(int argc, char** argv, const Seams& seams) {
   add_report_command(app, report_args);
   MatrixArgs matrix_args;
   add_matrix_commands(app, matrix_args);
+  KeygenArgs keygen_args;
+  add_keygen_command(app, keygen_args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -118,6 +120,7 @@ int dispatch(int argc, char** argv, const Seams& seams) {
   try {
     if (app.got_subcommand("run")) return run_command(run_args, seams);
     if (app.got_subcommand("report")) return report_command(report_args);
+    if (app.got_subcommand("keygen")) return keygen_command(keygen_args);
     for (const char* verb : {"matrix", "matrix-merge", "matrix-cell"}) {
       if (app.got_subcommand(verb)) return matrix_command(app, matrix_args);
     }

@@ -11,6 +11,7 @@
 
 #include "artifacts/output_paths.h"
 #include "base/record_vocabulary.h"
+#include "base/ssh_key.h"
 #include "runtime/run_watchdog.h"
 #include "runtime/runtime.h"
 
@@ -45,6 +46,7 @@ struct RunArgs {
   bool quiet = false;        // no live progress on stderr
   std::optional<int> jobs;   // profiles exported at once (default: auto, app/run_profiles.h auto_workers)
   std::optional<int> memory_limit_mib;  // what the input cases may cost (default: profile/memory_budget.h)
+  std::string sign_key;      // --sign-key KEY: sign the report (cli/sign_command.cc)
 };
 
 struct RecordArgs {
@@ -57,6 +59,8 @@ struct RecordArgs {
   std::string reference;  // execute: "" (each record's default), native, stored or torch
   double case_timeout_seconds = static_cast<double>(kDefaultRunTimeout.count());  // execute --timeout: one input case's run (runtime/run_watchdog.h)
   RenderArgs render;                  // execute
+  std::string sign_key;               // execute --sign-key KEY: sign --output (cli/sign_command.cc)
+  std::string key;                    // validate, verify --key PUB: each file's signature checked first
 };
 
 // `nnx-conformance report FILE [--html OUT] [--markdown OUT] [--junit OUT]` (cli/report_command.cc).
@@ -69,9 +73,10 @@ void add_report_command(CLI::App& app, ReportArgs& args);
 int report_command(const ReportArgs& args);
 // check_outputs, before the verb does anything: `use` (the verb's own outputs, inputs and roots) with the
 // renderings asked for added as outputs, against the output-path rule (artifacts/output_paths.h), then each
-// rendering's folder writable. write_render_targets writes the renderings asked for of `document`.
+// rendering's folder writable. write_render_targets writes the renderings asked for of `document` and returns
+// their file lines ("html: OUT", "markdown: OUT", "junit: OUT"), which the verb prints after its result lines.
 void check_outputs(PathUse use, const RenderArgs& args);
-void write_render_targets(const nlohmann::json& document, const RenderArgs& args);
+[[nodiscard]] std::vector<std::string> write_render_targets(const nlohmann::json& document, const RenderArgs& args);
 
 // `matrix`, `matrix-merge` and the hidden `matrix-cell` (cli/matrix_command.cc, doc/runtime-matrix.md).
 struct MatrixArgs {
@@ -88,9 +93,37 @@ struct MatrixArgs {
   std::string cell_dir;
   std::size_t first = 0;
   RenderArgs render;
+  std::string sign_key;                // matrix, matrix-merge --sign-key KEY (cli/sign_command.cc)
 };
 void add_matrix_commands(CLI::App& app, MatrixArgs& args);
 int matrix_command(CLI::App& app, const MatrixArgs& args);
+
+// Signed documents (cli/sign_command.cc; base/document_signature.h, doc/record-format.md "Signed documents"):
+// `--sign-key KEY` of run, execute, matrix and matrix-merge; `DocumentSigner` reads the key before anything
+// runs (a bad key is refused first), adds KEY as an input and `<document>.sig` as an output of `use`,
+// `sign()` writes the signature once the document is written and `print()` names it after the results. `keygen --out KEY [--comment TEXT]` writes a
+// new Ed25519 key pair (KEY, KEY.pub). `check_signature_of` is validate's and verify's `--key PUB` (read
+// once, before any file: a bad PUB is a usage error): "" when the file's signature holds (or no key was
+// given), else the problem.
+void add_sign_key_option(CLI::App& command, std::string& key);
+class DocumentSigner {
+ public:
+  DocumentSigner(const std::string& key_path, const std::filesystem::path& document, PathUse& use);
+  void sign() const;
+  void print() const;  // "signature: <document>.sig" among the file lines, when signed
+
+ private:
+  std::optional<SshPrivateKey> key_;
+  std::filesystem::path document_;
+};
+struct KeygenArgs {
+  std::string out;
+  std::string comment;
+};
+void add_keygen_command(CLI::App& app, KeygenArgs& args);
+int keygen_command(const KeygenArgs& args);
+std::optional<SshPublicKey> public_key_of(const std::string& path);
+std::string check_signature_of(const std::string& file, const std::optional<SshPublicKey>& key);
 
 void add_run_command(CLI::App& app, RunArgs& args);
 int run_command(const RunArgs& args, const Seams& seams);

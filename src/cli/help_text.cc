@@ -10,8 +10,9 @@
 namespace nnx::cli {
 
 std::string version_line() {
-  return "nnx-conformance " + build_version() + " (records " + std::string(kFormat) + ", runtime matrices " +
-         kMatrixFormat + ")";
+  std::string records;
+  for (std::string_view format : kRecordFormats) records += (records.empty() ? "" : ", ") + std::string(format);
+  return "nnx-conformance " + build_version() + " (records " + records + "; runtime matrices " + kMatrixFormat + ")";
 }
 
 std::string help_footer() {
@@ -20,7 +21,7 @@ std::string help_footer() {
     out += "  " + std::to_string(exit_code(failure)) + "  " + std::string(failure_name(failure)) + " (stage " +
            std::string(stage_name(failure_stage(failure))) + ")\n";
   }
-  out += "  " + std::to_string(kExitError) + "   an error: a refused record or report, an unreadable file\n";
+  out += "  " + std::to_string(kExitError) + "   an error: a refused record or report, a signature that does not hold (--key), an unreadable file\n";
   out += "  " + std::to_string(kExitUsage) + "   a usage error: an unknown flag, profile or path\n";
   out += "  128+N  stopped by signal N (SIGINT 130, SIGTERM 143); no report written\n";
   out += "Tested profiles:";

@@ -10,7 +10,8 @@
 
 namespace nnx::cli {
 
-// "nnx-conformance <version> (records nnx.export-conformance/1, runtime matrices nnx.runtime-matrix/1)".
+// "nnx-conformance <version> (records nnx.export-conformance/1, nnx.module-conformance/1; runtime matrices
+// nnx.runtime-matrix/1)": every record format (base/record_vocabulary.h kRecordFormats), then the matrix's.
 std::string version_line();
 
 // The --help footer: the exit codes and the tested profiles.

@@ -33,11 +33,13 @@ void add_matrix_commands(CLI::App& app, MatrixArgs& args) {
   matrix->add_option("--timeout", args.timeout_seconds, "seconds one runtime's process may take (default 600)")
       ->check(timeout_seconds());
   add_render_options(*matrix, args.render);
+  add_sign_key_option(*matrix, args.sign_key);
 
   auto* merge = app.add_subcommand("matrix-merge", "join runtime matrices made with --shard into one");
   merge->add_option("OUT", args.output, "the merged matrix")->required();
   merge->add_option("PART", args.parts, "matrix parts (one or more)")->required();
   add_render_options(*merge, args.render);
+  add_sign_key_option(*merge, args.sign_key);
 
   auto* cell = app.add_subcommand("matrix-cell", "");  // internal: one cell's child process (matrix/cell_child.h)
   cell->group("");
@@ -50,10 +52,13 @@ void add_matrix_commands(CLI::App& app, MatrixArgs& args) {
 
 namespace {
 
-int print_outcome(const matrix::MatrixOutcome& outcome, const MatrixArgs& args) {
-  write_render_targets(outcome.document, args.render);
+int print_outcome(const matrix::MatrixOutcome& outcome, const MatrixArgs& args, const DocumentSigner& signer) {
+  signer.sign();
+  const std::vector<std::string> file_lines = write_render_targets(outcome.document, args.render);
   for (const auto& line : matrix::matrix_summary_lines(outcome.document)) std::cout << line << "\n";
   std::cout << "output: " << args.output << "\n";
+  signer.print();
+  for (const auto& line : file_lines) std::cout << line << "\n";
   std::cout << "exit code: " << outcome.exit_code << "\n";
   return outcome.exit_code;
 }
@@ -80,17 +85,19 @@ int matrix_command(const MatrixArgs& args) {
   for (const auto& runtime : request.runtimes) {
     use.inputs.push_back({runtime.version ? "--onnxruntime-version" : "--onnxruntime", runtime.library});
   }
+  const DocumentSigner signer(args.sign_key, args.output, use);
   check_outputs(use, args.render);
-  return print_outcome(matrix::run_matrix(request), args);
+  return print_outcome(matrix::run_matrix(request), args, signer);
 }
 
 int merge_command(const MatrixArgs& args) {
   std::vector<std::pair<std::string, nlohmann::json>> parts;
   PathUse use{{{"OUT", args.output}}, {}, {}};
   for (const auto& part : args.parts) use.inputs.push_back({"PART", part});
+  const DocumentSigner signer(args.sign_key, args.output, use);
   check_outputs(use, args.render);
   for (const auto& part : args.parts) parts.emplace_back(part, read_strict_json_file(part));
-  return print_outcome(matrix::merge_matrices(parts, args.output), args);
+  return print_outcome(matrix::merge_matrices(parts, args.output), args, signer);
 }
 
 }  // namespace

@@ -28,11 +28,15 @@ namespace nnx::cli {
 void add_record_commands(CLI::App& app, RecordArgs& args) {
   auto* validate = app.add_subcommand("validate", "refuse a record or report that breaks any rule");
   validate->add_option("FILE", args.files, "records or reports (one or more)")->required();
+  const char* key_help = "an Ed25519 public key (KEY.pub): each FILE must be signed by it (FILE.sig beside it, "
+                         "written by --sign-key), over its exact bytes, or it is refused (exit 1)";
+  validate->add_option("--key", args.key, key_help);
   auto* verify = app.add_subcommand("verify", "re-check every artifact byte for byte");
   // FILE... ROOT: one positional list whose last item is the root (CLI11 gives a list every argument).
   verify->add_option("FILE", args.files,
                      "records or reports (one or more), then ROOT: the artifact root (one folder per profile)")
       ->required();
+  verify->add_option("--key", args.key, key_help);
   auto* execute = app.add_subcommand("execute", "verify, then load and run parity again (no Python needed unless --reference torch)");
   execute->add_option("FILE", args.file, "record or report")->required();
   execute->add_option("ROOT", args.root, "artifact root")->required();
@@ -54,6 +58,7 @@ void add_record_commands(CLI::App& app, RecordArgs& args) {
                    "runtime-error (default 600)")
       ->check(timeout_seconds());
   add_render_options(*execute, args.render);
+  add_sign_key_option(*execute, args.sign_key);
 }
 
 namespace {
@@ -62,7 +67,11 @@ namespace {
 // Every file is read and validated even after one fails, so one call names every problem of every file. A
 // file that cannot be read or is no document of ours is a refusal like any other; its message names the
 // file already. The file's exit code (matrix/document_check.h): 0, or 1.
-int validate_file(const std::string& file) {
+int validate_file(const std::string& file, const std::optional<SshPublicKey>& key) {
+  if (const std::string problem = check_signature_of(file, key); !problem.empty()) {
+    std::cerr << file << ": " << problem << "\n" << file << ": refused\n";
+    return kExitError;
+  }
   matrix::FileCheck check;
   try {
     check = matrix::check_document_file(file);
@@ -89,7 +98,8 @@ int first_failing(int so_far, int code) { return so_far != kExitPassed ? so_far 
 
 int validate_command(const RecordArgs& args) {
   int code = kExitPassed;
-  for (const auto& file : args.files) code = first_failing(code, validate_file(file));
+  const std::optional<SshPublicKey> key = public_key_of(args.key);
+  for (const auto& file : args.files) code = first_failing(code, validate_file(file, key));
   return code;
 }
 
@@ -98,8 +108,13 @@ int validate_command(const RecordArgs& args) {
 // An unreadable or non-JSON file is named and the others are still checked. The file's exit code: 0, 1 for
 // an invalid record, 14 (hash-mismatch) for artifacts that do not verify (app/check_document.h); a root or
 // profile folder that does not exist is a usage error, thrown (exit 2).
-int verify_file(const std::string& file, const std::string& root, bool name_file) {
+int verify_file(const std::string& file, const std::string& root, bool name_file,
+                const std::optional<SshPublicKey>& key) {
   const std::string prefix = name_file ? file + ": " : "";
+  if (const std::string problem = check_signature_of(file, key); !problem.empty()) {
+    std::cerr << file << ": " << problem << "\n" << file << ": refused\n";
+    return kExitError;
+  }
   const std::filesystem::path root_path(root);
   matrix::FileCheck check;
   try {
@@ -124,8 +139,9 @@ int verify_command(const RecordArgs& args) {
   if (args.files.size() < 2) throw UsageError("ROOT is required (see --help)");  // CLI11's words for a missing positional
   const std::string& root = args.files.back();
   const std::vector<std::string> files(args.files.begin(), args.files.end() - 1);
+  const std::optional<SshPublicKey> key = public_key_of(args.key);
   int code = kExitPassed;
-  for (const auto& file : files) code = first_failing(code, verify_file(file, root, files.size() > 1));
+  for (const auto& file : files) code = first_failing(code, verify_file(file, root, files.size() > 1, key));
   if (code == exit_code(kUnverifiedArtifacts)) {  // the class, once: the exit code alone does not say it
     std::cerr << "nnx-conformance: verify: " << failure_name(kUnverifiedArtifacts) << " (exit code " << code
               << "): the artifacts do not match their record, as execute's load stage records it\n";
@@ -142,6 +158,8 @@ int execute_command(const RecordArgs& args, const Seams& seams) {
     request.output = args.output;
     use.outputs.push_back({"--output", args.output});
   }
+  if (!args.sign_key.empty() && args.output.empty()) throw UsageError("--sign-key signs --output: name one");
+  const DocumentSigner signer(args.sign_key, args.output, use);
   if (!args.onnxruntime.empty()) request.options.onnxruntime_library = args.onnxruntime;
   if (!args.onnxruntime_version.empty()) {
     request.options.onnxruntime_library = cached_runtime_library(args.onnxruntime_version).string();
@@ -152,9 +170,13 @@ int execute_command(const RecordArgs& args, const Seams& seams) {
   if (request.options.onnxruntime_library) use.inputs.push_back({"--onnxruntime", *request.options.onnxruntime_library});
   check_outputs(use, args.render);
   const ExecuteOutcome outcome = execute_report(request);
-  write_render_targets(is_report(document) ? make_report(outcome.records) : outcome.records.at(0), args.render);
+  signer.sign();
+  const std::vector<std::string> file_lines =
+      write_render_targets(is_report(document) ? make_report(outcome.records) : outcome.records.at(0), args.render);
   for (const auto& line : summary_lines(outcome.records)) std::cout << line << "\n";
   if (!args.output.empty()) std::cout << "output: " << args.output << "\n";
+  signer.print();
+  for (const auto& line : file_lines) std::cout << line << "\n";
   std::cout << "exit code: " << outcome.exit_code << "\n";
   return outcome.exit_code;
 }

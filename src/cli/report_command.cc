@@ -52,13 +52,15 @@ void check_outputs(PathUse use, const RenderArgs& args) {
   report::require_writable_targets(targets_of(args));
 }
 
-void write_render_targets(const nlohmann::json& document, const RenderArgs& args) {
+std::vector<std::string> write_render_targets(const nlohmann::json& document, const RenderArgs& args) {
   const report::RenderTargets targets = targets_of(args);
-  if (!targets.any()) return;
+  if (!targets.any()) return {};
   report::write_renderings(document, targets);
-  if (targets.html) std::cout << "html: " << targets.html->string() << "\n";
-  if (targets.markdown) std::cout << "markdown: " << targets.markdown->string() << "\n";
-  if (targets.junit) std::cout << "junit: " << targets.junit->string() << "\n";
+  std::vector<std::string> file_lines;
+  if (targets.html) file_lines.push_back("html: " + targets.html->string());
+  if (targets.markdown) file_lines.push_back("markdown: " + targets.markdown->string());
+  if (targets.junit) file_lines.push_back("junit: " + targets.junit->string());
+  return file_lines;
 }
 
 namespace {
@@ -89,7 +91,7 @@ int report_command(const ReportArgs& args) {
     return kExitPassed;
   }
   check_outputs({{}, {{"FILE", args.file}}, {}}, args.render);
-  write_render_targets(document, args.render);
+  for (const auto& line : write_render_targets(document, args.render)) std::cout << line << "\n";
   return kExitPassed;
 }
 

@@ -17,11 +17,14 @@
 namespace nnx::cli {
 
 void add_run_command(CLI::App& app, RunArgs& args) {
-  auto* run = app.add_subcommand("run", "run tested profiles and write the report");
+  auto* run = app.add_subcommand("run", "run tested profiles, or your own model's (--profile-file with a module "
+                                        "profile, doc/profile-files.md; from Python: nnx.check_module), and write "
+                                        "the report");
   run->add_option("--output", args.output, "report path (parents are created)")->required();
   run->add_option("--artifacts", args.artifacts, "exported files (default: <output stem>-artifacts next to it)");
   auto* profile = run->add_option("--profile", args.profiles, "a tested profile (repeatable; default: both)")->take_all();
-  run->add_option("--profile-file", args.profile_file, "a JSON list of profiles to run instead")->excludes(profile);
+  run->add_option("--profile-file", args.profile_file, "a JSON list of profiles to run instead; your own "
+                                                    "nn.Module: a module profile (doc/profile-files.md)")->excludes(profile);
   run->add_option("--timings", args.timings, "write the run's phase breakdown (JSON) to this file");
   run->add_flag("--quiet", args.quiet, "no live progress on stderr");
   run->add_option("--jobs", args.jobs, "profiles exported at once, each by its own worker (default: auto, one worker plus those the run's exports pay for, at most one per core)")
@@ -34,6 +37,7 @@ void add_run_command(CLI::App& app, RunArgs& args) {
   run->add_flag("--force", args.force, "clear the chosen profiles' earlier artifacts");
   run->add_option("--onnxruntime", args.onnxruntime, "path of libonnxruntime.so.1 to use");
   add_render_options(*run, args.render);
+  add_sign_key_option(*run, args.sign_key);
 }
 
 int run_command(const RunArgs& args, const Seams& seams) {
@@ -54,17 +58,21 @@ int run_command(const RunArgs& args, const Seams& seams) {
   if (!args.timings.empty()) use.outputs.push_back({"--timings", args.timings});
   if (!args.profile_file.empty()) use.inputs.push_back({"--profile-file", args.profile_file});
   if (!args.onnxruntime.empty()) use.inputs.push_back({"--onnxruntime", args.onnxruntime});
+  const DocumentSigner signer(args.sign_key, output, use);
   check_outputs(use, args.render);
   if (!args.timings.empty()) require_timings_path(args.timings);
   RunProgress progress(!args.quiet, args.timings);
   request.options.observer = progress.observer();
   const RunOutcome outcome = run_to_report(request);
   progress.finish();
-  write_render_targets(outcome.report, args.render);
+  signer.sign();
+  const std::vector<std::string> file_lines = write_render_targets(outcome.report, args.render);
   for (const auto& line : summary_lines(outcome.records)) std::cout << line << "\n";
   std::cout << "report: " << output.string() << "\n"
-            << "artifacts: " << request.root.string() << "\n"
-            << "exit code: " << outcome.exit_code << "\n";
+            << "artifacts: " << request.root.string() << "\n";
+  signer.print();
+  for (const auto& line : file_lines) std::cout << line << "\n";
+  std::cout << "exit code: " << outcome.exit_code << "\n";
   return outcome.exit_code;
 }
 

@@ -146,6 +146,9 @@ OnnxModelFile read_onnx_model(std::span<const std::byte> model_bytes, const Exte
   for (const auto& t : model.graph().initializer()) file.initializers.push_back(read_initializer(t, external, float_values == FloatValues::decoded));
   file.graph_inputs = graph_inputs(model.graph());
   for (const auto& value : model.graph().output()) file.graph_outputs.push_back(value_info(value));
+  file.producer = {model.ir_version(), model.producer_name(), model.producer_version(), model.domain(),
+                   model.model_version(), {}};
+  for (const auto& opset : model.opset_import()) file.producer.opsets[opset.domain()] = opset.version();
   return file;
 }
 

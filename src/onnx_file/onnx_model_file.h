@@ -19,12 +19,14 @@
 //
 // It also returns the graph's inputs (those that are not also initializers, as IR versions before 4 list
 // them) and outputs in file order, each with its element type (a DType when base/tensor.h has one) and its
-// shape, a dimension being a fixed size, a dim_param name or unknown.
+// shape, a dimension being a fixed size, a dim_param name or unknown; and what the file says of itself
+// (`OnnxProducer`: ir_version, producer, domain, model_version and the opset of each domain it imports).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -62,11 +64,22 @@ struct OnnxValueInfo {
   bool has_shape = false;               // whether the file gives a shape (a rank) at all
 };
 
+// What a model file says of itself (onnx.proto ModelProto's own fields), as written.
+struct OnnxProducer {
+  std::int64_t ir_version = 0;
+  std::string producer_name;
+  std::string producer_version;
+  std::string domain;
+  std::int64_t model_version = 0;
+  std::map<std::string, std::int64_t> opsets;  // opset_import: domain ("" the default) -> version
+};
+
 struct OnnxModelFile {
   std::vector<std::string> external_locations;  // every (served) referenced location as written, sorted, unique
   std::vector<OnnxInitializer> initializers;     // graph.initializer, in file order
   std::vector<OnnxValueInfo> graph_inputs;       // graph.input less the initializers' names, in file order
   std::vector<OnnxValueInfo> graph_outputs;      // graph.output, in file order
+  OnnxProducer producer;
 };
 
 // The bytes of the file an external-data location names (the location exactly as the model writes it),

@@ -80,7 +80,12 @@ const char* field_of(DType dtype) {
     case DType::float32: return "float_data";
     case DType::float64: return "double_data";
     case DType::int64: return "int64_data";
-    case DType::int32: case DType::boolean: return "int32_data";
+    case DType::int32:
+    case DType::boolean:
+    case DType::float16:   // the 16 bits of each value (onnx.proto)
+    case DType::bfloat16:
+    case DType::int8:
+    case DType::uint8: return "int32_data";
   }
   return "";
 }
@@ -108,6 +113,19 @@ std::vector<std::byte> elements(const Field& field) {
   return out;
 }
 
+// int32_data's values as elements of a narrower type, each refused unless in [low, high].
+template <typename To, typename Field>
+std::vector<std::byte> narrowed(const Field& field, std::int32_t low, std::int32_t high, const char* kind,
+                                const std::string& what) {
+  for (const std::int32_t value : field) {
+    if (value < low || value > high) {
+      refuse(what, std::string(kind) + " value " + std::to_string(value) + " is outside " + std::to_string(low) +
+                       ".." + std::to_string(high));
+    }
+  }
+  return elements<To>(field);
+}
+
 // The values of the typed field for `dtype`, exactly `count` of them.
 std::vector<std::byte> typed_values(const onnx::TensorProto& t, DType dtype, std::uint64_t count,
                                     const std::string& what) {
@@ -129,6 +147,10 @@ std::vector<std::byte> typed_values(const onnx::TensorProto& t, DType dtype, std
         if (value != 0 && value != 1) refuse(what, "bool value " + std::to_string(value) + " is neither 0 nor 1");
       }
       return elements<std::uint8_t>(t.int32_data());
+    case DType::float16: return narrowed<std::uint16_t>(t.int32_data(), 0, 0xffff, "float16 bit pattern", what);
+    case DType::bfloat16: return narrowed<std::uint16_t>(t.int32_data(), 0, 0xffff, "bfloat16 bit pattern", what);
+    case DType::int8: return narrowed<std::int8_t>(t.int32_data(), -128, 127, "int8", what);
+    case DType::uint8: return narrowed<std::uint8_t>(t.int32_data(), 0, 255, "uint8", what);
   }
   return {};
 }

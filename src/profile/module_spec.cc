@@ -76,7 +76,11 @@ void input_problems(const InputSpec& input, const std::string& where, std::vecto
     }
   }
   const bool integer = input.dtype == DType::int64 || input.dtype == DType::int32;
-  if (input.dtype == DType::boolean) out.push_back(where + ".dtype: bool inputs are not supported (float32, float64, int64, int32)");
+  const bool drawn = integer || input.dtype == DType::float32 || input.dtype == DType::float64;
+  if (!drawn) {
+    out.push_back(where + ".dtype: " + std::string(dtype_name(input.dtype)) +
+                  " inputs are not supported (float32, float64, int64, int32)");
+  }
   if (integer && !input.range) out.push_back(where + ".range: an integer input needs \"range\": [low, high)");
   if (!integer && input.range) out.push_back(where + ".range: only integer inputs take a range");
   if (input.range && input.range->first >= input.range->second) out.push_back(where + ".range: low must be below high");

@@ -12,6 +12,7 @@
 #include "base/nearest_name.h"
 #include "base/record_vocabulary.h"
 #include "base/tolerance_compare.h"
+#include "profile/onnx_file_profile.h"
 #include "profile/profile_module.h"
 #include "profile/profile_spelling.h"
 
@@ -37,7 +38,11 @@ void tolerance_and_runtime_problems(const Profile& profile, std::vector<std::str
 }  // namespace
 
 json Profile::exporter_options() const {
-  if (is_module()) return module_exporter_options(*this);
+  switch (kind()) {
+    case ModelKind::module: return module_exporter_options(*this);
+    case ModelKind::onnx_file: return onnx_file_exporter_options(*this);
+    case ModelKind::feed_forward: break;
+  }
   return json{{option::kOptionExporter, exporter},
               {option::kOptionDynamo, dynamo()},
               {option::kOptionOpsetVersion, opset_version},
@@ -48,13 +53,24 @@ json Profile::exporter_options() const {
 }
 
 std::vector<std::string> Profile::requirements() const {
+  switch (kind()) {
+    case ModelKind::onnx_file:  // no worker for data sets alone: the file is imported, not exported
+      if (onnx_file->factory.empty()) return {"onnxruntime"};
+      return {"torch", "onnx", "onnxruntime"};  // its factory's reference, and its weights read from the file
+    case ModelKind::module:
+    case ModelKind::feed_forward: break;
+  }
   std::vector<std::string> r = {"torch", "onnx", "onnxruntime"};
   if (dynamo()) r.push_back("onnxscript");
   return r;
 }
 
 std::vector<InputCase> Profile::input_cases() const {
-  if (is_module()) return module_input_cases(*this);
+  switch (kind()) {
+    case ModelKind::module: return module_input_cases(*this);
+    case ModelKind::onnx_file: return onnx_file_input_cases(*this);
+    case ModelKind::feed_forward: break;
+  }
   std::vector<InputCase> cases;
   for (std::int64_t b : batches) {
     cases.push_back({"batch-" + std::to_string(b), {b, model.input_dim}, static_cast<std::uint64_t>(1000 + b),
@@ -66,7 +82,11 @@ std::vector<InputCase> Profile::input_cases() const {
 }
 
 json Profile::settings() const {
-  if (is_module()) return module_settings(*this);
+  switch (kind()) {
+    case ModelKind::module: return module_settings(*this);
+    case ModelKind::onnx_file: return onnx_file_settings(*this);
+    case ModelKind::feed_forward: break;
+  }
   json cases = json::array();
   for (const auto& c : input_cases()) {
     cases.push_back({{case_key::kName, c.name}, {case_key::kShape, c.shape}, {case_key::kSeed, c.seed},
@@ -86,14 +106,22 @@ std::string Profile::canonical_settings_text() const { return dumps_canonical(se
 std::vector<std::string> Profile::problems() const {
   std::vector<std::string> p;
   if (auto problem = profile_name_problem(name)) p.push_back(std::move(*problem));
-  if (exporter != rf::kExporterTorchscript && exporter != rf::kExporterDynamo) {
+  const ModelKind model_kind = kind();
+  if (model_kind != ModelKind::onnx_file && exporter != rf::kExporterTorchscript && exporter != rf::kExporterDynamo) {
     p.push_back("exporter must be \"torchscript\" or \"dynamo\", not \"" + exporter + "\"");
   }
-  if (is_module()) {
-    tolerance_and_runtime_problems(*this, p);
-    for (auto& problem : module_profile_problems(*this)) p.push_back(std::move(problem));
-    if (p.empty() && is_tested_name(name)) p.push_back("profile \"" + name + "\" reuses a tested profile's name");
-    return p;
+  switch (model_kind) {
+    case ModelKind::module:
+      tolerance_and_runtime_problems(*this, p);
+      for (auto& problem : module_profile_problems(*this)) p.push_back(std::move(problem));
+      if (p.empty() && is_tested_name(name)) p.push_back("profile \"" + name + "\" reuses a tested profile's name");
+      return p;
+    case ModelKind::onnx_file:
+      tolerance_and_runtime_problems(*this, p);
+      for (auto& problem : onnx_file_profile_problems(*this)) p.push_back(std::move(problem));
+      if (p.empty() && is_tested_name(name)) p.push_back("profile \"" + name + "\" reuses a tested profile's name");
+      return p;
+    case ModelKind::feed_forward: break;
   }
   auto bounded = [&](const std::string& what, std::int64_t v) {
     if (v < 1 || v > limits::kMaxUnits) {
@@ -160,7 +188,11 @@ Profile tested_profile_named(const std::string& name) {
 bool is_tested_name(const std::string& name) { return tested_profile(name).has_value(); }
 
 json Profile::to_json() const {
-  if (is_module()) return module_profile_json(*this);
+  switch (kind()) {
+    case ModelKind::module: return module_profile_json(*this);
+    case ModelKind::onnx_file: return onnx_file_profile_json(*this);
+    case ModelKind::feed_forward: break;
+  }
   return json{{key::kName, name},         {key::kExporter, exporter},   {key::kOpsetVersion, opset_version},
               {key::kExportBatch, export_batch}, {key::kDynamicBatch, dynamic_batch}, {key::kBatches, batches},
               {key::kRtol, rtol},         {key::kAtol, atol},           {key::kRuntime, runtime},
@@ -168,6 +200,7 @@ json Profile::to_json() const {
 }
 
 Profile profile_from_json(const json& value, std::vector<std::string>& problems) {
+  if (is_onnx_file_profile_object(value)) return onnx_file_profile_from_json(value, problems);
   if (is_module_profile_object(value)) return module_profile_from_json(value, problems);
   Profile p;
   if (!value.is_object()) {

@@ -18,7 +18,9 @@
 #include "artifacts/layout.h"
 #include "base/record_vocabulary.h"
 #include "model/model_config.h"
+#include "base/model_record_vocabulary.h"
 #include "profile/module_spec.h"
+#include "profile/onnx_file_spec.h"
 
 namespace nnx {
 
@@ -49,6 +51,14 @@ struct Profile {
   // `dynamic_batch` are unused and the cases are the module spec's.
   std::optional<ModuleSpec> module;
   bool is_module() const { return module.has_value(); }
+  // An ONNX-file profile (§11): the user's own model.onnx and data sets; `module` is then the graph's
+  // signature (no factory) and the cases are the data sets' (profile/onnx_file_profile.h).
+  std::optional<OnnxFileSpec> onnx_file;
+  // The profile's kind, decided once here: every member below dispatches on it with a switch.
+  ModelKind kind() const {
+    if (onnx_file.has_value()) return ModelKind::onnx_file;
+    return module.has_value() ? ModelKind::module : ModelKind::feed_forward;
+  }
 
   bool dynamo() const { return exporter == rf::kExporterDynamo; }
   // The record's exporter options: exactly 7 keys.

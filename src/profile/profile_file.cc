@@ -10,6 +10,7 @@
 #include "base/module_record_vocabulary.h"
 #include "base/record_vocabulary.h"
 #include "profile/module_factory.h"
+#include "profile/onnx_file_profile.h"
 
 namespace nnx {
 namespace {
@@ -49,7 +50,7 @@ std::vector<Profile> profiles_from_json(const nlohmann::json& list,
     const std::string where = "profiles[" + std::to_string(i) + "]";
     const nlohmann::json entry = with_factory_resolved(list[i], factory_folder);
     std::vector<std::string> entry_problems;
-    if (entry.is_object() && !entry.contains(rf::profile_key::kExporter)) {
+    if (entry.is_object() && !entry.contains(rf::profile_key::kExporter) && !is_onnx_file_profile_object(entry)) {
       entry_problems.push_back("profile.exporter: missing");
     }
     Profile profile = profile_from_json(entry, entry_problems);

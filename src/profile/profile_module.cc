@@ -53,7 +53,7 @@ std::vector<InputCase> module_input_cases(const Profile& profile) {
 
 json module_settings(const Profile& profile) {
   json cases = json::array();
-  for (const auto& c : module_input_cases(profile)) {
+  for (const auto& c : profile.input_cases()) {  // a module's, or an ONNX file's (its data sets, or drawn)
     cases.push_back({{case_key::kName, c.name}, {rf::module_case_key::kDims, dims_of(c.module->dims)},
                      {rf::kInputs, c.module->input_shapes}, {case_key::kSeed, c.seed}, {case_key::kExpect, c.expect}});
   }

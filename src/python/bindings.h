@@ -121,6 +121,12 @@ int exit_code(const std::string& records_text);
 std::vector<std::string> summary_lines(const std::string& records_text);
 std::string make_report(const std::string& records_text);
 void save_report(const std::string& report_text, const std::filesystem::path& path);
+// Signed documents (base/document_signature.h): `sign_document` writes `<document>.sig` with the private key
+// file `key`; `check_signature` refuses (ConformanceError) a document whose `.sig` is missing, by another key
+// than the public key file's or over other bytes; `write_key_pair` writes KEY and KEY.pub (never replacing).
+void sign_document(const std::filesystem::path& document, const std::filesystem::path& key);
+void check_signature(const std::filesystem::path& document, const std::filesystem::path& public_key);
+void write_key_pair(const std::filesystem::path& key, const std::string& comment);
 // The output-path rule (artifacts/output_paths.h) over (label, path) pairs: UsageError when it is broken.
 using LabelledPaths = std::vector<std::pair<std::string, std::filesystem::path>>;
 void check_output_paths(const LabelledPaths& outputs, const LabelledPaths& inputs, const LabelledPaths& roots);

@@ -74,6 +74,9 @@ PYBIND11_MODULE(_core, m) {
   m.def("summary_lines", &b::summary_lines);
   m.def("make_report", &b::make_report);
   m.def("save_report", &b::save_report, "Writes records (or a report) atomically after validating each.");
+  m.def("sign_document", &b::sign_document, released(), py::arg("document"), py::arg("key"));
+  m.def("check_signature", &b::check_signature, released(), py::arg("document"), py::arg("public_key"));
+  m.def("write_key_pair", &b::write_key_pair, py::arg("key"), py::arg("comment"));
   m.def("check_output_paths", &b::check_output_paths, py::arg("outputs"), py::arg("inputs"), py::arg("roots"),
         "The output-path rule over (label, path) pairs; UsageError when it is broken.");
 

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "base/build_info.h"
-#include "base/module_record_vocabulary.h"
+#include "base/model_record_vocabulary.h"
 #include "profile/module_factory.h"
 
 namespace nnx {
@@ -59,7 +59,15 @@ void blank_module_parts(Record& r, const Profile& profile, const std::vector<Inp
   const json given = spec.to_json();
   const std::string factory = report_folder ? factory_relative_to(spec.factory, *report_folder) : spec.factory;
   r.module = Record::Module{factory, nullptr, nullptr, nullptr, given[rf::kInputs], given[rf::kDims],
-                            given[rf::kOutputs]};
+                            given[rf::kOutputs], nullptr};
+  switch (profile.kind()) {  // §11: an imported file's record is the successor format, its kind a variant
+    case ModelKind::onnx_file:
+      r.format = std::string(kModelFormat);
+      r.module->variant = profile.onnx_file->variant();
+      break;
+    case ModelKind::module:
+    case ModelKind::feed_forward: break;
+  }
   r.config = nullptr;
   r.dtype.clear();
   std::size_t match = 0;

@@ -144,6 +144,9 @@ struct Record {
     json inputs;         // the profile's input specs (module_spec.h InputSpec::to_json), as given
     json dims;           // {name: [values]}
     json outputs;        // [names] or null
+    // The record's `model` when it is an nnx.model-conformance/1 record (§11: {kind, ...}, the kind's
+    // variant; then factory is "" and class and the digests null), else null (a module record).
+    json variant;
   };
 
   std::string format = std::string(kFormat);
@@ -162,7 +165,7 @@ struct Record {
   std::vector<RecordCase> input_cases;
   Tolerances tolerances;
   json model_state;                   // null, or {parameters, gradients, modes} (§4 export)
-  std::optional<Module> module;       // set exactly when format is kModuleFormat
+  std::optional<Module> module;       // set exactly when format is kModuleFormat or kModelFormat (§11)
   std::array<StageEntry, kStageCount> stages;  // by stage_index
 
   // §5: the 17 keys (§10: a record with `module` set writes the module format's 19). `from_json` throws ConformanceError (validate_record's message) for an invalid record.

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "base/json_fields.h"
-#include "base/module_record_vocabulary.h"
+#include "base/model_record_vocabulary.h"
 #include "record/record.h"
 #include "record/validate_record.h"
 
@@ -104,16 +104,22 @@ Record::Runtime read_runtime(const json& r) {
 
 Record::Module read_module(const json& j) {
   namespace key = rf::module_key;
+  if (j.contains(rf::kModel)) {  // §11: the kind's variant, the module identity inside it
+    const json& m = j[rf::kModel];
+    const json& factory = m[rf::model_key::kFactory];
+    return {factory.is_string() ? factory.get<std::string>() : "", m[key::kClass], m[key::kSourceSha256],
+            m[key::kStateSha256], j[rf::kInputs], j[rf::kDims], j[rf::kOutputs], m};
+  }
   const json& m = j[rf::kModule];
   return {m[key::kFactory].get<std::string>(), m[key::kClass], m[key::kSourceSha256], m[key::kStateSha256],
-          j[rf::kInputs], j[rf::kDims], j[rf::kOutputs]};
+          j[rf::kInputs], j[rf::kDims], j[rf::kOutputs], nullptr};
 }
 
 // The members of a valid record `j` (validated by the caller).
 Record read_record(const json& j) {
   Record r;
   r.format = j[rf::kFormat].get<std::string>();
-  const bool module = r.format == kModuleFormat;
+  const bool module = r.format == kModuleFormat || r.format == kModelFormat;
   r.profile = j[rf::kProfile].get<std::string>();
   r.status = *parse_record_status(j[rf::kStatus].get<std::string>());
   r.failure = read_failure(j[rf::kFailure]);
@@ -217,7 +223,7 @@ json Record::to_json() const {
   json stage_entries = json::object();
   for (Stage s : kStages) stage_entries[std::string(stage_name(s))] = stage(s).to_json();
   json out{
-      {rf::kFormat, module ? std::string(kModuleFormat) : format},
+      {rf::kFormat, format},
       {rf::kProfile, profile},
       {rf::kStatus, std::string(record_status_name(status))},
       {rf::kFailure, optional_failure(failure)},
@@ -245,6 +251,17 @@ json Record::to_json() const {
     return out;
   }
   namespace key = rf::module_key;  // §10
+  out[rf::kInputs] = module->inputs;
+  out[rf::kDims] = module->dims;
+  out[rf::kOutputs] = module->outputs;
+  if (!module->variant.is_null()) {  // §11: the variant, with the identity the export found
+    json variant = module->variant;
+    variant[key::kClass] = module->class_name;
+    variant[key::kSourceSha256] = module->source_sha256;
+    variant[key::kStateSha256] = module->state_sha256;
+    out[rf::kModel] = std::move(variant);
+    return out;
+  }
   out[rf::kModule] = {{key::kFactory, module->factory}, {key::kClass, module->class_name},
                       {key::kSourceSha256, module->source_sha256}, {key::kStateSha256, module->state_sha256}};
   out[rf::kInputs] = module->inputs;

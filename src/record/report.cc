@@ -6,6 +6,7 @@
 #include "base/atomic_file.h"
 #include "base/failure.h"
 #include "base/json_python.h"
+#include "base/module_record_vocabulary.h"
 #include "record/record_format.h"
 #include "record/validate_record.h"
 
@@ -49,7 +50,24 @@ std::string exporter_and_runtime(const json& r) {
   return text;
 }
 
-// `[; max_abs_error=<largest>]; n/m input cases passed`
+// `; the tolerance cannot fail for <output>[, <output>...]` for a module record whose parity states a vacuous
+// tolerance (doc/record-format.md §10), else "".
+std::string vacuous_summary(const json& r) {
+  const json* stages = r.contains(rf::kStages) && r[rf::kStages].is_object() ? &r[rf::kStages] : nullptr;
+  const std::string parity(stage_name(Stage::parity));
+  if (!stages || !stages->contains(parity) || !(*stages)[parity].is_object()) return "";
+  const json& detail = (*stages)[parity].value(rf::stage_key::kDetail, json());
+  if (!detail.is_object() || !detail.contains(rf::vacuous_key::kVacuousTolerance)) return "";
+  std::string names;
+  for (const auto& entry : detail[rf::vacuous_key::kVacuousTolerance]) {
+    if (entry.is_object() && entry.contains(rf::vacuous_key::kOutput) && entry[rf::vacuous_key::kOutput].is_string()) {
+      names += (names.empty() ? "" : ", ") + entry[rf::vacuous_key::kOutput].get<std::string>();
+    }
+  }
+  return names.empty() ? "" : "; the tolerance cannot fail for " + names + " (an all-zero output would pass)";
+}
+
+// `[; max_abs_error=<largest>]; n/m input cases passed[; the tolerance cannot fail for ...]`
 std::string case_summary(const json& r) {
   namespace key = rf::case_key;
   double worst = -1;
@@ -65,7 +83,8 @@ std::string case_summary(const json& r) {
   }
   std::string text;
   if (worst >= 0) text += "; " + std::string(key::kMaxAbsError) + "=" + python_float_repr(worst);
-  return text + "; " + std::to_string(passed) + "/" + std::to_string(total) + " input cases passed";
+  return text + "; " + std::to_string(passed) + "/" + std::to_string(total) + " input cases passed" +
+         vacuous_summary(r);
 }
 
 }  // namespace

@@ -17,7 +17,8 @@ using json = nlohmann::json;
 json make_report(const std::vector<json>& records);
 void save_report(const json& report, const std::filesystem::path& path);
 
-// `<profile>: <status>[ (<failure>)]; level=<level>; exporter=...; n/m input cases passed`
+// `<profile>: <status>[ (<failure>)]; level=<level>; exporter=...; n/m input cases passed`, and for a module
+// record whose parity states a vacuous tolerance `; the tolerance cannot fail for <outputs> (...)`.
 std::vector<std::string> summary_lines(const std::vector<json>& records);
 // 0 when every record passed (and there is one); else the class code of the FIRST failing record;
 // 1 for no records or an unknown failure value.

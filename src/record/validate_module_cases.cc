@@ -263,6 +263,9 @@ std::vector<NamedFile> check_module_record(const JsonView& record, const Stages&
     return check_module_case(walk, item, label, problems);
   };
   check_case_list(record, view, kModuleCaseKeys, rule, out);
+  check_exact_outputs(record, out);
+  check_dtype_tolerances(record, out);
+  check_vacuous_tolerance(record, out);
   return std::move(walk.named);
 }
 

@@ -9,7 +9,7 @@
 
 #include "artifacts/layout.h"
 #include "base/json_fields.h"
-#include "base/module_record_vocabulary.h"
+#include "base/model_record_vocabulary.h"
 #include "base/sha256.h"
 #include "base/tensor.h"
 #include "profile/module_spec.h"
@@ -217,7 +217,11 @@ void read_outputs(const JsonView& outputs, ModuleSpecs& specs, Problems& out) {
 }  // namespace
 
 ModuleSpecs check_module_specs(const JsonView& record, const Stages& view, Problems& out) {
-  check_module_object(record, view, out);
+  if (record[rf::kFormat].is_text(kModelFormat)) {
+    check_model_variant(record, view, out);  // §11: the kind's variant stands where `module` does
+  } else {
+    check_module_object(record, view, out);
+  }
   ModuleSpecs specs;
   const bool inputs_ok = read_inputs(record[rf::kInputs], specs, out);
   const bool dims_ok = read_dims(record[rf::kDims], specs, out);

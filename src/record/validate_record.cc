@@ -16,7 +16,7 @@
 #include "base/json_fields.h"
 #include "base/json_python.h"
 #include "base/json_strict.h"
-#include "base/module_record_vocabulary.h"
+#include "base/model_record_vocabulary.h"
 #include "base/sha256.h"
 #include "base/tolerance_compare.h"
 #include "record/profile_rebuild.h"
@@ -135,7 +135,9 @@ void check_strict_json(const json& record, Problems& out) {
 // ---- the top-level keys and the simple sections ----------------------------------------------------------
 
 void check_top_level_keys(const JsonView& record, bool module, Problems& out) {
-  if (module) {
+  if (record[rf::kFormat].is_text(kModelFormat)) {
+    exact_keys(record, "record", rf::kModelRecordKeys, out);  // §11
+  } else if (module) {
     exact_keys(record, "record", rf::kModuleRecordKeys, out);
   } else {
     exact_keys(record, "record", rf::kRecordKeys, out);
@@ -180,7 +182,8 @@ void check_runtime(const JsonView& runtime, Problems& out) {
 // The sections both formats share; `module`: a module record (its format is known), which has no config.
 void check_sections(const JsonView& record, bool module, Problems& out) {
   if (const JsonView format = record[rf::kFormat]; !module && format.exists() && !format.is_text(kFormat)) {
-    out.push_back(std::string(rf::kFormat) + ": must be " + quote(kFormat) + " or " + quote(kModuleFormat) +
+    out.push_back(std::string(rf::kFormat) + ": must be " + quote(kFormat) + ", " + quote(kModuleFormat) + " or " +
+                  quote(kModelFormat) +
                   ", not " + text_of(format));
   }
   if (const JsonView profile = record[rf::kProfile]; profile.exists() && !profile.is_string()) {
@@ -235,7 +238,7 @@ std::vector<std::string> problems_of(const JsonView& record, const validation::P
   using namespace validation;
   if (!record.is_object()) return {"record: must be an object, not " + json_type_name(record)};
   Problems out;
-  const bool module = record[rf::kFormat].is_text(kModuleFormat);
+  const bool module = record[rf::kFormat].is_text(kModuleFormat) || record[rf::kFormat].is_text(kModelFormat);
   check_top_level_keys(record, module, out);
   out.insert(out.end(), strict.begin(), strict.end());
   check_sections(record, module, out);

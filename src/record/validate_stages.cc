@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "base/json_fields.h"
+#include "base/model_record_vocabulary.h"
 #include "record/validate_internal.h"
 
 namespace nnx::validation {
@@ -141,6 +142,10 @@ void check_model_state(const JsonView& record, const Stages& view, Problems& out
   const JsonView state = record[rf::kModelState];
   if (!state.exists()) return;
   const std::string where = rf::kModelState;
+  if (record[rf::kFormat].is_text(kModelFormat)) {  // §11: an imported file, no module whose state is proven
+    if (!state.is_null()) out.push_back(where + ": must be null for an imported ONNX file (§11)");
+    return;
+  }
   std::vector<std::string> changed_list;  // parts showing a change
   bool well_formed = true;
   if (!state.is_null()) {

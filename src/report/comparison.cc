@@ -47,12 +47,18 @@ std::string reference_words(const json& record) {
     return "PyTorch" + (torch.empty() ? std::string() : " " + torch) + " in eval mode";
   }
   if (reference == rf::kReferenceNative) return "the native C++ float32 forward (no PyTorch)";
-  if (reference == rf::kReferenceStored) return "the PyTorch outputs stored with its artifacts";
+  if (reference == rf::kReferenceStored) {
+    switch (record_model_kind(record)) {
+      case ModelKind::onnx_file: return "the outputs of its own data sets, stored with its artifacts";
+      case ModelKind::module:
+      case ModelKind::feed_forward: return "the PyTorch outputs stored with its artifacts";
+    }
+  }
   return reference;
 }
 
 std::string model_words(const json& record) {
-  if (is_module_record(record)) return "module " + module_factory(record);
+  if (is_module_record(record)) return model_source_word(record) + " " + module_factory(record);
   const json& config = object_at(record, rf::kConfig);
   std::string widths = text_of(config, rf::config_key::kInputDim);
   const json hidden = config.value(rf::config_key::kHiddenDims, json::array());

@@ -156,13 +156,38 @@ const json& case_margin(const json& record, const std::string& case_name) {
   return margin == entry.end() ? null_json() : *margin;
 }
 
+ModelKind record_model_kind(const json& record) {
+  const std::string format = text_of(record, rf::kFormat);
+  if (format == kModelFormat) return ModelKind::onnx_file;
+  return format == kModuleFormat ? ModelKind::module : ModelKind::feed_forward;
+}
+
 bool is_module_record(const json& record) {
-  return text_of(record, rf::kFormat) == kModuleFormat;
+  switch (record_model_kind(record)) {
+    case ModelKind::module:
+    case ModelKind::onnx_file: return true;
+    case ModelKind::feed_forward: return false;
+  }
+  return false;
 }
 
 std::string module_factory(const json& record) {
   if (!record.is_object()) return "";
-  return text_of(record.value(rf::kModule, json::object()), rf::module_key::kFactory);
+  switch (record_model_kind(record)) {
+    case ModelKind::onnx_file: return text_of(record.value(rf::kModel, json::object()), rf::model_key::kOnnx);
+    case ModelKind::module: return text_of(record.value(rf::kModule, json::object()), rf::module_key::kFactory);
+    case ModelKind::feed_forward: return "";
+  }
+  return "";
+}
+
+std::string model_source_word(const json& record) {
+  switch (record_model_kind(record)) {
+    case ModelKind::onnx_file: return "ONNX file";
+    case ModelKind::module:
+    case ModelKind::feed_forward: return "module";
+  }
+  return "module";
 }
 
 std::string inputs_text(const json& inputs) {

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/model_record_vocabulary.h"
+
 #include "base/record_vocabulary.h"
 
 namespace nnx::report {
@@ -65,10 +67,15 @@ const json& triangulation_of(const json& record, const std::string& case_name);
 // The case's margin (error ÷ allowed error) when triangulated: a number, or null (infinite margin / none).
 const json& case_margin(const json& record, const std::string& case_name);
 
-// A module record (§10): its format says so.
+// A record with stored tensors: a module record (§10) or an nnx.model-conformance/1 record (§11); its format
+// says so.
 bool is_module_record(const json& record);
-// A module record's factory (module.factory; "" when absent).
+// Its kind, from its format: ModelKind::onnx_file for nnx.model-conformance/1 (the one kind it holds today).
+ModelKind record_model_kind(const json& record);
+// What its model is named by: a module record's factory (module.factory), an ONNX-file record's file
+// (model.onnx); "" when absent. And the word for it: "module" or "ONNX file".
 std::string module_factory(const json& record);
+std::string model_source_word(const json& record);
 // The inputs of a module record's specs or of one of its cases, each as `name dtype shape`, "; " between
 // them ("image float32 [2,3,64,64]"); "" when there are none.
 std::string inputs_text(const json& inputs);

@@ -204,7 +204,7 @@ std::string artifacts_section(const json& record) {
 // v1's dtype, or a module record's factory and input specs (doc/record-format.md §10).
 std::string model_line(const json& record) {
   if (!is_module_record(record)) return " · dtype <code>" + escape_html(text_of(record, rf::kDtype)) + "</code>";
-  return " · module <code>" + escape_html(module_factory(record)) + "</code> · inputs <code>" +
+  return " · " + model_source_word(record) + " <code>" + escape_html(module_factory(record)) + "</code> · inputs <code>" +
          escape_html(inputs_text(record.value(rf::kInputs, json()))) + "</code>";
 }
 
@@ -326,6 +326,30 @@ std::string matrix_section(const json& matrix) {
   return out + "</tbody></table>" + drift_section(matrix);
 }
 
+// The header's formats: the records' count, each record format they hold with its count (kRecordFormats'
+// order, then any other as written), and the document's own format when it is a report or a matrix.
+std::string formats_line(const json& document, const std::vector<json>& records) {
+  std::vector<std::pair<std::string, std::size_t>> counts;
+  for (std::string_view format : kRecordFormats) counts.emplace_back(format, 0);
+  for (const auto& record : records) {
+    const std::string format = text_of(record, rf::kFormat);
+    auto known = std::find_if(counts.begin(), counts.end(), [&](const auto& count) { return count.first == format; });
+    if (known == counts.end()) counts.emplace_back(format, 1);
+    else ++known->second;
+  }
+  std::string out = std::to_string(records.size()) + " record(s)";
+  const char* separator = ": ";
+  for (const auto& [format, count] : counts) {
+    if (count == 0) continue;
+    out += separator + std::to_string(count) + " of format <code>" + escape_html(format) + "</code>";
+    separator = ", ";
+  }
+  const DocumentKind kind = document_kind(document);
+  if (kind == DocumentKind::record) return out;
+  return out + " (" + (kind == DocumentKind::matrix ? "runtime matrix" : "report") + " format <code>" +
+         escape_html(text_of(document, rf::kFormat)) + "</code>)";
+}
+
 }  // namespace
 
 std::string render_html(const json& document) {
@@ -343,9 +367,7 @@ std::string render_html(const json& document) {
       "<link rel=\"icon\" href=\"data:,\"><title>" + escape_html(title) + "</title><style>" + kStyle +
       "</style></head><body><h1>" + escape_html(title) + " " + status_badge(status) + "</h1>";
   out += "<p class=\"compared\">" + escape_html(comparison_sentence(document)) + "</p>";
-  out += "<p>" + std::to_string(records.size()) + " record(s), format <code>" +
-      escape_html(text_of(document, rf::kFormat)) +
-         "</code></p>";
+  out += "<p>" + formats_line(document, records) + "</p>";
   if (kind == DocumentKind::matrix) {
     out += matrix_section(document);
     for (const auto& runtime : matrix_runtimes(document)) {

@@ -43,7 +43,7 @@ std::string profile_rows(const json& record, const std::string& prefix) {
   }
   // A module record (doc/record-format.md §10) names its module's factory beside its profile.
   const std::string module =
-      is_module_record(record) ? " (module " + markdown_code(module_factory(record)) + ")" : std::string();
+      is_module_record(record) ? " (" + model_source_word(record) + " " + markdown_code(module_factory(record)) + ")" : std::string();
   std::string row = "| " + markdown_cell(prefix) + markdown_code(text_of(record, rf::kProfile)) + module + " | " +
                     status_mark(text_of(record, rf::kStatus)) + " | " + markdown_cell(text_of(record, rf::kFailure)) +
                     " | " + markdown_cell(text_of(record, rf::kLevel)) + " |";

@@ -14,6 +14,7 @@
 #include "runtime/library_probe.h"
 #include "runtime/library_search.h"
 #include "runtime/run_watchdog.h"
+#include "runtime/runtime_log.h"
 #include "runtime/runtime_telemetry.h"
 
 #define ORT_API_MANUAL_INIT
@@ -202,7 +203,9 @@ std::shared_ptr<OnnxRuntime> OnnxRuntime::open(const std::optional<std::filesyst
     {
       const auto lock = lock_api(api);
       try {
-        lib->impl_->env = std::make_unique<Ort::Env>(ORT_LOGGING_LEVEL_ERROR, "nnx-conformance");
+        // Its own log lines are dropped, never printed (runtime_log.h).
+        lib->impl_->env = std::make_unique<Ort::Env>(ORT_LOGGING_LEVEL_ERROR, "nnx-conformance", drop_runtime_log_line,
+                                                     nullptr);
         lib->impl_->env->DisableTelemetryEvents();
       } catch (const Ort::Exception& e) {
         throw RuntimeUnavailable(std::string("ONNX Runtime at ") + lib->location_ +

@@ -1,6 +1,6 @@
 // ONNX Runtime behind the runtime seam (runtime/runtime.h): opened at run time (dlopen) and used through its
 // C++ wrapper (RAII over the C API). Its own telemetry is turned off before the library is opened
-// (runtime_telemetry.h).
+// (runtime_telemetry.h); its own log lines are dropped, never printed (runtime_log.h).
 //
 // Library search order (the first that applies is used; an explicit choice that fails is not replaced):
 //   1. an explicit path (the command line's --onnxruntime PATH),

@@ -12,6 +12,10 @@ std::string runtime_type_name(DType dtype) {
     case DType::int64: return "int64";
     case DType::int32: return "int32";
     case DType::boolean: return "bool";
+    case DType::float16: return "float16";
+    case DType::bfloat16: return "bfloat16";
+    case DType::int8: return "int8";
+    case DType::uint8: return "uint8";
   }
   return "unknown";
 }

@@ -1,18 +1,25 @@
 // The check stage (doc/record-format.md §4): onnx.checker (full check, by path) in the worker, then the
 // artifact manifest of the profile folder (artifacts.h). Failure: checker-error. On a pass the record gets
-// opset.model and artifacts.files, and the detail {opset, ir_version, producer, inputs, outputs}.
+// opset.model and artifacts.files, and the detail {opset, ir_version, producer, inputs, outputs}. An
+// ONNX-file profile's check is onnx_file_stages.h's (the tool's own reader; no worker).
 #include <string>
 #include <vector>
 
 #include "artifacts/artifacts.h"
 #include "artifacts/layout.h"
 #include "record/record.h"
+#include "stages/onnx_file_stages.h"
 #include "stages/stages.h"
 #include "worker/worker_protocol.h"
 
 namespace nnx {
 
 bool run_check_stage(StageContext& context) {
+  switch (context.profile->kind()) {
+    case ModelKind::onnx_file: return run_onnx_file_check_stage(context);  // no worker (onnx_file_stages.h)
+    case ModelKind::module:
+    case ModelKind::feed_forward: break;
+  }
   using nlohmann::json;
   namespace wire = worker_protocol;
   namespace detail_key = rf::detail_key;

@@ -1,6 +1,6 @@
 // The dependencies stage (doc/record-format.md §4): the runtime library opens, and the exporter worker
-// starts and can import every Python module the profile needs. Failure: missing-dependency, the detail
-// naming each problem and how to install.
+// starts and can import every Python module the profile needs (a profile that needs none, an imported ONNX
+// file, starts no worker). Failure: missing-dependency, the detail naming each problem and how to install.
 #include <chrono>
 #include <future>
 #include <string>
@@ -106,7 +106,11 @@ bool run_dependencies_stage(StageContext& context) {
   // runtime (a thread of its own would cost more than the answer).
   std::vector<std::string> problems;
   ModulesAnswer answer;
-  if (context.exporter && context.exporter->running()) {
+  if (modules.empty()) {  // nothing Python is needed (an imported ONNX file): no worker starts
+    problems = open_runtime_into(context, versions);
+    answer.reply = {{wire::kEnvironment, nlohmann::json::object()}, {wire::kVersions, nlohmann::json::object()},
+                    {wire::kProblems, nlohmann::json::array()}};
+  } else if (context.exporter && context.exporter->running()) {
     problems = open_runtime_into(context, versions);
     answer = ask_python_modules(context, modules);
   } else {

@@ -1,7 +1,8 @@
 // The export stage (doc/record-format.md §4): the worker puts the model in its mixed mode with gradients,
 // snapshots it, calls the profile's exporter with the exact arguments of §4 and compares the snapshot.
 // Failures: state-changed (reported first), export-error (the exporter raised, wrote no model.onnx, or the
-// worker could not answer). model_state is recorded whenever the exporter was called.
+// worker could not answer). model_state is recorded whenever the exporter was called. A module profile's
+// export is module_export.cc's, an ONNX-file profile's the import (onnx_file_stages.h).
 #include <string>
 #include <system_error>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "model/feedfwd.h"
 #include "record/record.h"
 #include "stages/module_stages.h"
+#include "stages/onnx_file_stages.h"
 #include "stages/reference_outputs.h"
 #include "stages/stages.h"
 #include "worker/tensor_wire.h"
@@ -46,7 +48,11 @@ bool fail(StageContext& context, FailureClass failure, json detail) {
 }  // namespace
 
 bool run_export_stage(StageContext& context) {
-  if (context.profile->is_module()) return run_module_export_stage(context);
+  switch (context.profile->kind()) {
+    case ModelKind::module: return run_module_export_stage(context);
+    case ModelKind::onnx_file: return run_onnx_import_stage(context);  // the user's own file, imported
+    case ModelKind::feed_forward: break;
+  }
   const auto folder = profile_folder(context.root, context.profile->name);
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);

@@ -9,7 +9,9 @@
 // exporter raised or wrote no model.onnx, the worker could not answer, the answer is malformed).
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "artifacts/factory_copy.h"
@@ -50,7 +52,7 @@ json export_request(const StageContext& context, const std::vector<std::vector<T
     cases.push_back({{wire::kName, c.name}, {wire::kInputs, tensors_json(inputs[i], frames)}});
   }
   const auto file = spec.factory_file();
-  return json{{wire::kOp, wire::kOpModuleExport},
+  json request{{wire::kOp, wire::kOpModuleExport},
               {wire::kExporter, profile.exporter},
               {wire::kOpsetVersion, profile.opset_version},
               {wire::kFactory, spec.factory},
@@ -62,6 +64,15 @@ json export_request(const StageContext& context, const std::vector<std::vector<T
               {wire::kCases, cases},
               {wire::kOutputDir, std::filesystem::absolute(profile_folder(context.root, profile.name)).string()},
               {wire::kModelFile, kModelFile}};
+  switch (profile.kind()) {
+    case ModelKind::onnx_file:  // the user's own file, already copied: nothing is exported (§11)
+      request[wire::kImported] = true;
+      request[wire::kBind] = profile.onnx_file->parameters();
+      break;
+    case ModelKind::module:
+    case ModelKind::feed_forward: break;
+  }
+  return request;
 }
 
 bool fail(StageContext& context, FailureClass failure, json detail) {
@@ -69,10 +80,11 @@ bool fail(StageContext& context, FailureClass failure, json detail) {
   return false;
 }
 
-// The outputs of each case expected to match, from the answer's references (and oracle), in case order.
-std::vector<std::vector<Tensor>> case_outputs(const json& answer, AnswerFrames& frames, const char* key,
-                                              const Record& record) {
-  std::vector<std::vector<Tensor>> out;
+// The outputs of each case expected to match, from the answer's references (and oracle), in case order; an
+// oracle entry may be null (an integer output whose oracle cannot tell: no file), a reference may not.
+std::vector<std::vector<std::optional<Tensor>>> case_outputs(const json& answer, AnswerFrames& frames,
+                                                             const char* key, const Record& record) {
+  std::vector<std::vector<std::optional<Tensor>>> out;
   const json& list = answer.at(key);
   std::size_t next = 0;
   for (const auto& c : record.input_cases) {
@@ -80,9 +92,10 @@ std::vector<std::vector<Tensor>> case_outputs(const json& answer, AnswerFrames& 
     if (next >= list.size() || list[next].at(wire::kName) != c.name) {
       throw WorkerError(WorkerError::Kind::malformed, std::string(key) + ": no outputs for case " + c.name);
     }
-    std::vector<Tensor> tensors;
+    std::vector<std::optional<Tensor>> tensors;
     for (const auto& t : list[next++].at(wire::kOutputs)) {
-      tensors.push_back(frames.take(t, std::string(key) + " of " + c.name));
+      if (t.is_null() && key == std::string_view(wire::kOracle)) tensors.emplace_back();
+      else tensors.push_back(frames.take(t, std::string(key) + " of " + c.name));
     }
     out.push_back(std::move(tensors));
   }
@@ -106,12 +119,12 @@ void store_case_tensors(StageContext& context, const std::vector<std::vector<Ten
     if (c.expect != rf::kExpectMatch) continue;
     std::vector<CaseTensor> outputs;
     for (std::size_t j = 0; j < references[match].size(); ++j) {
-      const Tensor& t = references[match][j];
+      const Tensor& t = references[match][j].value();
       CaseTensor out{t.name, std::string(dtype_name(t.dtype)), t.shape, test_output_path(match, j), std::nullopt};
       write_stored_tensor(folder, out.file, t);
-      if (has_oracle && j < oracle[match].size()) {
+      if (has_oracle && j < oracle[match].size() && oracle[match][j]) {
         out.oracle_file = oracle_output_path(match, j);
-        write_stored_tensor(folder, *out.oracle_file, oracle[match][j]);
+        write_stored_tensor(folder, *out.oracle_file, *oracle[match][j]);
       }
       outputs.push_back(std::move(out));
     }

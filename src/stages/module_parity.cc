@@ -5,7 +5,10 @@
 // compared output by output, matched by name, with the stored reference outputs (or, for
 // `execute --reference torch`, PyTorch's recomputed ones: context.module_references), every element
 // within |runtime - reference| <= atol + rtol * |reference| (base/tolerance_compare.h); its errors are the
-// largest over its outputs. The triangulation measures the runtime and the reference against the stored
+// largest over its outputs. An integer or bool output compares exactly, near ties judged by the oracle's
+// stored scores, and a dtype that is not PyTorch's is a finding of its own (stages/exact_outputs.h). A
+// floating output an all-zero output would pass in every case is stated (stages/vacuous_tolerance.h). A
+// float16 or bfloat16 output is judged under its dtype's tolerance (base/dtype_tolerance.h), stated. The triangulation measures the runtime and the reference against the stored
 // float64 oracle where it was computed (a stored oracle holding a value that is not finite is not measured
 // against: both departures are {max_abs_error: null, margin: null, reason}, and the record stays valid); the
 // blame is stages/triangulation.h's, with `weights` when the export found state-dict entries nothing in the
@@ -15,16 +18,20 @@
 #include <string>
 #include <vector>
 
+#include "base/dtype_tolerance.h"
 #include "base/error.h"
 #include "base/tolerance_compare.h"
 #include "model/feedfwd.h"
 #include "record/record.h"
+#include "base/module_record_vocabulary.h"
 #include "stages/case_outcome.h"
+#include "stages/exact_outputs.h"
 #include "stages/module_reference.h"
 #include "stages/module_stages.h"
 #include "stages/module_tensors.h"
 #include "stages/stages.h"
 #include "stages/triangulation.h"
+#include "stages/vacuous_tolerance.h"
 
 namespace nnx {
 namespace {
@@ -36,7 +43,26 @@ struct Evidence {
   bool runtime_departs = false;
   bool reference_departs = false;
   json triangulation = json::array();
+  json exact_outputs = json::array();  // integer and bool outputs (exact_outputs.h)
+  json dtype_differs = json::array();
+  VacuousTolerance vacuous;  // floating outputs an all-zero output would pass in every case
+  json dtype_tolerances = json::array();  // the tolerance each half-precision output was judged by
 };
+
+// The tolerance output `reference` is judged by (base/dtype_tolerance.h), stated once per half output.
+Tolerance judged_by(const Tensor& reference, const Tolerance& profile, Evidence& evidence) {
+  namespace dk = rf::dtype_tolerance_key;
+  const Tolerance used = tolerance_for(reference.dtype, profile);
+  if (!half_epsilon(reference.dtype)) return used;
+  for (const auto& entry : evidence.dtype_tolerances) {
+    if (entry[dk::kOutput] == reference.name) return used;
+  }
+  evidence.dtype_tolerances.push_back({{dk::kOutput, reference.name},
+                                       {dk::kDtype, std::string(dtype_name(reference.dtype))},
+                                       {dk::kRtol, used.rtol},
+                                       {dk::kAtol, used.atol}});
+  return used;
+}
 
 void set_case(RecordCase& c, const char* outcome, std::optional<FailureClass> failure, std::string detail) {
   set_case_outcome(c, outcome, failure, std::move(detail));
@@ -59,8 +85,8 @@ const Tensor* named(const std::vector<Tensor>& tensors, const std::string& name)
 std::string incomparable(const Tensor* actual, const Tensor& expected, const std::vector<Tensor>& outputs) {
   if (actual == nullptr) return "the runtime returned no output named " + expected.name + " (it returned: " + names_of(outputs) + ")";
   if (actual->dtype != expected.dtype) {
-    return "output " + expected.name + " is " + std::string(dtype_name(actual->dtype)) + ", not " +
-           std::string(dtype_name(expected.dtype));
+    return "output " + expected.name + " is " + std::string(dtype_name(actual->dtype)) + ", not PyTorch's " +
+           std::string(dtype_name(expected.dtype)) + " (a dtype finding: stages.parity.detail.dtype_differs)";
   }
   if (actual->shape != expected.shape) return "output " + expected.name + " has shape " + shape_text(actual->shape) +
                                               ", not the reference's " + shape_text(expected.shape);
@@ -77,20 +103,45 @@ json unmeasured(const std::string& reason) {
   return json{{tk::kMaxAbsError, nullptr}, {tk::kMargin, nullptr}, {tk::kReason, reason}};
 }
 
+// An integer or bool output (exact_outputs.h): its entry, and a counted difference makes the case fail with
+// an infinite margin, departing the runtime (both sides where the oracle cannot tell).
+void exact_output(const std::string& name, const Tensor& actual, const Tensor& reference,
+                  const std::optional<Tensor>& scores, const Tolerance& tolerance, ToleranceComparison& worst,
+                  Evidence& evidence) {
+  ExactVerdict verdict = judge_exact_output(name, actual, reference, scores, tolerance);
+  evidence.exact_outputs.push_back(std::move(verdict.entry));
+  if (verdict.comparison.within()) return;
+  worst.within = false;
+  worst.margin.reset();
+  evidence.runtime_departs = true;
+  evidence.reference_departs = evidence.reference_departs || !verdict.comparison.near_ties;
+}
+
 // Compares every reference output; fills the case and its triangulation entry. A stored oracle output that
 // holds a value that is not finite is not measured against (its departures are `unmeasured`, with the reason).
 void compare_outputs(RecordCase& c, const std::vector<Tensor>& outputs, const std::vector<Tensor>& references,
-                     const std::vector<std::optional<Tensor>>& oracle, const Tolerance& tolerance, Evidence& evidence) {
+                     const std::vector<std::optional<Tensor>>& oracle, const Tolerance& profile_tolerance,
+                     Evidence& evidence) {
   ToleranceComparison worst;
   Departure runtime_oracle, reference_oracle;
   bool triangulated = !oracle.empty();
+  bool measured = false;  // a floating output measured against the oracle (an exact output never is)
   std::string oracle_unusable;  // why the stored oracle cannot be measured against, or ""
   for (std::size_t j = 0; j < references.size(); ++j) {
     const Tensor* actual = named(outputs, references[j].name);
     if (const std::string why = incomparable(actual, references[j], outputs); !why.empty()) {
       evidence.runtime_departs = true;
+      if (actual != nullptr && actual->dtype != references[j].dtype) {
+        evidence.dtype_differs.push_back(dtype_finding(c.name, references[j].name, actual->dtype, references[j].dtype));
+      }
       return set_case(c, rf::kOutcomeMismatch, FailureClass::mismatch, why);
     }
+    if (compares_exactly(references[j].dtype)) {
+      exact_output(c.name, *actual, references[j], j < oracle.size() ? oracle[j] : std::nullopt, profile_tolerance,
+                   worst, evidence);
+      continue;
+    }
+    const Tolerance tolerance = judged_by(references[j], profile_tolerance, evidence);
     const auto runtime = actual->as_doubles();
     const auto reference = references[j].as_doubles();
     if (const auto bad_runtime = nonfinite(runtime), bad_reference = nonfinite(reference); bad_runtime || bad_reference) {
@@ -100,6 +151,7 @@ void compare_outputs(RecordCase& c, const std::vector<Tensor>& outputs, const st
                       "output " + references[j].name + ": " + std::to_string(bad_runtime) + " runtime and " +
                           std::to_string(bad_reference) + " reference values are not finite");
     }
+    evidence.vacuous.observe(references[j].name, reference, tolerance);
     const ToleranceComparison errors = compare_to_tolerance(runtime, reference, tolerance);
     worst.max_abs = std::max(worst.max_abs, errors.max_abs);
     worst.max_rel = std::max(worst.max_rel, errors.max_rel);
@@ -117,10 +169,12 @@ void compare_outputs(RecordCase& c, const std::vector<Tensor>& outputs, const st
       if (!fo.margin || (reference_oracle.margin && *fo.margin > *reference_oracle.margin)) reference_oracle = fo;
       runtime_oracle.max_abs_error = std::max(runtime_oracle.max_abs_error, ro.max_abs_error);
       reference_oracle.max_abs_error = std::max(reference_oracle.max_abs_error, fo.max_abs_error);
+      measured = true;
     } else {
       triangulated = false;
     }
   }
+  triangulated = triangulated && measured;
   c.outcome = worst.within ? rf::kOutcomeMatch : rf::kOutcomeMismatch;
   c.failure = worst.within ? std::nullopt : std::optional<FailureClass>(FailureClass::mismatch);
   c.passed = worst.within;
@@ -163,9 +217,7 @@ CaseTruth truth_of(const StageContext& context, const RecordCase& c) {
   for (const auto& out : *c.module->outputs) {
     truth.references.push_back(stored_tensor(context.stored, out, out.file));  // ConformanceError: not the record's
     if (out.oracle_file) {
-      CaseTensor as_oracle = out;
-      as_oracle.dtype = std::string(dtype_name(DType::float64));
-      truth.oracle.push_back(stored_tensor(context.stored, as_oracle, *out.oracle_file));
+      truth.oracle.push_back(stored_oracle(context.stored, out, *out.oracle_file));
       any_oracle = true;
     } else {
       truth.oracle.push_back(std::nullopt);
@@ -227,6 +279,12 @@ bool record_outcome(StageContext& context, Evidence& evidence, const std::vector
               {rf::detail_key::kUnusedInputs, unused},
               {rf::detail_key::kMissingWeights, missing}};
   if (!context.module_reference_ran.is_null()) detail[detail_key::kFactoryRun] = context.module_reference_ran;
+  if (!evidence.exact_outputs.empty()) detail[rf::exact_key::kExactOutputs] = evidence.exact_outputs;
+  if (!evidence.dtype_differs.empty()) detail[rf::exact_key::kDtypeDiffers] = evidence.dtype_differs;
+  if (!evidence.dtype_tolerances.empty()) detail[rf::dtype_tolerance_key::kDtypeTolerances] = evidence.dtype_tolerances;
+  if (json vacuous = evidence.vacuous.to_json(); !vacuous.is_null()) {
+    detail[rf::vacuous_key::kVacuousTolerance] = std::move(vacuous);
+  }
   return record_parity_stage(context.record, std::move(detail), evidence.triangulation.size(),
                              {weights_differ, evidence.runtime_departs, evidence.reference_departs});
 }

@@ -102,6 +102,11 @@ std::optional<std::filesystem::path> recorded_file(const std::string& named,
 
 FactoryToRun factory_to_run(const Record& record, const std::optional<std::filesystem::path>& record_folder,
                             const std::filesystem::path& root) {
+  if (!record.module->variant.is_null()) {  // §11: an imported ONNX file
+    throw UsageError("the record of \"" + record.profile + "\" is an imported ONNX file: its torch reference is "
+                     "not rebuilt by execute (its graph inputs' binding is not replayed yet); execute it with its "
+                     "stored outputs");
+  }
   ModuleSpec spec;
   spec.factory = record.module->factory;
   FactoryToRun out;

@@ -5,6 +5,7 @@
 
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "base/exact_compare.h"
 #include "model/feedfwd.h"
 #include "model/torch_random.h"
 #include "onnx_file/tensor_proto.h"
@@ -56,6 +57,21 @@ void write_stored_tensor(const std::filesystem::path& folder, const std::string&
   const auto path = folder / relative;
   std::filesystem::create_directories(path.parent_path());
   write_file_atomically(path, encode_tensor_proto(tensor));
+}
+
+Tensor stored_oracle(const std::map<std::string, std::vector<std::byte>>& verified, const CaseTensor& expected,
+                     const std::string& relative) {
+  CaseTensor as_oracle = expected;
+  as_oracle.dtype = std::string(dtype_name(DType::float64));
+  const auto dtype = parse_dtype(expected.dtype);
+  if (dtype && compares_exactly(*dtype)) {  // the scores: one more axis, the candidates, whatever its size
+    const auto it = verified.find(relative);
+    if (it != verified.end()) {
+      const Tensor t = decode_tensor_proto(it->second, relative, module_limits::kMaxTensorBytes);
+      if (t.shape.size() == expected.shape.size() + 1) as_oracle.shape.push_back(t.shape.back());
+    }
+  }
+  return stored_tensor(verified, as_oracle, relative);
 }
 
 Tensor stored_tensor(const std::map<std::string, std::vector<std::byte>>& verified, const CaseTensor& expected,

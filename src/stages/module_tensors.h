@@ -30,4 +30,10 @@ void write_stored_tensor(const std::filesystem::path& folder, const std::string&
 Tensor stored_tensor(const std::map<std::string, std::vector<std::byte>>& verified, const CaseTensor& expected,
                      const std::string& relative);
 
+// The stored float64 oracle of the output `expected` at `relative`: float64 with the output's name and shape,
+// or, for an output that compares exactly (base/exact_compare.h), the scores its index was chosen from (the
+// output's shape + [candidates]); ConformanceError otherwise, as stored_tensor.
+Tensor stored_oracle(const std::map<std::string, std::vector<std::byte>>& verified, const CaseTensor& expected,
+                     const std::string& relative);
+
 }  // namespace nnx

@@ -83,10 +83,10 @@ std::optional<DType> core_dtype(WireDType dtype) {
     case WireDType::int64: return DType::int64;
     case WireDType::int32: return DType::int32;
     case WireDType::boolean: return DType::boolean;
-    case WireDType::uint8:
-    case WireDType::int8:
-    case WireDType::float16:
-    case WireDType::bfloat16: return std::nullopt;
+    case WireDType::uint8: return DType::uint8;
+    case WireDType::int8: return DType::int8;
+    case WireDType::float16: return DType::float16;
+    case WireDType::bfloat16: return DType::bfloat16;
   }
   return std::nullopt;  // not reached
 }
@@ -98,6 +98,10 @@ WireDType wire_dtype(DType dtype) {
     case DType::int64: return WireDType::int64;
     case DType::int32: return WireDType::int32;
     case DType::boolean: return WireDType::boolean;
+    case DType::float16: return WireDType::float16;
+    case DType::bfloat16: return WireDType::bfloat16;
+    case DType::int8: return WireDType::int8;
+    case DType::uint8: return WireDType::uint8;
   }
   return WireDType::float32;  // not reached
 }

@@ -6,8 +6,8 @@
 //    number, WireDType), the rank (1 byte), 2 zero bytes, the byte count (8 bytes, unsigned), rank sizes
 //    (8 bytes each, signed), then exactly byte count bytes: the elements row-major, raw.
 //  * WireDType is every dtype the channel carries: float32, float64, float16, bfloat16, int64, int32, int8,
-//    uint8, bool. core_dtype() maps it to base/tensor.h's DType where the core holds that dtype (nullopt
-//    for the others: float16, bfloat16, int8, uint8 cross the channel but no stage compares them yet).
+//    uint8, bool. core_dtype() maps it to base/tensor.h's DType (the core holds every one of them; nullopt is
+//    kept for a dtype the channel might carry that the core does not).
 //  * FrameReader reads the `count` frames a JSON line announced from bytes fed in pieces of any size. Each
 //    header is checked before anything is allocated for its bytes: the magic, a known dtype code, the zero
 //    bytes, the rank (at most kMaxFrameRank), non-negative sizes, the byte count equal to the sizes' product

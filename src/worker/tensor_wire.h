@@ -10,8 +10,7 @@
 //  * AnswerFrames::take(ref, what) returns the tensor a reference names, each frame at most once. Throws
 //    WorkerError(malformed) naming `what` when the reference is not {"name": string, "frame": index} or the
 //    index is out of range or taken, and ConformanceError naming `what` when the frame's dtype is one the
-//    channel carries but the core does not hold yet (tensor_frames.h core_dtype: float16, bfloat16, int8,
-//    uint8).
+//    channel carries but the core does not hold (tensor_frames.h core_dtype: none today).
 //  * float32_values(tensor, what): the values of a float32 tensor; WorkerError(malformed) for another dtype.
 #pragma once
 

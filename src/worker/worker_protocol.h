@@ -66,6 +66,8 @@ inline constexpr const char* kFrame = "frame";    // a tensor reference: the ind
 inline constexpr const char* kFrames = "frames";  // a request's or answer's top level: how many frames follow
 
 // ---- module_export and module_reference (a module profile) ------------------------------------------------
+inline constexpr const char* kImported = "imported";  // module_export of an imported file: nothing exported
+inline constexpr const char* kBind = "bind";          // its graph inputs' forward parameters, in input order
 
 inline constexpr const char* kFactory = "factory";                // request: as the profile gives it
 inline constexpr const char* kFactoryPath = "factory_path";       // request: FILE.py made absolute, or null

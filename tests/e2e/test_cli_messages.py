@@ -24,7 +24,7 @@ def test_version_names_the_build_and_the_formats_it_reads_and_writes():
     done = run_cli("--version")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == (f"nnx-conformance {nnx.__version__} (records {ec.FORMAT}, "
-                                   "runtime matrices nnx.runtime-matrix/1)")
+                                   "nnx.module-conformance/1, nnx.model-conformance/1; runtime matrices nnx.runtime-matrix/1)")
 
 
 def test_help_lists_every_exit_code_and_the_tested_profiles():

@@ -33,7 +33,7 @@ ALLOWED = {
     "base": set(),
     "artifacts": {"base"},
     "onnx_file": {"base"},
-    "profile": {"base", "artifacts", "model"},
+    "profile": {"base", "artifacts", "onnx_file", "model"},
     "model": {"base"},
     "runtime": {"base"},
     "record": {"base", "artifacts", "profile", "model"},

@@ -62,7 +62,10 @@ def test_signatures_take_what_code_for_the_original_passes():
     assert [p[0] for p in shape(ec.validate_record)] == ["record"]
     assert [p[0] for p in shape(ec.exit_code)] == ["report"]
     assert [p[0] for p in shape(ec.summary_lines)] == ["report"]
-    assert [p[0] for p in shape(ec.save_report)] == ["report", "path"]
+    assert shape(ec.save_report) == [  # sign_key: keyword-only, off by default (signed documents)
+        ("report", "POSITIONAL_OR_KEYWORD", empty), ("path", "POSITIONAL_OR_KEYWORD", empty),
+        ("sign_key", "KEYWORD_ONLY", None),
+    ]
     assert shape(ec.build_model) == [("config", "POSITIONAL_OR_KEYWORD", ec.MODEL)]
 
 

@@ -89,8 +89,8 @@ def test_typed_fields_decode_in_cpp(tool, tmp_path, case):
 
 
 def test_an_unsupported_dtype_is_refused_by_name(tool, tmp_path):
-    onnx.save_tensor(numpy_helper.from_array(np.ones(3, dtype=np.float16), "h"), str(tmp_path / "h.pb"))
-    result = subprocess.run([str(tool), "decode", str(tmp_path / "h.pb")], capture_output=True, text=True,
+    onnx.save_tensor(numpy_helper.from_array(np.ones(3, dtype=np.complex64), "z"), str(tmp_path / "z.pb"))
+    result = subprocess.run([str(tool), "decode", str(tmp_path / "z.pb")], capture_output=True, text=True,
                             timeout=120)
     assert result.returncode == 1
-    assert "unsupported data_type FLOAT16 (10)" in result.stderr
+    assert "unsupported data_type COMPLEX64 (14)" in result.stderr

@@ -38,7 +38,7 @@ Record blank_module_record() {
   r.module = Record::Module{"tests/models/zoo.py:resnet18", nullptr, nullptr, nullptr,
                             json::array({{{"name", "image"}, {"shape", {"batch", 3, 64, 64}}, {"dtype", "float32"},
                                           {"range", nullptr}}}),
-                            json{{"batch", {2, 1, 3}}}, json::array({"logits"})};
+                            json{{"batch", {2, 1, 3}}}, json::array({"logits"}), nullptr};
   const json dynamic_dims = {{"batch", json::array({json::array({"image", 0})})}};
   r.exporter = {"dynamo", json{{"exporter", "dynamo"}, {"opset_version", 18}, {"input_names", {"image"}},
                                {"output_names", {"logits"}}, {"dynamic_dims", dynamic_dims}}};

@@ -106,9 +106,10 @@ TEST(ModuleRecord, AV1RecordIsUnchanged) {
   expect_refused(with_stored, "artifacts.files[1].role: unknown role \"test-input\" (model, external-data or sidecar)");
 }
 
-TEST(ModuleRecord, AnUnknownFormatNamesBothFormats) {
+TEST(ModuleRecord, AnUnknownFormatNamesEveryRecordFormat) {
   expect_refused(changed([](json& r) { r["format"] = "nnx.other/1"; }),
-                 "format: must be \"nnx.export-conformance/1\" or \"nnx.module-conformance/1\", not \"nnx.other/1\"");
+                 "format: must be \"nnx.export-conformance/1\", \"nnx.module-conformance/1\" or "
+                 "\"nnx.model-conformance/1\", not \"nnx.other/1\"");
   EXPECT_THROW(Record::from_json(changed([](json& r) { r["format"] = "x"; })), ConformanceError);
 }
 

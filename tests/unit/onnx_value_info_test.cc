@@ -92,7 +92,7 @@ TEST_F(OnnxValueInfoTest, AScalarAShapelessValueAndUnsupportedTypesAreTold) {
   const OnnxModelFile file = read();
   ASSERT_EQ(file.graph_inputs.size(), 6u);
   const OnnxValueInfo& half = file.graph_inputs[2];
-  EXPECT_FALSE(half.dtype.has_value());  // BFLOAT16
+  EXPECT_EQ(half.dtype, DType::bfloat16);
   EXPECT_EQ(half.element_type, 16);
   EXPECT_EQ(half.shape, std::vector<OnnxDimension>{fixed(2)});
   const OnnxValueInfo& flag = file.graph_inputs[3];

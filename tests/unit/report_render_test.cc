@@ -8,6 +8,7 @@
 #include "report/document.h"
 #include "report/markup.h"
 #include "report/render.h"
+#include "support/module_record.h"
 
 namespace nnx::report {
 namespace {
@@ -168,6 +169,22 @@ TEST(ReportRender, AMatrixShowsItsDriftAndNamesARuntimeBeyondTolerance) {
   json bare = matrix;
   bare.erase("drift");
   EXPECT_EQ(render_markdown(bare).find("**Drift**"), std::string::npos);
+}
+
+TEST(ReportRender, ThePageHeaderNamesEachRecordFormatItHoldsAndTheReportsOwn) {
+  const json v1 = record_with({{"name", "batch-1"}, {"passed", true}, {"failure", nullptr}, {"max_abs_error", 0.0},
+                               {"max_rel_error", 0.0}, {"detail", nullptr}},
+                              {{"status", "passed"}, {"failure", nullptr}, {"detail", nullptr}});
+  const json module = test_support::module_record_json();
+  const json report{{"format", std::string(kFormat)}, {"status", "failed"}, {"profiles", {module, v1, module}}};
+  const std::string html = render_html(report);
+  EXPECT_NE(html.find("<p>3 record(s): 1 of format <code>nnx.export-conformance/1</code>, 2 of format "
+                      "<code>nnx.module-conformance/1</code> (report format <code>nnx.export-conformance/1</code>)"
+                      "</p>"),
+            std::string::npos)
+      << html.substr(0, 2000);
+  EXPECT_NE(render_html(module).find("<p>1 record(s): 1 of format <code>nnx.module-conformance/1</code></p>"),
+            std::string::npos);
 }
 
 TEST(ReportRender, WhatIsNoDocumentIsRefused) {

@@ -156,9 +156,9 @@ TEST(TensorProto, MalformedBytesAreRefused) {
 }
 
 TEST(TensorProto, AnUnsupportedDataTypeIsRefusedByName) {
-  std::string bf16 = header({1}, 16);
-  bytes_field(bf16, kRawData, "\0\0");
-  EXPECT_REFUSED(refusal(bf16), "unsupported data_type BFLOAT16 (16)");
+  std::string complex = header({1}, 14);
+  bytes_field(complex, kRawData, std::string(8, '\0'));
+  EXPECT_REFUSED(refusal(complex), "unsupported data_type COMPLEX64 (14)");
   EXPECT_REFUSED(refusal(header({1}, 8)), "unsupported data_type STRING (8)");
   EXPECT_REFUSED(refusal(header({1}, 0)), "unsupported data_type UNDEFINED (0)");
   EXPECT_REFUSED(refusal(header({1}, 999)), "unsupported data_type 999");

@@ -1,0 +1,126 @@
+"""Peak memory per process of a module at the documented limits (doc/record-format.md §10: 64 MiB per stored
+tensor, 512 MiB of inputs; src/profile/module_spec.h, module_limits), run end to end with the command line:
+bench/channel_limits.py's profile (8 match cases, each a 64 MiB float32 input, outputs whose float64 oracle
+copies are 64 MiB). Run by hand (minutes, a few GiB), not by `make test` or scripts/run_benchmarks.py.
+
+    .venv/bin/python bench/limits_memory.py [--cli build/nnx-conformance] [--work DIR]
+
+Each process of the run's tree is sampled every 50 ms: its VmHWM (the kernel's own peak resident set, so a
+peak between two samples is not missed; only the last 50 ms of a process are) from /proc/<pid>/status, its
+role from its place in the tree: the core (the command), the worker (the core's child), the worker's forked
+child (the export of the module, any depth under the worker); a role's peak is its largest process's (a
+short `sh` or `ldconfig` the tree also runs at those depths is far below). Each role's footprint is its
+peak in the same profile at a tiny width (8: every tensor under 1 KiB); the goal is peak - footprint <= 3 x
+the largest case's tensors (its input, its float32 outputs and their float64 oracle copies). A forked child's
+VmHWM counts the worker's pages it shares copy-on-write, as its footprint does. Prints one line per role and
+the run's status.
+Exits 0 when the record is passed at level executed, whatever the memory figures.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import channel_limits  # noqa: E402  (the profile at the limits, one rule)
+
+ROLES = ("core", "worker", "forked child")
+MIB = 1 << 20
+
+
+def children_of() -> dict[int, list[int]]:
+    tree: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        tree.setdefault(ppid, []).append(int(entry))
+    return tree
+
+
+def hwm_kib(pid: int) -> int | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def sample(root: int, peaks: dict[str, int], names: dict[str, set[str]], stop: threading.Event) -> None:
+    while not stop.is_set():
+        tree = children_of()
+        todo = [(root, 0)]
+        while todo:
+            pid, depth = todo.pop()
+            role = ROLES[min(depth, 2)]
+            kib = hwm_kib(pid)
+            if kib is not None:
+                peaks[role] = max(peaks.get(role, 0), kib)
+                try:
+                    names[role].add(Path(f"/proc/{pid}/comm").read_text().strip())
+                except OSError:
+                    pass
+            todo += [(child, depth + 1) for child in tree.get(pid, [])]
+        stop.wait(0.05)
+
+
+def run(cli: str, work: Path, width: int) -> tuple[dict, dict[str, int], dict[str, set[str]], float, int]:
+    channel_limits.WIDTH = width
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "profiles.json").write_text(json.dumps([channel_limits.profile()]))
+    peaks: dict[str, int] = {}
+    names: dict[str, set[str]] = {role: set() for role in ROLES}
+    stop = threading.Event()
+    start = time.monotonic()
+    proc = subprocess.Popen([cli, "run", "--profile-file", str(work / "profiles.json"), "--output",
+                             str(work / "report.json"), "--force", "--quiet"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    sampler = threading.Thread(target=sample, args=(proc.pid, peaks, names, stop))
+    sampler.start()
+    _, stderr = proc.communicate()
+    stop.set()
+    sampler.join()
+    seconds = time.monotonic() - start
+    record = json.loads((work / "report.json").read_text())["profiles"][0]
+    if record["status"] != "passed":
+        print(stderr[-3000:], file=sys.stderr)
+    return record, peaks, names, seconds, proc.returncode
+
+
+def largest_case_mib(width: int) -> float:
+    """The largest case's tensors: its float32 input [1, width, width], its float32 output [1, width, width/2]
+    and that output's float64 oracle copy."""
+    elements = width * width
+    return (elements * 4 + elements // 2 * 4 + elements // 2 * 8) / MIB
+
+
+def main() -> int:
+    cli, work = channel_limits.cli_and_work(__doc__, "nnx-limits-memory-")
+    width = channel_limits.WIDTH
+    _, small, _, small_seconds, _ = run(cli, work / "footprint", 8)
+    record, peaks, names, seconds, code = run(cli, work / "limits", width)
+    largest = largest_case_mib(width)
+    print(f"status={record['status']} level={record['level']} exit={code} seconds={seconds:.1f} "
+          f"(footprint run {small_seconds:.1f} s) largest_case_mib={largest:.0f} goal_mib={3 * largest:.0f}")
+    for role in ROLES:
+        peak, foot = peaks.get(role, 0) / 1024, small.get(role, 0) / 1024
+        over = peak - foot
+        print(f"{role:13s} peak_mib={peak:.0f} footprint_mib={foot:.0f} over_mib={over:.0f} "
+              f"x_largest={over / largest:.2f} goal={'met' if over <= 3 * largest else 'MISSED'} "
+              f"processes={','.join(sorted(names[role]))}")
+    return 0 if (record["status"], record["level"]) == ("passed", "executed") else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,59 @@
+// The successor record format, nnx.model-conformance/1 (doc/record-format.md §11): one format for every model
+// kind, the kind a variant under the record's `model` key. Its other 18 keys are a module record's (§10,
+// module_record_vocabulary.h) in the same order, `model` standing where a module record has `module`.
+// Today only the ONNX-file kind (a profile naming "onnx") writes it; module records stay
+// nnx.module-conformance/1 and the tested profiles' nnx.export-conformance/1. Names only; and the closed set
+// of model kinds every reader decides once (`ModelKind`) and dispatches on with a `switch`.
+#pragma once
+
+#include <array>
+#include <string_view>
+
+#include "base/module_record_vocabulary.h"
+
+namespace nnx {
+
+// kModelFormat, "nnx.model-conformance/1", is in record_vocabulary.h's list of every record format.
+
+// How a profile's model.onnx and its data sets are obtained (doc/architecture.md, "Adding a model kind").
+enum class ModelKind {
+  feed_forward,  // the built-in net (doc/record-format.md §2)
+  module,        // the user's module, by its factory (§10)
+  onnx_file,     // the user's own model.onnx and data sets (§11)
+};
+
+}  // namespace nnx
+
+namespace nnx::rf {
+
+inline constexpr const char* kModel = "model";
+
+inline constexpr std::array<const char*, 19> kModelRecordKeys = {
+    kFormat,   kProfile,  kStatus,   kFailure,   kLevel,   kSource,     kModel,      kInputs,      kDims,  kOutputs,
+    kExporter, kOpset,    kArtifacts, kVersions, kRuntime, kInputCases, kTolerances, kModelState, kStages};
+
+namespace model_key {  // model: the kind's variant
+inline constexpr const char* kKind = "kind";
+inline constexpr const char* kOnnx = "onnx";        // onnx-file: the source file as the profile named it
+inline constexpr const char* kData = "data";        // onnx-file: the data-set folder as the profile named it
+inline constexpr const char* kFactory = "factory";  // onnx-file: the module it is checked against, or null
+inline constexpr const char* kBind = "bind";        // onnx-file: {graph input: forward parameter}
+// ... and the module identity of §10 (module_key: class, source_sha256, state_sha256), null without a factory.
+inline constexpr std::array<const char*, 8> kOnnxFileKeys = {kKind,        kOnnx, kData, kFactory, kBind, module_key::kClass,
+                                                             module_key::kSourceSha256, module_key::kStateSha256};
+}  // namespace model_key
+
+inline constexpr const char* kKindOnnxFile = "onnx-file";
+inline constexpr const char* kExporterImported = "onnx-file";  // exporter.name of an imported file
+
+namespace imported_key {  // stages.export.detail.imported of an onnx-file record
+inline constexpr const char* kImported = "imported";
+inline constexpr const char* kSource = "source";         // the path the profile named
+inline constexpr const char* kSha256 = "sha256";         // of the source's bytes, hashed while copied
+inline constexpr const char* kBytes = "bytes";
+inline constexpr const char* kExternal = "external";     // [{location, sha256, bytes}] copied beside it
+inline constexpr const char* kProducer = "producer";     // {producer_name, producer_version, domain, model_version, ir_version}
+inline constexpr const char* kDataSets = "data_sets";    // [source folder name of each case], in case order
+}  // namespace imported_key
+
+}  // namespace nnx::rf
