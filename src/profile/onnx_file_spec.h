@@ -2,7 +2,8 @@
 // model file the user already holds, named by `"onnx": "path/model.onnx"` (its external data beside it), and
 // `"data": FOLDER` holding ONNX Runtime's onnx_test_runner layout, `test_data_set_<N>/input_<j>.pb` and
 // `output_<j>.pb` (TensorProto files: onnx_file/tensor_proto.h). Relative paths are resolved against the
-// current folder, as a module profile's factory file is.
+// current folder; a profile file's reader has already made them absolute from the file's folder, as a module
+// profile's factory file (profile/profile_file.h, the one path rule).
 //
 // `read_onnx_file_spec` reads the file's graph (its inputs, outputs, opsets and producer fields) and every data
 // set when the profile is read, so that what does not fit is a profile problem (exit 2) before anything runs:

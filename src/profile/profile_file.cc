@@ -7,6 +7,7 @@
 #include "base/file_bytes.h"
 #include "base/json_strict.h"
 #include "base/json_fields.h"
+#include "base/model_record_vocabulary.h"
 #include "base/module_record_vocabulary.h"
 #include "base/record_vocabulary.h"
 #include "profile/module_factory.h"
@@ -25,13 +26,20 @@ std::string at_index(const std::string& problem, const std::string& where) {
   return where + ": " + problem;
 }
 
-// The entry with its relative FILE.py factory resolved against the profile file's folder (module_factory.h).
-nlohmann::json with_factory_resolved(const nlohmann::json& entry, const std::optional<std::filesystem::path>& folder) {
+// The entry with every path it names resolved against the profile file's folder (the one path rule,
+// module_factory.h): a module's relative FILE.py factory, an imported file's relative onnx and data.
+nlohmann::json with_paths_resolved(const nlohmann::json& entry, const std::optional<std::filesystem::path>& folder) {
   if (!folder || !entry.is_object()) return entry;
-  const auto factory = entry.find(rf::kModule);
-  if (factory == entry.end() || !factory->is_string()) return entry;
   nlohmann::json out = entry;
-  out[rf::kModule] = factory_resolved_against(factory->get<std::string>(), *folder);
+  if (const auto factory = entry.find(rf::kModule); factory != entry.end() && factory->is_string()) {
+    out[rf::kModule] = factory_resolved_against(factory->get<std::string>(), *folder);
+  }
+  for (const char* key : {rf::model_key::kOnnx, rf::model_key::kData}) {
+    const auto path = entry.find(key);
+    if (path == entry.end() || !path->is_string() || path->get<std::string>().empty()) continue;
+    const std::filesystem::path given(path->get<std::string>());
+    if (given.is_relative()) out[key] = (std::filesystem::absolute(*folder) / given).lexically_normal().string();
+  }
   return out;
 }
 
@@ -48,7 +56,7 @@ std::vector<Profile> profiles_from_json(const nlohmann::json& list,
   std::unordered_map<std::string, std::size_t> first_of_name;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string where = "profiles[" + std::to_string(i) + "]";
-    const nlohmann::json entry = with_factory_resolved(list[i], factory_folder);
+    const nlohmann::json entry = with_paths_resolved(list[i], factory_folder);
     std::vector<std::string> entry_problems;
     if (entry.is_object() && !entry.contains(rf::profile_key::kExporter) && !is_onnx_file_profile_object(entry)) {
       entry_problems.push_back("profile.exporter: missing");

@@ -8,9 +8,10 @@
 // every bad entry by its index ("profiles[2].exporter: ...") and throws one UsageError (exit 2) listing them
 // all, before anything runs or is written; a name given twice is refused too. The file is read as strict
 // JSON (base/json_strict.h, as a record is): a duplicate key, NaN or a number that overflows (1e400) is a
-// UsageError naming the file and the byte offset. A module profile's relative FILE.py factory is relative to
-// the profile file's folder: `profiles_from_file` makes it absolute before any check (module_factory.h, the
-// one path rule); `profiles_from_json` given no folder leaves it relative to the current folder.
+// UsageError naming the file and the byte offset. Every path a profile names (a module's FILE.py factory, an
+// imported file's onnx and data) is relative to the profile file's folder: `profiles_from_file` makes them
+// absolute before any check (module_factory.h, the one path rule); `profiles_from_json` given no folder leaves
+// them relative to the current folder.
 #pragma once
 
 #include <filesystem>

@@ -122,3 +122,20 @@ def test_a_check_module_record_executes_with_the_torch_reference_after_its_saved
     again = ec.execute(record, root, reference="torch")
     assert again["status"] == "passed", ec.summary_lines({"profiles": [again]})
     assert again["stages"]["parity"]["detail"]["factory_run"]["file"] == str(root / "saved" / "factory" / "factory.py")
+
+
+def test_an_imported_onnx_files_profile_file_names_its_paths_relative_to_itself_too(tmp_path):
+    """The one path rule for every path a profile names: an imported file's `onnx` and `data`, given relative in
+    a profile file beside them, are found from any current folder."""
+    require_runtime()
+    from onnx_file_support import export_own_file
+
+    export_own_file(tmp_path / "mine")
+    (tmp_path / "mine" / "profiles.json").write_text(json.dumps([{"name": "mine", "onnx": "model.onnx",
+                                                                   "data": "data"}]))
+    (tmp_path / "elsewhere").mkdir()
+    done = cli("run", "--profile-file", tmp_path / "mine" / "profiles.json", "--output", tmp_path / "out" / "r.json",
+               cwd=tmp_path / "elsewhere")
+    assert done.returncode == 0, done.stdout + done.stderr
+    record = json.loads((tmp_path / "out" / "r.json").read_text())["profiles"][0]
+    assert (record["status"], record["model"]["onnx"]) == ("passed", str(tmp_path / "mine" / "model.onnx"))
