@@ -3,7 +3,7 @@
 // (runtime.name/version/provider), the reference and its version (stages.parity.detail.reference, else
 // versions.reference of an execute, else a run's PyTorch: "PyTorch <versions.torch> in eval mode", the
 // native C++ float32 forward, a module record's stored PyTorch outputs, or an ONNX-file record's own data
-// sets' outputs), the model (config's net and widths; else document.h's model_source_word — "module" or
+// sets' outputs), the model (config's net and widths; else document.h's named_model — "module" or
 // "ONNX file" — and the factory or the file the record names), the exporter and its opset (opset.requested)
 // and the tolerance (tolerances).
 // For several records (a report's profiles, a matrix's cells) one sentence covers them: a fact all share is
