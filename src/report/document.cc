@@ -157,9 +157,7 @@ const json& case_margin(const json& record, const std::string& case_name) {
 }
 
 ModelKind record_model_kind(const json& record) {
-  const std::string format = text_of(record, rf::kFormat);
-  if (format == kModelFormat) return ModelKind::onnx_file;
-  return format == kModuleFormat ? ModelKind::module : ModelKind::feed_forward;
+  return model_kind_of_format(text_of(record, rf::kFormat)).value_or(ModelKind::feed_forward);
 }
 
 std::optional<NamedModel> named_model(const json& record) {

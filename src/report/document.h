@@ -67,7 +67,7 @@ const json& triangulation_of(const json& record, const std::string& case_name);
 // The case's margin (error ÷ allowed error) when triangulated: a number, or null (infinite margin / none).
 const json& case_margin(const json& record, const std::string& case_name);
 
-// Its kind, from its format: ModelKind::onnx_file for nnx.model-conformance/1 (the one kind it holds today).
+// Its kind, from its format (model_kind_of_format); a format no kind has is read as the built-in net's.
 ModelKind record_model_kind(const json& record);
 // What a record's model is named by on the pages, decided by its kind in one place (document.cc): a module
 // record's {"module", module.factory}, an ONNX-file record's {"ONNX file", model.onnx} (a name "" when

@@ -46,7 +46,7 @@ bool run_onnx_file_check_stage(StageContext& context) {
     return fail(context, FailureClass::checker_error, json{{detail_key::kError, e.what()}});
   }
   try {
-    context.record.artifacts.files = build_manifest(folder, model.external_locations, true);
+    context.record.artifacts.files = build_manifest(folder, model.external_locations, ModelKind::onnx_file);
   } catch (const StageFailure& f) {
     return fail(context, f.failure(), f.detail());
   }
