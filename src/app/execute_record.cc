@@ -90,7 +90,23 @@ namespace {
 
 // What the record holds besides PyTorch for parity to compare with: where execute tells the record's kind.
 RecordReference reference_held(const Record& record) {
-  return record.module ? RecordReference::module_outputs : RecordReference::feed_forward_network;
+  switch (record.kind()) {
+    case ModelKind::module:
+    case ModelKind::onnx_file: return RecordReference::module_outputs;  // its stored outputs (§10, §11)
+    case ModelKind::feed_forward: return RecordReference::feed_forward_network;
+  }
+  return RecordReference::feed_forward_network;
+}
+
+// The C++ reference model execute rebuilds for a record: the built-in net's from its config; none for a module
+// or an ONNX file, whose references are stored tensors.
+std::unique_ptr<ReferenceModel> reference_model_of(const Record& record) {
+  switch (record.kind()) {
+    case ModelKind::feed_forward: return rebuilt_model(record);
+    case ModelKind::module:
+    case ModelKind::onnx_file: return nullptr;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -171,7 +187,7 @@ json execute_record(const json& input, const std::filesystem::path& root, const 
   require_executable_with(record, root, options);
   const ReferenceKind reference = execution_reference(record, options.reference);
   std::shared_ptr<Runtime> runtime = options.open_runtime(record.runtime.name, options.onnxruntime_library);
-  const std::unique_ptr<ReferenceModel> model = record.module ? nullptr : rebuilt_model(record);
+  const std::unique_ptr<ReferenceModel> model = reference_model_of(record);
   json versions = execution_versions(record, runtime->name(), runtime->version(), runtime->location(), reference);
   std::unique_ptr<ExporterClient> worker;
   if (reference == ReferenceKind::torch) worker = start_torch_reference(options, versions);

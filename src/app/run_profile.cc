@@ -102,6 +102,17 @@ bool run_observed_stages(StageContext& context, std::span<const StageUnit> units
   return run_stages(context, units, hook);
 }
 
+// The C++ reference model of a profile: the built-in net's; none for a module or an ONNX file, whose references
+// are stored by their export or import (§10, §11).
+std::unique_ptr<ReferenceModel> reference_model_of(const Profile& profile) {
+  switch (profile.kind()) {
+    case ModelKind::feed_forward: return make_reference_model(profile.model);
+    case ModelKind::module:
+    case ModelKind::onnx_file: return nullptr;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 // One profile between its two parts: what its stages share, and whether the worker's part passed.
@@ -109,14 +120,14 @@ struct ProfileRunState {
   ProfileRunState(const Profile& profile_, const std::filesystem::path& root, const RunOptions& options)
       : profile(profile_),
         observer(options.observer),
-        model(profile.is_module() ? nullptr : make_reference_model(profile.model)),
+        model(reference_model_of(profile)),
         record(blank_record_of(profile, options.source ? *options.source : detect_source(options.source_revision),
                                model ? model->weights_sha256() : std::string(), options.report_folder)),
         context(record, root, model.get(), &profile) {}
 
   const Profile profile;
   const std::shared_ptr<RunObserver> observer;
-  const std::unique_ptr<ReferenceModel> model;  // null for a module profile (§10)
+  const std::unique_ptr<ReferenceModel> model;  // null for a module or an ONNX file (reference_model_of)
   Record record;
   StageContext context;
   bool worker_part_passed = false;

@@ -50,7 +50,6 @@ struct Profile {
   // A module profile (§10): the user's own module; then `model`, `dtype`, `batches`, `export_batch` and
   // `dynamic_batch` are unused and the cases are the module spec's.
   std::optional<ModuleSpec> module;
-  bool is_module() const { return module.has_value(); }
   // An ONNX-file profile (§11): the user's own model.onnx and data sets; `module` is then the graph's
   // signature (no factory) and the cases are the data sets' (profile/onnx_file_profile.h).
   std::optional<OnnxFileSpec> onnx_file;

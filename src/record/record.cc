@@ -116,7 +116,11 @@ Record blank_record_of(const Profile& profile, const SourceInfo& source, const s
   const std::vector<InputCase> cases = profile.input_cases();
   for (const auto& c : cases) r.input_cases.push_back(RecordCase::blank(c));
   r.tolerances = {profile.rtol, profile.atol};
-  if (profile.is_module()) blank_module_parts(r, profile, cases, report_folder);
+  switch (profile.kind()) {
+    case ModelKind::module:
+    case ModelKind::onnx_file: blank_module_parts(r, profile, cases, report_folder); break;
+    case ModelKind::feed_forward: break;
+  }
   return r;
 }
 

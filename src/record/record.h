@@ -27,6 +27,7 @@
 #include "artifacts/layout.h"
 #include "base/failure.h"
 #include "profile/profile.h"
+#include "base/model_record_vocabulary.h"
 #include "record/record_format.h"
 
 namespace nnx {
@@ -167,6 +168,10 @@ struct Record {
   json model_state;                   // null, or {parameters, gradients, modes} (§4 export)
   std::optional<Module> module;       // set exactly when format is kModuleFormat or kModelFormat (§11)
   std::array<StageEntry, kStageCount> stages;  // by stage_index
+
+  // The record's model kind, read from its format once (base: model_kind_of_format); the stages and the
+  // verbs switch on it. A format no kind has reads as the built-in net's (a valid record has none).
+  ModelKind kind() const { return model_kind_of_format(format).value_or(ModelKind::feed_forward); }
 
   // §5: the 17 keys (§10: a record with `module` set writes the module format's 19). `from_json` throws ConformanceError (validate_record's message) for an invalid record.
   json to_json() const;

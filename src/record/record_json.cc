@@ -55,14 +55,14 @@ ModuleCaseFields read_module_case(const json& c) {
   return out;
 }
 
-RecordCase read_case(const json& c, bool module) {
+RecordCase read_case(const json& c, ModelKind kind) {
   namespace key = rf::case_key;
   RecordCase out;
   out.name = c[key::kName].get<std::string>();
-  if (module) {
-    out.module = read_module_case(c);
-  } else {
-    out.shape = c[key::kShape].get<std::vector<std::int64_t>>();
+  switch (kind) {
+    case ModelKind::module:
+    case ModelKind::onnx_file: out.module = read_module_case(c); break;  // its stored tensors (§10)
+    case ModelKind::feed_forward: out.shape = c[key::kShape].get<std::vector<std::int64_t>>(); break;
   }
   out.seed = c[key::kSeed].get<std::uint64_t>();
   out.expect = c[key::kExpect].get<std::string>();
@@ -119,17 +119,19 @@ Record::Module read_module(const json& j) {
 Record read_record(const json& j) {
   Record r;
   r.format = j[rf::kFormat].get<std::string>();
-  const bool module = r.format == kModuleFormat || r.format == kModelFormat;
+  const ModelKind kind = r.kind();
   r.profile = j[rf::kProfile].get<std::string>();
   r.status = *parse_record_status(j[rf::kStatus].get<std::string>());
   r.failure = read_failure(j[rf::kFailure]);
   r.level = *parse_level(j[rf::kLevel].get<std::string>());
   r.source = j[rf::kSource];
-  if (module) {
-    r.module = read_module(j);
-  } else {
-    r.config = j[rf::kConfig];
-    r.dtype = j[rf::kDtype].get<std::string>();
+  switch (kind) {
+    case ModelKind::module:
+    case ModelKind::onnx_file: r.module = read_module(j); break;
+    case ModelKind::feed_forward:
+      r.config = j[rf::kConfig];
+      r.dtype = j[rf::kDtype].get<std::string>();
+      break;
   }
   const json& exporter = j[rf::kExporter];
   r.exporter = {exporter[rf::exporter_key::kName].get<std::string>(), exporter[rf::exporter_key::kOptions]};
@@ -138,7 +140,7 @@ Record read_record(const json& j) {
   r.artifacts = read_artifacts(j[rf::kArtifacts]);
   r.versions = j[rf::kVersions];
   r.runtime = read_runtime(j[rf::kRuntime]);
-  for (const auto& c : j[rf::kInputCases]) r.input_cases.push_back(read_case(c, module));
+  for (const auto& c : j[rf::kInputCases]) r.input_cases.push_back(read_case(c, kind));
   const json& tolerances = j[rf::kTolerances];
   r.tolerances = {JsonNumber::from_json(tolerances[rf::tolerance_key::kRtol]),
                   JsonNumber::from_json(tolerances[rf::tolerance_key::kAtol])};
@@ -245,10 +247,13 @@ json Record::to_json() const {
       {rf::kModelState, model_state},
       {rf::kStages, std::move(stage_entries)},
   };
-  if (!module) {  // v1 (§5)
-    out[rf::kConfig] = config;
-    out[rf::kDtype] = dtype;
-    return out;
+  switch (kind()) {
+    case ModelKind::feed_forward:  // v1 (§5)
+      out[rf::kConfig] = config;
+      out[rf::kDtype] = dtype;
+      return out;
+    case ModelKind::module:
+    case ModelKind::onnx_file: break;
   }
   namespace key = rf::module_key;  // §10
   out[rf::kInputs] = module->inputs;

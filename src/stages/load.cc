@@ -51,6 +51,18 @@ std::span<const std::byte> listed_external(const Record& record, const VerifyOut
   throw ConformanceError(named + " names " + *path + ", which the record does not list");
 }
 
+// The model whose weights the load stage checks in model.onnx: the built-in net's reference model (its values
+// decoded and compared); none for a module or an ONNX file, whose weights the export accounts for (§10, §11),
+// so only their names and sizes are read.
+const ReferenceModel* weights_checked_against(const StageContext& context) {
+  switch (context.record.kind()) {
+    case ModelKind::feed_forward: return context.model;
+    case ModelKind::module:
+    case ModelKind::onnx_file: return nullptr;
+  }
+  return nullptr;
+}
+
 // Every location model.onnx references, under the model's own spelling, with the verified bytes of the
 // external-data file it names; and whether model.onnx stores the model's weights (weights_check.h), read from the
 // same parse. ConformanceError for a model the reader refuses or a location not listed.
@@ -59,12 +71,12 @@ std::vector<ExternalFile> external_files(StageContext& context, const VerifyOutc
   const ExternalBytes lookup = [&](const std::string& location) -> std::optional<std::span<const std::byte>> {
     return listed_external(record, verified, location);
   };
-  // The weights check reads a feed-forward model's values; a module's needs only the names (§10).
+  const ReferenceModel* net = weights_checked_against(context);
   const OnnxModelFile model = read_onnx_model(verified.contents.at(record.artifacts.model), lookup,
-                                              context.model != nullptr ? FloatValues::decoded : FloatValues::sizes_only);
+                                              net != nullptr ? FloatValues::decoded : FloatValues::sizes_only);
   std::vector<ExternalFile> external;
   for (const auto& location : model.external_locations) external.push_back({location, *lookup(location)});
-  if (context.model != nullptr) context.weights = weights_in_model(*context.model, model);  // a module: §10 weights
+  if (net != nullptr) context.weights = weights_in_model(*net, model);
   return external;
 }  // the parsed model (a copy of every initializer) is gone before the session is created
 
@@ -115,11 +127,15 @@ bool load(StageContext& context) {
     context.session.reset();
     return fail(context, FailureClass::load_error, std::move(detail));
   }
-  if (record.module) {  // a module record's stored tensors, for parity (verified above)
-    for (auto& [path, bytes] : verified.contents) {
-      if (stored_tensor_role(path) != nullptr) context.stored.emplace(path, std::move(bytes));
-    }
-    context.graph_input_names = context.session->input_names();
+  switch (record.kind()) {
+    case ModelKind::module:
+    case ModelKind::onnx_file:  // its stored tensors, for parity (verified above)
+      for (auto& [path, bytes] : verified.contents) {
+        if (stored_tensor_role(path) != nullptr) context.stored.emplace(path, std::move(bytes));
+      }
+      context.graph_input_names = context.session->input_names();
+      break;
+    case ModelKind::feed_forward: break;
   }
   context.record.set_stage_passed(Stage::load, json{{detail_key::kProviders, providers}});
   return true;

@@ -141,7 +141,11 @@ void run_case(RecordCase& c, StageContext& context, const std::vector<float>& in
 }  // namespace
 
 void prepare_parity(StageContext& context) {
-  if (context.record.module) return;  // a module's reference was computed and stored by its export (§10)
+  switch (context.record.kind()) {
+    case ModelKind::module:
+    case ModelKind::onnx_file: return;  // its reference was stored by its export or import (§10, §11)
+    case ModelKind::feed_forward: break;
+  }
   PreparedParity prepared;
   std::vector<ReferenceInput> wanted;
   for (const auto& c : context.record.input_cases) {
@@ -176,7 +180,11 @@ bool record_parity_outcome(StageContext& context, ParityEvidence& evidence) {
 }  // namespace
 
 bool run_parity_stage(StageContext& context) {
-  if (context.record.module) return run_module_parity_stage(context);
+  switch (context.record.kind()) {
+    case ModelKind::module:
+    case ModelKind::onnx_file: return run_module_parity_stage(context);
+    case ModelKind::feed_forward: break;
+  }
   Record& record = context.record;
   record.reset_input_cases();
   if (!context.prepared_parity) prepare_parity(context);
