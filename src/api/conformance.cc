@@ -33,7 +33,7 @@ Verdict check(const std::filesystem::path& file, const std::filesystem::path* ro
   const matrix::FileCheck check = matrix::check_document_file(file, root);
   Verdict verdict;
   verdict.records = check.records;
-  verdict.kind = document_kind_text(check.kind);
+  verdict.kind = check.kind_text;
   verdict.problems = check.matrix_problems;
   if (check.records == 0 && check.kind != DocumentKind::matrix) {
     verdict.problems.push_back(file.string() + ": holds no records");

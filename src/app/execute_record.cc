@@ -132,7 +132,7 @@ bool is_report(const json& value) { return document_kind_of(value) == DocumentKi
 std::vector<json> records_of(const json& value) {
   const std::optional<DocumentKind> kind = document_kind_of(value);
   if (kind == DocumentKind::matrix) {
-    throw UsageError("the document is " + document_kind_text(*kind) + ", not a record or report: validate it "
+    throw UsageError("the document is " + document_kind_text(value) + ", not a record or report: validate it "
                      "as it is, or verify and execute the report it was made from");
   }
   if (!kind) throw ConformanceError(not_a_document_text(value));

@@ -11,19 +11,34 @@ std::optional<DocumentKind> document_kind_of(const nlohmann::json& document) {
   const std::string id = format != document.end() && format->is_string() ? format->get<std::string>() : "";
   if (id == kMatrixFormat) return DocumentKind::matrix;
   if (document.contains(rf::report_key::kProfiles)) return DocumentKind::report;
-  if (id == kModuleFormat) return DocumentKind::module_record;
-  if (id == kModelFormat) return DocumentKind::model_record;
-  if (id == kFormat || (document.contains(rf::kProfile) && document.contains(rf::kStages))) return DocumentKind::record;
+  if (model_kind_of_format(id) || (document.contains(rf::kProfile) && document.contains(rf::kStages))) {
+    return DocumentKind::record;
+  }
   return std::nullopt;
 }
 
-std::string document_kind_text(DocumentKind kind) {
-  switch (kind) {
+namespace {
+
+// A record's words, by its format's model kind (a record beside another format reads as v1's).
+std::string record_text(const nlohmann::json& document) {
+  const auto format = document.find(rf::kFormat);
+  const std::string id = format != document.end() && format->is_string() ? format->get<std::string>() : "";
+  switch (model_kind_of_format(id).value_or(ModelKind::feed_forward)) {
+    case ModelKind::feed_forward: return "a record (" + std::string(kFormat) + ")";
+    case ModelKind::module: return "a module record (" + std::string(kModuleFormat) + ")";
+    case ModelKind::onnx_file: return "a model record (" + std::string(kModelFormat) + ", an imported ONNX file)";
+  }
+  return "a record (" + std::string(kFormat) + ")";
+}
+
+}  // namespace
+
+std::string document_kind_text(const nlohmann::json& document) {
+  const std::optional<DocumentKind> kind = document_kind_of(document);
+  if (!kind) return not_a_document_text(document);
+  switch (*kind) {
     case DocumentKind::report: return "a report (" + std::string(kFormat) + ")";
-    case DocumentKind::record: return "a record (" + std::string(kFormat) + ")";
-    case DocumentKind::module_record: return "a module record (" + std::string(kModuleFormat) + ")";
-    case DocumentKind::model_record:
-      return "a model record (" + std::string(kModelFormat) + ", an imported ONNX file)";
+    case DocumentKind::record: return record_text(document);
     case DocumentKind::matrix: return "a runtime matrix (" + std::string(kMatrixFormat) + ")";
   }
   return "";

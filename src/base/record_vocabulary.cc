@@ -1,5 +1,8 @@
 #include "base/record_vocabulary.h"
 
+#include <array>
+#include <utility>
+
 #include "base/model_record_vocabulary.h"
 
 namespace nnx {
@@ -31,10 +34,14 @@ std::optional<Level> parse_level(std::string_view name) {
   return std::nullopt;
 }
 
+// Each record format's model kind: the one table of the reading.
+constexpr std::array<std::pair<std::string_view, ModelKind>, 3> kFormatKinds = {{
+    {kFormat, ModelKind::feed_forward}, {kModuleFormat, ModelKind::module}, {kModelFormat, ModelKind::onnx_file}}};
+
 std::optional<ModelKind> model_kind_of_format(std::string_view format) {
-  if (format == kFormat) return ModelKind::feed_forward;
-  if (format == kModuleFormat) return ModelKind::module;
-  if (format == kModelFormat) return ModelKind::onnx_file;
+  for (const auto& [id, kind] : kFormatKinds) {
+    if (id == format) return kind;
+  }
   return std::nullopt;
 }
 

@@ -79,7 +79,7 @@ int validate_file(const std::string& file, const std::optional<SshPublicKey>& ke
     std::cerr << "nnx-conformance: " << error_label(e.kind()) << ": " << e.what() << "\n";  // as cli_main
     return exit_code_of(e);
   }
-  const std::string kind = document_kind_text(check.kind);
+  const std::string kind = check.kind_text;
   for (const auto& p : check.matrix_problems) std::cerr << file << ": " << p << "\n";
   for (const auto& r : check.check.records) {
     for (const auto& p : r.invalid) std::cerr << file << ": " << r.label << ": " << p << "\n";

@@ -20,6 +20,7 @@ FileCheck check_document_file(const std::filesystem::path& file, const std::file
   json document = read_strict_json_file(file.string());
   if (document_kind_of(document) == DocumentKind::matrix && root == nullptr) {  // verify: records_named refuses it
     out.kind = DocumentKind::matrix;
+    out.kind_text = document_kind_text(document);
     out.matrix_problems = matrix_problems(document);
     if (out.matrix_problems.empty()) {
       for (const auto& runtime : document[rf::matrix_key::kRuntimes]) {
@@ -30,6 +31,7 @@ FileCheck check_document_file(const std::filesystem::path& file, const std::file
   }
   const std::vector<json> records = records_named(file, document);  // names the file when it is no document
   out.kind = *document_kind_of(document);
+  out.kind_text = document_kind_text(document);
   out.records = records.size();
   out.check = check_records(records, root);
   return out;

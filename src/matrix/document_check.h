@@ -22,6 +22,7 @@ namespace nnx::matrix {
 
 struct FileCheck {
   DocumentKind kind = DocumentKind::record;
+  std::string kind_text;                     // what the document is, in words (document_kind_text)
   std::size_t records = 0;                   // a report's, the record, or every runtime's of a matrix
   DocumentCheck check;                       // a report's or a record's records
   std::vector<std::string> matrix_problems;  // a matrix's

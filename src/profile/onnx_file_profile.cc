@@ -65,7 +65,6 @@ std::vector<std::string> onnx_file_profile_problems(const Profile& profile) {
   return out;
 }
 
-bool is_onnx_file_profile_object(const json& value) { return value.is_object() && value.contains(rf::model_key::kOnnx); }
 
 namespace {
 

@@ -21,7 +21,6 @@ std::vector<InputCase> onnx_file_input_cases(const Profile& profile);
 nlohmann::json onnx_file_settings(const Profile& profile);
 nlohmann::json onnx_file_profile_json(const Profile& profile);
 std::vector<std::string> onnx_file_profile_problems(const Profile& profile);
-bool is_onnx_file_profile_object(const nlohmann::json& value);
 Profile onnx_file_profile_from_json(const nlohmann::json& value, std::vector<std::string>& problems);
 
 }  // namespace nnx

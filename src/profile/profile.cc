@@ -199,9 +199,18 @@ json Profile::to_json() const {
               {key::kProvider, provider}, {key::kDtype, dtype},         {key::kModel, model.to_json()}};
 }
 
+ModelKind profile_kind_of_json(const json& value) {
+  if (!value.is_object()) return ModelKind::feed_forward;
+  if (value.contains(rf::model_key::kOnnx)) return ModelKind::onnx_file;
+  return value.contains(rf::kModule) ? ModelKind::module : ModelKind::feed_forward;
+}
+
 Profile profile_from_json(const json& value, std::vector<std::string>& problems) {
-  if (is_onnx_file_profile_object(value)) return onnx_file_profile_from_json(value, problems);
-  if (is_module_profile_object(value)) return module_profile_from_json(value, problems);
+  switch (profile_kind_of_json(value)) {
+    case ModelKind::onnx_file: return onnx_file_profile_from_json(value, problems);
+    case ModelKind::module: return module_profile_from_json(value, problems);
+    case ModelKind::feed_forward: break;
+  }
   Profile p;
   if (!value.is_object()) {
     problems.push_back("profile: must be an object, not " + json_type_name(value));

@@ -86,8 +86,13 @@ std::optional<Profile> tested_profile(const std::string& name);
 Profile tested_profile_named(const std::string& name);
 bool is_tested_name(const std::string& name);
 
+// The kind of profile a JSON value describes, the one rule every reader and front end asks: an ONNX file when
+// it is an object naming "onnx", a module when it names "module", else the built-in net (doc/profile-files.md).
+ModelKind profile_kind_of_json(const json& value);
+
 // Builds a Profile from a JSON object with the field names above (missing fields take their defaults;
-// `model` may be partial). Type errors and unknown keys are appended to `problems`.
+// `model` may be partial), or with a module's or an ONNX file's (profile_kind_of_json). Type errors and
+// unknown keys are appended to `problems`.
 Profile profile_from_json(const json& value, std::vector<std::string>& problems);
 
 // Throws ConformanceError naming every problem when the profile may not run.

@@ -16,6 +16,17 @@
 namespace nnx {
 namespace {
 
+// Whether a profile file's entry must name its exporter: every kind the tool exports does; an imported ONNX
+// file is not exported.
+bool names_its_exporter(ModelKind kind) {
+  switch (kind) {
+    case ModelKind::feed_forward:
+    case ModelKind::module: return true;
+    case ModelKind::onnx_file: return false;
+  }
+  return true;
+}
+
 // profile_from_json names problems "profile.<field>: ..." or "profile: ..."; the file names the entry.
 std::string at_index(const std::string& problem, const std::string& where) {
   const std::string prefix = "profile";
@@ -58,7 +69,7 @@ std::vector<Profile> profiles_from_json(const nlohmann::json& list,
     const std::string where = "profiles[" + std::to_string(i) + "]";
     const nlohmann::json entry = with_paths_resolved(list[i], factory_folder);
     std::vector<std::string> entry_problems;
-    if (entry.is_object() && !entry.contains(rf::profile_key::kExporter) && !is_onnx_file_profile_object(entry)) {
+    if (entry.is_object() && !entry.contains(rf::profile_key::kExporter) && names_its_exporter(profile_kind_of_json(entry))) {
       entry_problems.push_back("profile.exporter: missing");
     }
     Profile profile = profile_from_json(entry, entry_problems);

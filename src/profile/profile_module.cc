@@ -87,7 +87,6 @@ std::vector<std::string> module_profile_problems(const Profile& profile) {
   return out;
 }
 
-bool is_module_profile_object(const json& value) { return value.is_object() && value.contains(rf::kModule); }
 
 Profile module_profile_from_json(const json& value, std::vector<std::string>& problems) {
   Profile p;

@@ -21,7 +21,6 @@ nlohmann::json module_settings(const Profile& profile);
 nlohmann::json module_profile_json(const Profile& profile);
 // Problems of a module profile beyond its name, exporter and tolerances (which profile.cc checks).
 std::vector<std::string> module_profile_problems(const Profile& profile);
-bool is_module_profile_object(const nlohmann::json& value);
 Profile module_profile_from_json(const nlohmann::json& value, std::vector<std::string>& problems);
 
 }  // namespace nnx

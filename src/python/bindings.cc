@@ -79,7 +79,7 @@ Profile profile_of(const json& value) {
   }
   message += ":";
   for (const auto& item : problems) message += "\n  - " + item;
-  throw ProblemList{message, problems, is_module_profile_object(value)};
+  throw ProblemList{message, problems, usage_problems(value)};
 }
 
 // A tested name (an unknown one is the usage error every front end gives: profile/profile.h) or a profile
@@ -377,7 +377,7 @@ py::tuple model_weights(const std::string& config_text) {
   if (!problems.empty()) {
     std::string message = "invalid model config:";
     for (const auto& item : problems) message += "\n  - " + item;
-    throw ProblemList{message, problems, is_module_profile_object(value)};
+    throw ProblemList{message, problems, usage_problems(value)};
   }
   const auto model = make_reference_model(config);
   const std::string digest = model->weights_sha256();

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <pybind11/pybind11.h>
 
 namespace nnx::python {
@@ -30,6 +31,10 @@ struct ProblemList {
   std::vector<std::string> problems;
   bool usage = false;  // raised as UsageError (a module profile's problems, as the profile file's are)
 };
+
+// Whether the problems of a profile given as `value` (JSON) are raised as UsageError: a module's and an ONNX
+// file's are, as a profile file's are (python/nnx/_errors.py); the built-in net's keep ValueError.
+bool usage_problems(const nlohmann::json& value);
 
 // An argument of a type the function does not take (a count that is no whole number): raised as ArgumentError,
 // a UsageError and a TypeError (python/nnx/_errors.py).

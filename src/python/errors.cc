@@ -2,17 +2,27 @@
 // exception of nnx._errors its kind is: a ConformanceError or one of its subclasses (ArgumentError for an
 // argument of a type the function does not take), KeyboardInterrupt for an interrupted run, MemoryError when
 // memory ran out, and a Python exception raised inside as it was. No exception of the core leaves as
-// RuntimeError or SystemError.
+// RuntimeError or SystemError. And usage_problems: which class a profile's problems are raised as, by its kind.
 #include <new>
 #include <string>
 #include <vector>
 
 #include "base/error.h"
 #include "base/front_end.h"
+#include "profile/profile.h"
 #include "python/bindings.h"
 
 namespace nnx::python {
 namespace py = pybind11;
+
+bool usage_problems(const nlohmann::json& value) {
+  switch (profile_kind_of_json(value)) {
+    case ModelKind::module:
+    case ModelKind::onnx_file: return true;
+    case ModelKind::feed_forward: return false;
+  }
+  return false;
+}
 
 namespace {
 
