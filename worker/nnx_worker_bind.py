@@ -1,5 +1,5 @@
 """The one rule that gives a module's inputs to its forward (doc/profile-files.md, "Inputs bound by name";
-worker/PROTOCOL.md, "Binding"): a module profile's inputs by their names, an imported ONNX file's graph
+worker/PROTOCOL.md, "Module profiles", step 3b): a module profile's inputs by their names, an imported ONNX file's graph
 inputs by its `bind` (each input's parameter name). Decided in the child from inspect.signature(forward),
 once the module is built and before any reference, oracle or export runs.
 
@@ -7,9 +7,10 @@ once the module is built and before any reference, oracle or export runs.
   passed by position (in the forward's order); a bound parameter after an unbound (defaulted) one, and every
   keyword-only one, is passed by keyword — to the reference, the oracle, the state proof and both exporters
   (torch.onnx.export's `kwargs`).
-- No name is a parameter and the inputs are exactly as many as the forward's required parameters (all
-  positional): the names are labels and the inputs go by position to those (torchvision's forward(x) given
-  `image`; the defaulted parameters keep their defaults).
+- No name is a parameter, the forward's required parameters are all positional and the inputs are at least
+  as many as those and at most as many as its positional parameters: the names are labels and the inputs go
+  by position (torchvision's forward(x) given `image`; check_module's `input_0..`); the parameters after
+  them keep their defaults. Where a label reaches a parameter with a default, the record states the binding.
 - A forward with *args or **kwargs, or one inspect cannot read, takes the inputs by position, as given.
 - Otherwise refused (BindProblem): a name the forward lacks (naming the signature), a required parameter no
   input is bound to, a positional-only parameter that would follow an unbound one.
@@ -36,12 +37,17 @@ class Binding:
     """Which input goes where: `positional` input indices in the forward's order, `keyword` (parameter,
     input index) pairs, and `parameters`, each input's parameter (None where the forward has *args/**kwargs)."""
 
-    def __init__(self, positional: list, keyword: list, parameters: list):
+    def __init__(self, positional: list, keyword: list, parameters: list, labels_to_defaults: bool = False):
         self.positional, self.keyword, self.parameters = positional, keyword, parameters
+        self.labels_to_defaults = labels_to_defaults
 
     def plain(self) -> bool:
         """Every input by position in its own order: the call and the export are those of before binding."""
         return not self.keyword and self.positional == list(range(len(self.positional)))
+
+    def stated(self) -> bool:
+        """Whether the record states this binding: not plain, or a label given to a defaulted parameter."""
+        return not self.plain() or self.labels_to_defaults
 
     def args(self, inputs: list) -> tuple:
         return tuple(inputs[k] for k in self.positional)
@@ -62,8 +68,8 @@ class Binding:
         return [{"input": n, "parameter": p, "passed": passed[k]} for k, (n, p) in enumerate(zip(names, self.parameters))]
 
 
-def _by_position(count: int, parameters: list) -> Binding:
-    return Binding(list(range(count)), [], parameters)
+def _by_position(count: int, parameters: list, labels_to_defaults: bool = False) -> Binding:
+    return Binding(list(range(count)), [], parameters, labels_to_defaults)
 
 
 def _signature_text(signature) -> str:
@@ -83,9 +89,10 @@ def bind_inputs(module, names: list) -> Binding:
     known = [p.name for p in params]
     unknown = [n for n in names if n not in known]
     required = [p for p in params if p.default is p.empty]
-    if unknown and len(unknown) == len(names) == len(required) \
-            and all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in required):
-        return _by_position(len(names), [p.name for p in required])
+    ordered = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(unknown) == len(names) and all(p in ordered for p in required) \
+            and len(required) <= len(names) <= len(ordered):
+        return _by_position(len(names), [p.name for p in ordered[:len(names)]], len(names) > len(required))
     text = _signature_text(signature)
     if unknown:
         raise BindProblem(f"the inputs {unknown} are no parameters of the module's {text}", unknown, known)

@@ -251,7 +251,7 @@ def _reference_steps(plan: dict, answer: dict):
     module, answer["module"] = build_module(plan["factory"], plan["factory_path"], plan.get("source_sha256"))
     names = plan["bind"] or [spec["name"] for spec in plan["inputs"]]  # an imported file's: its `bind`
     plan["binding"] = binding = bind_inputs(module, names)  # before anything runs the forward
-    if not binding.plain():
+    if binding.stated():
         answer["binding"] = binding.describe([spec["name"] for spec in plan["inputs"]])
     steps.done("module")
     if plan["cases"]:
