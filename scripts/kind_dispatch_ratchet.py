@@ -47,15 +47,15 @@ BRANCHES = [
 # Today's counts (the lines this script lists at the commit that added it); a later commit may only lower them.
 BASELINE = {
     "is_module()": 3,
-    "record.module": 6,
+    "record.module": 5,
     "context.model == nullptr": 2,
-    "is_module_record(": 8,
+    "is_module_record(": 0,
     "DocumentKind::module_record": 2,
     "is_module_profile_object": 3,
     "is_module_profile_json (Python)": 2,
-    "the validator's bool module": 5,
-    "build_manifest's stored_tensors": 3,
-    "a branch on a `module` variable": 16,
+    "the validator's bool module": 2,
+    "build_manifest's stored_tensors": 0,
+    "a branch on a `module` variable": 5,
     "the module format id compared": 1,
 }   # 58 lines in 22 shared files at the commit that added it (21 of src/, 1 of python/nnx/); lowered since
 GOAL_LINES = 10

@@ -17,8 +17,8 @@ standard library is imported at module level.
 
 from __future__ import annotations
 
+import collections
 import ctypes
-import io
 import os
 import select
 import signal
@@ -227,6 +227,41 @@ def _become_subreaper() -> None:
         pass
 
 
+class _ChunkStream:
+    """The child's answer as a stream over the chunks the pipe gave, each chunk let go once read past: its
+    frames are read out one at a time (each joined once, the one copy a frame needs) without first joining
+    the whole answer into a second copy and reading a third out of it."""
+
+    def __init__(self, chunks: list):
+        self._chunks = collections.deque(chunks)
+        chunks.clear()
+        self._offset = 0  # into the first chunk
+
+    def _take(self, size: int, until_newline: bool) -> bytes:
+        pieces = []
+        while self._chunks and size != 0:
+            head = memoryview(self._chunks[0])[self._offset:]
+            end = len(head) if size < 0 else min(size, len(head))
+            if until_newline:
+                newline = bytes(head[:end]).find(b"\n")
+                end = end if newline < 0 else newline + 1
+            pieces.append(head[:end])
+            size -= end if size > 0 else 0
+            self._offset += end
+            if self._offset == len(self._chunks[0]):
+                self._chunks.popleft()
+                self._offset = 0
+            if until_newline and pieces[-1][-1:] == b"\n":
+                break
+        return b"".join(pieces)
+
+    def read(self, size: int = -1) -> bytes:
+        return self._take(size, False)
+
+    def readline(self) -> bytes:
+        return self._take(-1, True)
+
+
 def run_in_child(work, log_lines: int = 5) -> dict:
     """`work()`'s answer as computed in a forked child. Raises ChildDied when the child ends without a
     complete answer, RuntimeError when the child reports that `work` itself failed (a worker bug)."""
@@ -255,7 +290,7 @@ def run_in_child(work, log_lines: int = 5) -> dict:
         sys.stdout.write(text)
         sys.stdout.flush()
     try:
-        answer = read_message(io.BytesIO(b"".join(chunks))) if chunks else None
+        answer = read_message(_ChunkStream(chunks)) if chunks else None
     except (WireError, ValueError, MemoryError):
         answer = None
     if not isinstance(answer, dict) or status != 0:

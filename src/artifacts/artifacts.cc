@@ -27,8 +27,23 @@ std::string external_location_text(const std::string& location) {
   return "external data location " + display_json(json(location));
 }
 
+namespace {
+
+// Whether a kind's folder holds stored tensors (§10, §11), which get roles of their own.
+bool holds_tensor_files(ModelKind kind) {
+  switch (kind) {
+    case ModelKind::module:
+    case ModelKind::onnx_file: return true;
+    case ModelKind::feed_forward: return false;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<ArtifactEntry> build_manifest(const std::filesystem::path& folder,
-                                          const std::vector<std::string>& external_locations, bool stored_tensors) {
+                                          const std::vector<std::string>& external_locations, ModelKind kind) {
+  const bool tensor_files = holds_tensor_files(kind);
   std::vector<FolderEntry> entries;
   try {
     entries = list_folder(folder);
@@ -64,7 +79,7 @@ std::vector<ArtifactEntry> build_manifest(const std::filesystem::path& folder,
       continue;
     }
     written.insert(e.path);
-    const char* stored = stored_tensors ? stored_tensor_role(e.path) : nullptr;
+    const char* stored = tensor_files ? stored_tensor_role(e.path) : nullptr;
     const std::string role = e.path == kModelFile           ? rf::kRoleModel
                              : external.count(e.path) != 0 ? rf::kRoleExternalData
                              : stored != nullptr           ? stored

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string_view>
 
 #include "base/module_record_vocabulary.h"
@@ -21,6 +22,11 @@ enum class ModelKind {
   module,        // the user's module, by its factory (§10)
   onnx_file,     // the user's own model.onnx and data sets (§11)
 };
+
+// The kind of a record of format `format`, the one reading of a format id for every reader (the validator,
+// the record reader, the pages): nnx.export-conformance/1 the built-in net, nnx.module-conformance/1 a
+// module, nnx.model-conformance/1 an ONNX file (the one kind it holds today); nullopt for any other id.
+std::optional<ModelKind> model_kind_of_format(std::string_view format);
 
 }  // namespace nnx
 

@@ -1,5 +1,7 @@
 #include "base/record_vocabulary.h"
 
+#include "base/model_record_vocabulary.h"
+
 namespace nnx {
 
 // kStages lists the stages in their enum order, so that stage_index(kStages[i]) == i, and every stage has
@@ -26,6 +28,13 @@ std::optional<Level> parse_level(std::string_view name) {
   for (std::size_t i = 0; i < kLevelNames.size(); ++i) {
     if (kLevelNames[i] == name) return static_cast<Level>(i);
   }
+  return std::nullopt;
+}
+
+std::optional<ModelKind> model_kind_of_format(std::string_view format) {
+  if (format == kFormat) return ModelKind::feed_forward;
+  if (format == kModuleFormat) return ModelKind::module;
+  if (format == kModelFormat) return ModelKind::onnx_file;
   return std::nullopt;
 }
 

@@ -7,7 +7,9 @@
 // is refused (ConformanceError).
 //
 // `decode_tensor_proto` reads raw_data or the typed field other tools write for the dtype (float_data for
-// float32, double_data for float64, int64_data for int64, int32_data for int32 and bool). It throws
+// float32, double_data for float64, int64_data for int64; int32_data for int32, bool, int8 and uint8, and for
+// float16 and bfloat16 their 16-bit patterns, as onnx.proto says: each value range-checked for the narrower
+// type, one out of range refused naming it). It throws
 // ConformanceError, its message starting with `what`, for bytes that do not parse, a data_type the core
 // does not support (named as onnx.proto names it), a negative dim, a size that overflows or exceeds
 // `max_bytes` (checked before anything is allocated for the values), raw_data or a typed field whose

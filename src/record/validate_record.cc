@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <set>
+#include <span>
 #include <string_view>
 #include <utility>
 
@@ -134,14 +135,21 @@ void check_strict_json(const json& record, Problems& out) {
 
 // ---- the top-level keys and the simple sections ----------------------------------------------------------
 
-void check_top_level_keys(const JsonView& record, bool module, Problems& out) {
-  if (record[rf::kFormat].is_text(kModelFormat)) {
-    exact_keys(record, "record", rf::kModelRecordKeys, out);  // §11
-  } else if (module) {
-    exact_keys(record, "record", rf::kModuleRecordKeys, out);
-  } else {
-    exact_keys(record, "record", rf::kRecordKeys, out);
+// What a record's kind changes in its rules, decided once from its format by one switch (kind_rules below).
+struct KindRules {
+  std::span<const char* const> keys;  // its top-level keys
+  bool tensor_cases;                   // its cases name stored tensors (§10, §11): no config, v1 shapes or settings rule
+};
+
+KindRules kind_rules(const JsonView& record) {
+  const JsonView format = record[rf::kFormat];
+  // A format no kind has is read as v1's, whose format rule (check_sections) then names the three.
+  switch (model_kind_of_format(format.is_string() ? format.string() : "").value_or(ModelKind::feed_forward)) {
+    case ModelKind::feed_forward: return {rf::kRecordKeys, false};
+    case ModelKind::module: return {rf::kModuleRecordKeys, true};
+    case ModelKind::onnx_file: return {rf::kModelRecordKeys, true};  // §11
   }
+  return {rf::kRecordKeys, false};
 }
 
 void check_config(const JsonView& config, Problems& out) {
@@ -179,12 +187,11 @@ void check_runtime(const JsonView& runtime, Problems& out) {
   }
 }
 
-// The sections both formats share; `module`: a module record (its format is known), which has no config.
-void check_sections(const JsonView& record, bool module, Problems& out) {
-  if (const JsonView format = record[rf::kFormat]; !module && format.exists() && !format.is_text(kFormat)) {
+// The sections every format shares, and v1's config.
+void check_sections(const JsonView& record, const KindRules& kind, Problems& out) {
+  if (const JsonView format = record[rf::kFormat]; !kind.tensor_cases && format.exists() && !format.is_text(kFormat)) {
     out.push_back(std::string(rf::kFormat) + ": must be " + quote(kFormat) + ", " + quote(kModuleFormat) + " or " +
-                  quote(kModelFormat) +
-                  ", not " + text_of(format));
+                  quote(kModelFormat) + ", not " + text_of(format));
   }
   if (const JsonView profile = record[rf::kProfile]; profile.exists() && !profile.is_string()) {
     out.push_back(std::string(rf::kProfile) + ": must be a string, not " + json_type_name(profile));
@@ -193,7 +200,7 @@ void check_sections(const JsonView& record, bool module, Problems& out) {
     if (const JsonView section = record[key]; section.exists()) is_object_or_report(section, key, out);
   }
   if (const JsonView config = record[rf::kConfig];
-      !module && config.exists() && is_object_or_report(config, rf::kConfig, out)) {
+      !kind.tensor_cases && config.exists() && is_object_or_report(config, rf::kConfig, out)) {
     check_config(config, out);
   }
   if (const JsonView exporter = record[rf::kExporter];
@@ -238,25 +245,25 @@ std::vector<std::string> problems_of(const JsonView& record, const validation::P
   using namespace validation;
   if (!record.is_object()) return {"record: must be an object, not " + json_type_name(record)};
   Problems out;
-  const bool module = record[rf::kFormat].is_text(kModuleFormat) || record[rf::kFormat].is_text(kModelFormat);
-  check_top_level_keys(record, module, out);
+  const KindRules kind = kind_rules(record);
+  exact_keys(record, "record", kind.keys, out);
   out.insert(out.end(), strict.begin(), strict.end());
-  check_sections(record, module, out);
+  check_sections(record, kind, out);
   const Stages view = check_stages(record, out);
   check_summary(record, view, out);
-  std::vector<NamedFile> named;  // the files a module record's cases name
-  if (module) {
+  std::vector<NamedFile> named;  // the files the cases name, when they name stored tensors
+  if (kind.tensor_cases) {
     named = check_module_record(record, view, out);
   } else {
     check_cases(record, view, out);
   }
   check_triangulation(record, out);
   check_model_state(record, view, out);
-  const std::vector<ListedFile> listed = check_artifacts(record, view, module, out);
-  if (module) check_stored_files(named, listed, view, out);
+  const std::vector<ListedFile> listed = check_artifacts(record, view, kind.tensor_cases, out);
+  if (kind.tensor_cases) check_stored_files(named, listed, view, out);
   check_opset(record, view, out);
   check_tolerances(record, out);
-  std::vector<std::string> settings = module ? std::vector<std::string>{} : settings_problems(record);
+  std::vector<std::string> settings = kind.tensor_cases ? std::vector<std::string>{} : settings_problems(record);
   if (out.empty() && settings.empty()) return out;  // a valid record: nothing to make unique
   Problems unique;
   add_unique(unique, out);

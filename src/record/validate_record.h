@@ -1,7 +1,11 @@
 // validate_record (doc/record-format.md §6): every rule a record of nnx.export-conformance/1 must satisfy;
 // for a record whose format is nnx.module-conformance/1, the rules of a module record (§10): its 19 keys,
 // the same shared rules, and its module, inputs, dims, outputs, cases and stored tensors instead of config,
-// dtype, v1's case shapes and the settings rule. Any other format is refused naming both.
+// dtype, v1's case shapes and the settings rule; for nnx.model-conformance/1 (§11), the module record's rules
+// over its own key set (rf::kModelRecordKeys) and its `model` variant (validate_model_variant.cc). Records of
+// either successor format also meet the parity detail's own checks where present: exact integer and bool
+// outputs (validate_exact_outputs.cc), dtype-aware tolerances (validate_dtype_tolerances.cc) and a vacuous
+// tolerance (validate_vacuous_tolerance.cc). Any other format is refused naming all three.
 //
 // `record_problems` returns every problem found, each naming what is wrong and where (e.g.
 // "stages.check: ran after export did not pass"); it is empty exactly when the record is valid. It never

@@ -58,7 +58,7 @@ std::string reference_words(const json& record) {
 }
 
 std::string model_words(const json& record) {
-  if (is_module_record(record)) return model_source_word(record) + " " + module_factory(record);
+  if (const auto named = named_model(record)) return named->word + " " + named->name;
   const json& config = object_at(record, rf::kConfig);
   std::string widths = text_of(config, rf::config_key::kInputDim);
   const json hidden = config.value(rf::config_key::kHiddenDims, json::array());

@@ -157,37 +157,28 @@ const json& case_margin(const json& record, const std::string& case_name) {
 }
 
 ModelKind record_model_kind(const json& record) {
-  const std::string format = text_of(record, rf::kFormat);
-  if (format == kModelFormat) return ModelKind::onnx_file;
-  return format == kModuleFormat ? ModelKind::module : ModelKind::feed_forward;
+  return model_kind_of_format(text_of(record, rf::kFormat)).value_or(ModelKind::feed_forward);
 }
 
-bool is_module_record(const json& record) {
+std::optional<NamedModel> named_model(const json& record) {
+  const auto member = [&](const char* section, const char* key) {
+    return record.is_object() ? text_of(record.value(section, json::object()), key) : std::string();
+  };
   switch (record_model_kind(record)) {
-    case ModelKind::module:
-    case ModelKind::onnx_file: return true;
-    case ModelKind::feed_forward: return false;
+    case ModelKind::onnx_file: return NamedModel{"ONNX file", member(rf::kModel, rf::model_key::kOnnx)};
+    case ModelKind::module: return NamedModel{"module", member(rf::kModule, rf::module_key::kFactory)};
+    case ModelKind::feed_forward: return std::nullopt;
   }
-  return false;
+  return std::nullopt;
 }
 
-std::string module_factory(const json& record) {
-  if (!record.is_object()) return "";
+std::optional<std::string> case_inputs_text(const json& record, const json& c) {
   switch (record_model_kind(record)) {
-    case ModelKind::onnx_file: return text_of(record.value(rf::kModel, json::object()), rf::model_key::kOnnx);
-    case ModelKind::module: return text_of(record.value(rf::kModule, json::object()), rf::module_key::kFactory);
-    case ModelKind::feed_forward: return "";
+    case ModelKind::onnx_file:
+    case ModelKind::module: return inputs_text(c.value(rf::module_case_key::kInputs, json()));
+    case ModelKind::feed_forward: return std::nullopt;
   }
-  return "";
-}
-
-std::string model_source_word(const json& record) {
-  switch (record_model_kind(record)) {
-    case ModelKind::onnx_file: return "ONNX file";
-    case ModelKind::module:
-    case ModelKind::feed_forward: return "module";
-  }
-  return "module";
+  return std::nullopt;
 }
 
 std::string inputs_text(const json& inputs) {

@@ -67,15 +67,19 @@ const json& triangulation_of(const json& record, const std::string& case_name);
 // The case's margin (error ÷ allowed error) when triangulated: a number, or null (infinite margin / none).
 const json& case_margin(const json& record, const std::string& case_name);
 
-// A record with stored tensors: a module record (§10) or an nnx.model-conformance/1 record (§11); its format
-// says so.
-bool is_module_record(const json& record);
-// Its kind, from its format: ModelKind::onnx_file for nnx.model-conformance/1 (the one kind it holds today).
+// Its kind, from its format (model_kind_of_format); a format no kind has is read as the built-in net's.
 ModelKind record_model_kind(const json& record);
-// What its model is named by: a module record's factory (module.factory), an ONNX-file record's file
-// (model.onnx); "" when absent. And the word for it: "module" or "ONNX file".
-std::string module_factory(const json& record);
-std::string model_source_word(const json& record);
+// What a record's model is named by on the pages, decided by its kind in one place (document.cc): a module
+// record's {"module", module.factory}, an ONNX-file record's {"ONNX file", model.onnx} (a name "" when
+// absent); nullopt for a feed-forward record, which its config and dtype describe instead.
+struct NamedModel {
+  std::string word;  // "module" or "ONNX file"
+  std::string name;  // the factory or the file
+};
+std::optional<NamedModel> named_model(const json& record);
+// A case's inputs as inputs_text shows them, for a record whose cases name their inputs (§10, §11); nullopt
+// for a v1 record, whose cases have a shape instead.
+std::optional<std::string> case_inputs_text(const json& record, const json& c);
 // The inputs of a module record's specs or of one of its cases, each as `name dtype shape`, "; " between
 // them ("image float32 [2,3,64,64]"); "" when there are none.
 std::string inputs_text(const json& inputs);

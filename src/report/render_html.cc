@@ -151,7 +151,8 @@ std::string cases_section(const json& record) {
   const json cases = record.value(rf::kInputCases, json::array());
   if (!cases.is_array() || cases.empty()) return "<p>no input cases</p>";
   const json tolerances = record.value(rf::kTolerances, json::object());
-  const bool module = is_module_record(record);  // a module case shows its inputs where v1's shows its shape
+  // A case that names its inputs shows them where v1's shows its shape.
+  const bool named_inputs = case_inputs_text(record, cases.front()).has_value();
   std::string out = "<p>margin = error ÷ allowed error (atol " +
                     number_html(tolerances.value(tolerance_key::kAtol, json())) + ", rtol " +
                     number_html(tolerances.value(tolerance_key::kRtol, json())) +
@@ -159,7 +160,7 @@ std::string cases_section(const json& record) {
                     "<span style=\"color:#1565c0\">●</span> runtime vs float64 oracle, "
                     "<span style=\"color:#ef6c00\">◆</span> reference vs oracle.</p>"
                     "<table class=\"cases\"><thead><tr><th>case</th><th>" +
-                    (module ? "inputs" : "shape") + "</th><th>expect</th><th>outcome</th>"
+                    (named_inputs ? "inputs" : "shape") + "</th><th>expect</th><th>outcome</th>"
                     "<th>max abs error</th><th>max rel error</th><th>margin</th><th></th></tr></thead><tbody>";
   for (const auto& c : cases) {
     const std::string name = text_of(c, case_key::kName);
@@ -167,8 +168,7 @@ std::string cases_section(const json& record) {
     const json& triangulation = triangulation_of(record, name);
     out += "<tr class=\"case " + row_class + "\" data-case=\"" + escape_html(name) + "\"><td>" + escape_html(name) +
            "</td><td><code>" +
-           escape_html(module ? inputs_text(c.value(rf::module_case_key::kInputs, json()))
-                              : value_text(c.value(case_key::kShape, json()))) +
+           escape_html(case_inputs_text(record, c).value_or(value_text(c.value(case_key::kShape, json())))) +
            "</code></td><td>" + escape_html(text_of(c, case_key::kExpect)) + "</td><td class=\"outcome\">" +
            outcome_html(c) + "</td><td class=\"abs\"><code>" + number_html(c.value(case_key::kMaxAbsError, json())) +
            "</code></td><td class=\"rel\"><code>" + number_html(c.value(case_key::kMaxRelError, json())) +
@@ -203,8 +203,9 @@ std::string artifacts_section(const json& record) {
 
 // v1's dtype, or a module record's factory and input specs (doc/record-format.md §10).
 std::string model_line(const json& record) {
-  if (!is_module_record(record)) return " · dtype <code>" + escape_html(text_of(record, rf::kDtype)) + "</code>";
-  return " · " + model_source_word(record) + " <code>" + escape_html(module_factory(record)) + "</code> · inputs <code>" +
+  const auto named = named_model(record);
+  if (!named) return " · dtype <code>" + escape_html(text_of(record, rf::kDtype)) + "</code>";
+  return " · " + named->word + " <code>" + escape_html(named->name) + "</code> · inputs <code>" +
          escape_html(inputs_text(record.value(rf::kInputs, json()))) + "</code>";
 }
 

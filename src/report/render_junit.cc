@@ -27,8 +27,8 @@ std::string failure(const std::string& type, const std::string& message, const s
 
 // "inputs <name dtype shape; ...>, " for a module record's case (doc/record-format.md §10), else "".
 std::string case_inputs(const json& record, const json& c) {
-  if (!is_module_record(record)) return "";
-  return "inputs " + inputs_text(c.value(rf::module_case_key::kInputs, json())) + ", ";
+  const auto inputs = case_inputs_text(record, c);
+  return inputs ? "inputs " + *inputs + ", " : "";
 }
 
 std::string suite(const json& record, const std::string& suite_name, Counts& total) {

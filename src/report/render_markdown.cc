@@ -42,8 +42,8 @@ std::string profile_rows(const json& record, const std::string& prefix) {
     }
   }
   // A module record (doc/record-format.md §10) names its module's factory beside its profile.
-  const std::string module =
-      is_module_record(record) ? " (" + model_source_word(record) + " " + markdown_code(module_factory(record)) + ")" : std::string();
+  const auto named = named_model(record);
+  const std::string module = named ? " (" + named->word + " " + markdown_code(named->name) + ")" : std::string();
   std::string row = "| " + markdown_cell(prefix) + markdown_code(text_of(record, rf::kProfile)) + module + " | " +
                     status_mark(text_of(record, rf::kStatus)) + " | " + markdown_cell(text_of(record, rf::kFailure)) +
                     " | " + markdown_cell(text_of(record, rf::kLevel)) + " |";
@@ -76,9 +76,8 @@ std::string failure_rows(const json& record, const std::string& prefix) {
     if (c.value(case_key::kPassed, false) == true) continue;
     if (case_not_run(c)) continue;
     const std::string detail = text_of(c, case_key::kDetail);
-    const std::string inputs = is_module_record(record)
-                                   ? " (" + markdown_cell(inputs_text(c.value(rf::module_case_key::kInputs, json()))) + ")"
-                                   : std::string();
+    const auto case_inputs = case_inputs_text(record, c);
+    const std::string inputs = case_inputs ? " (" + markdown_cell(*case_inputs) + ")" : std::string();
     out += "| " + markdown_code(profile) + " | case " + markdown_cell(text_of(c, case_key::kName)) + inputs + " | " +
            markdown_cell(text_of(c, case_key::kFailure)) + " | max abs error " +
            shown_text(c.value(case_key::kMaxAbsError, json())) +

@@ -41,7 +41,7 @@ bool run_check_stage(StageContext& context) {
   }
   try {
     const auto external = reply.value(wire::kExternalData, std::vector<std::string>{});
-    context.record.artifacts.files = build_manifest(folder, external, context.record.module.has_value());
+    context.record.artifacts.files = build_manifest(folder, external, context.profile->kind());
   } catch (const StageFailure& f) {
     context.record.set_stage_failed(Stage::check, f.failure(), f.detail());
     return false;

@@ -8,11 +8,12 @@
 // largest over its outputs. An integer or bool output compares exactly, near ties judged by the oracle's
 // stored scores, and a dtype that is not PyTorch's is a finding of its own (stages/exact_outputs.h). A
 // floating output an all-zero output would pass in every case is stated (stages/vacuous_tolerance.h). A
-// float16 or bfloat16 output is judged under its dtype's tolerance (base/dtype_tolerance.h), stated. The triangulation measures the runtime and the reference against the stored
-// float64 oracle where it was computed (a stored oracle holding a value that is not finite is not measured
-// against: both departures are {max_abs_error: null, margin: null, reason}, and the record stays valid); the
-// blame is stages/triangulation.h's, with `weights` when the export found state-dict entries nothing in the
-// graph explains.
+// float16 or bfloat16 output is judged under its dtype's tolerance (base/dtype_tolerance.h), stated. The
+// triangulation measures the runtime and the reference against the stored float64 oracle where it was
+// computed (a stored oracle holding a value that is not finite is not measured against: both departures are
+// {max_abs_error: null, margin: null, reason}, and the record stays valid); the blame is
+// stages/triangulation.h's, with `weights` when the export found state-dict entries nothing in the graph
+// explains.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -20,10 +21,10 @@
 
 #include "base/dtype_tolerance.h"
 #include "base/error.h"
+#include "base/module_record_vocabulary.h"
 #include "base/tolerance_compare.h"
 #include "model/feedfwd.h"
 #include "record/record.h"
-#include "base/module_record_vocabulary.h"
 #include "stages/case_outcome.h"
 #include "stages/exact_outputs.h"
 #include "stages/module_reference.h"

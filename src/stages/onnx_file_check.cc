@@ -46,7 +46,7 @@ bool run_onnx_file_check_stage(StageContext& context) {
     return fail(context, FailureClass::checker_error, json{{detail_key::kError, e.what()}});
   }
   try {
-    context.record.artifacts.files = build_manifest(folder, model.external_locations, true);
+    context.record.artifacts.files = build_manifest(folder, model.external_locations, ModelKind::onnx_file);
   } catch (const StageFailure& f) {
     return fail(context, f.failure(), f.detail());
   }
@@ -62,11 +62,12 @@ bool run_onnx_file_check_stage(StageContext& context) {
   json opset = json::object();
   for (const auto& [domain, version] : model.producer.opsets) opset[domain.empty() ? "ai.onnx" : domain] = version;
   const OnnxProducer& p = model.producer;
+  const std::string producer = p.producer_version.empty() ? p.producer_name : p.producer_name + " " + p.producer_version;
   context.record.opset.model = opset;
   context.record.set_stage_passed(
       Stage::check, json{{detail_key::kOpset, opset},
                          {detail_key::kIrVersion, p.ir_version},
-                         {detail_key::kProducer, (p.producer_name + " " + p.producer_version).substr(0, p.producer_version.empty() ? p.producer_name.size() : std::string::npos)},
+                         {detail_key::kProducer, producer},
                          {detail_key::kInputs, signature(model.graph_inputs)},
                          {detail_key::kOutputs, signature(model.graph_outputs)},
                          {"checker", "nnx-reader"}});

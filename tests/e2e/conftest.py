@@ -20,7 +20,7 @@ FAULTY_WORKER = REPO / "tests" / "fakes" / "faulty_worker.py"
 ORIGINAL_VENV = REPO / "build" / "original-venv"
 INSTALL_ORIGINAL = REPO / "scripts" / "install_original.sh"
 # The revision both_profiles records (`--source-revision`), so its records do not depend on the checkout's
-# commit: tests/golden/ holds them.
+# commit: tests/golden/<CPU class>/ holds them (golden_records.py).
 PINNED_SOURCE_REVISION = "feedc0de"
 
 

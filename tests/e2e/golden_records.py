@@ -1,6 +1,15 @@
-"""The golden tested records (tests/golden/<profile>.json): what `run --source-revision feedc0de` writes for
-the two tested profiles, one record per file in the writer's own form (Python's json.dumps, keys sorted,
-indent 2, a final newline), with only the values this machine decides set aside.
+"""The golden tested records (tests/golden/<class>/<profile>.json): what `run --source-revision feedc0de` writes
+for the two tested profiles, one record per file in the writer's own form (Python's json.dumps, keys sorted,
+indent 2, a final newline), with only the values this machine decides set aside, for each class of CPU whose
+ONNX Runtime kernels give other float32 results.
+
+The CPU's class (`machine_class`): ONNX Runtime's own kernels (MLAS) pick their code by the CPU's features,
+and its AVX-512 kernels sum in another order than its AVX2/FMA ones, so the runtime's outputs, and with them
+the records' max_abs_error, max_rel_error and margins, differ in the last bits between an x86_64 CPU with
+avx512f ("avx512") and one with AVX2 alone ("avx2"); everything else (the exports, the draws, the reference
+and oracle outputs, every artifact's bytes) is the same on both. Each class has its goldens, compared byte
+for byte on a machine of that class; a machine of another class has none, and the test says how to write
+them.
 
 Which values, and why: two runs on one machine write identical bytes (the record holds no time, and its
 exports, draws and float results repeat; torch, MKL and oneDNN held to AVX2 change nothing either, while
@@ -14,7 +23,8 @@ changes is its own description in `versions`:
 Everything else, the other versions and the lock's sha256 included, is decided by the checkout and compared
 byte for byte: a change of requirements.lock is a change of the golden records, to be committed with it.
 
-Rewriting them after a deliberate change:
+Rewriting them after a deliberate change (a change that moves the records changes every class's goldens: the
+run on a machine of each class writes its own):
     build/nnx-conformance run --output OUT/report.json --source-revision feedc0de
     .venv/bin/python tests/e2e/golden_records.py OUT/report.json
 """
@@ -22,7 +32,19 @@ import json
 import sys
 from pathlib import Path
 
-GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+GOLDENS = Path(__file__).resolve().parents[1] / "golden"
+
+
+def machine_class(cpuinfo: str | None = None) -> str:
+    """"avx512" for an x86_64 CPU with avx512f, "avx2" for one with avx2 alone, else "other" (from the first
+    processor's flags in /proc/cpuinfo, or `cpuinfo`'s text)."""
+    if cpuinfo is None:
+        cpuinfo = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    flags = next((line.split(":", 1)[1].split() for line in cpuinfo.splitlines() if line.startswith("flags")), [])
+    return "avx512" if "avx512f" in flags else "avx2" if "avx2" in flags else "other"
+
+
+GOLDEN = GOLDENS / machine_class()
 TESTED_PROFILES = ("feedfwd-fp32-torchscript", "feedfwd-fp32-dynamo")
 SET_ASIDE = ("platform", "python", "onnxruntime_library")   # keys of `versions`, for the reasons above
 
@@ -47,6 +69,7 @@ def golden_path(profile: str) -> Path:
 
 def write_goldens(report_path: Path) -> None:
     records = {r["profile"]: r for r in json.loads(Path(report_path).read_text())["profiles"]}
+    GOLDEN.mkdir(parents=True, exist_ok=True)
     for profile in TESTED_PROFILES:
         golden_path(profile).write_text(normalised(records[profile]))
 

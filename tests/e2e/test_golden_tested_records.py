@@ -10,7 +10,7 @@ import os
 import subprocess
 
 from conftest import PINNED_SOURCE_REVISION
-from golden_records import SET_ASIDE, TESTED_PROFILES, golden_path, normalised, written_form
+from golden_records import GOLDENS, SET_ASIDE, TESTED_PROFILES, golden_path, machine_class, normalised, written_form
 from support import records_by_profile
 
 
@@ -26,6 +26,9 @@ def test_both_tested_profiles_write_the_golden_records_byte_for_byte(both_profil
     records = records_by_profile(report)
     assert list(records) == list(TESTED_PROFILES)
     for profile in TESTED_PROFILES:
+        assert golden_path(profile).exists(), (
+            f"no golden records for this machine's CPU class {machine_class()!r}: write them from a run on it "
+            "(tests/e2e/golden_records.py says how) and commit them")
         golden, fresh = golden_path(profile).read_text(), normalised(records[profile])
         assert records[profile]["source"]["revision"] == PINNED_SOURCE_REVISION
         assert fresh == golden, f"{profile}'s record is not its golden record:\n{differences(golden, fresh)}"
@@ -38,6 +41,31 @@ def test_the_artifacts_are_the_bytes_the_golden_records_hash(both_profiles):
         folder = artifacts / listed["directory"]
         on_disk = {p.name: [p.stat().st_size, hashlib.sha256(p.read_bytes()).hexdigest()] for p in folder.iterdir()}
         assert on_disk == {f["path"]: [f["bytes"], f["sha256"]] for f in listed["files"]}, profile
+
+
+def runtime_numbers_blanked(value):
+    """`value` with every number ONNX Runtime's kernels decide (an error or a margin) replaced by a mark."""
+    if isinstance(value, dict):
+        return {key: "a runtime number" if key in ("max_abs_error", "max_rel_error", "margin")
+                else runtime_numbers_blanked(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [runtime_numbers_blanked(item) for item in value]
+    return value
+
+
+def test_the_cpu_classes_goldens_differ_only_in_the_runtimes_errors_and_margins():
+    classes = sorted(path.name for path in GOLDENS.iterdir() if path.is_dir())
+    assert classes == ["avx2", "avx512"]
+    for profile in TESTED_PROFILES:
+        avx2, avx512 = (json.loads((GOLDENS / name / f"{profile}.json").read_text()) for name in classes)
+        assert avx2 != avx512, profile   # the classes do differ: else one golden would do
+        assert runtime_numbers_blanked(avx2) == runtime_numbers_blanked(avx512), profile
+
+
+def test_the_cpu_class_is_read_from_the_cpus_flags():
+    assert machine_class("processor\t: 0\nflags\t\t: fpu sse2 avx2 fma avx512f avx512bw\n") == "avx512"
+    assert machine_class("processor\t: 0\nflags\t\t: fpu sse2 avx avx2 fma\n") == "avx2"
+    assert machine_class("processor\t: 0\nflags\t\t: fpu sse2\n") == "other"
 
 
 def test_only_the_set_aside_values_are_hidden_from_the_comparison(both_profiles):
