@@ -4,18 +4,15 @@ model.onnx into the profile folder; the child builds the module, computes PyTorc
 float64 oracle on the drawn cases, and classifies the module's state dict against that file's initializers
 (nnx_worker_weights.py). Nothing is exported and no state proof is made: the file is the user's own.
 
-`bind` names, for each graph input in order, the forward parameter it is given to: the case tensors are put in
-the forward's positional order by those names (inspect.signature), so `module(*inputs)` receives each where
-its name says.
+`bind` names, for each graph input in order, the forward parameter it is given to: the worker's one binding
+rule (nnx_worker_bind.py) gives each input to the parameter of that name, by position or by keyword.
 """
 
 from __future__ import annotations
 
-import inspect
 import os
 
 from nnx_worker_model import ProtocolError
-from nnx_worker_module_load import ModuleProblem
 
 
 def parse_bind(req: dict, specs: list, op: str):
@@ -29,43 +26,12 @@ def parse_bind(req: dict, specs: list, op: str):
     return bind, imported
 
 
-def positional_order(module, bind: list) -> list:
-    """For each positional parameter of module.forward, the index of the input bound to it."""
-    parameters = [p for p in inspect.signature(module.forward).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    names = [p.name for p in parameters]
-    unknown = [b for b in bind if b not in names]
-    if unknown:
-        raise ModuleProblem(f"the graph's inputs are bound to {unknown}, which the module's forward{tuple(names)} "
-                            f"does not take")
-    order = []
-    for p in parameters:
-        if p.name in bind:
-            order.append(bind.index(p.name))
-        elif p.default is p.empty:
-            raise ModuleProblem(f"the module's forward parameter {p.name!r} is bound to no graph input "
-                                f"(bound: {bind})")
-        else:
-            break  # the rest keep their defaults
-    if len(order) != len(bind):
-        raise ModuleProblem(f"the bound parameters {bind} are not the first positional parameters of forward{tuple(names)}")
-    return order
-
-
-def reorder_cases(plan: dict, module) -> None:
-    """The plan's case tensors in the forward's positional order (by `bind`)."""
-    if plan.get("bind") is None:
-        return
-    order = positional_order(module, plan["bind"])
-    for case in plan["cases"]:
-        case["tensors"] = [case["tensors"][k] for k in order]
-
-
 def imported_work(plan: dict, answer: dict, module, steps, oracle) -> dict:
     """The steps after the reference for an imported file: the oracle, then the weights against the file."""
     import nnx_worker_weights
 
-    answer["oracle"], answer["oracle_missing"] = oracle(module, plan["cases"], answer["output_names"])
+    answer["oracle"], answer["oracle_missing"] = oracle(module, plan["cases"], answer["output_names"],
+                                                        plan["binding"])
     steps.done("oracle")
     if not os.path.isfile(plan["path"]):
         answer["exception"] = f"the imported file {plan['path']} is not there"

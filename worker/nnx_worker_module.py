@@ -14,7 +14,8 @@ import re
 import time
 
 from nnx_worker_fork import ChildDied, run_in_child
-from nnx_worker_imported import imported_work, parse_bind, reorder_cases
+from nnx_worker_bind import BindProblem, bind_inputs
+from nnx_worker_imported import imported_work, parse_bind
 from nnx_worker_model import ProtocolError, describe, is_int
 from nnx_worker_module_load import (ModuleProblem, SourceChanged, build_module, oracle,
                                     output_names, references, forward_leaves)
@@ -149,7 +150,7 @@ def parse_module_request(req: dict, op: str) -> dict:
 # the export (in the child)
 
 
-def pin_eval_sum_grads_then_root_and_odd_modules_train(module, example) -> None:
+def pin_eval_sum_grads_then_root_and_odd_modules_train(module, example, binding) -> None:
     """A module's state recipe (worker/PROTOCOL.md, "The two state recipes"). Gradients from one eval-mode
     forward of the example (the sum of its floating outputs that require
     grad; none when no output does), so no buffer changes; then a mixed mode: in named_modules() order
@@ -161,7 +162,7 @@ def pin_eval_sum_grads_then_root_and_odd_modules_train(module, example) -> None:
     module.eval()
     module.zero_grad(set_to_none=True)
     try:
-        leaves, _ = tree_flatten(module(*example))
+        leaves, _ = tree_flatten(binding.call(module, example))
         terms = [t.sum() for t in leaves if isinstance(t, torch.Tensor) and t.is_floating_point() and t.requires_grad]
         if terms:
             torch.stack(terms).sum().backward()
@@ -172,20 +173,26 @@ def pin_eval_sum_grads_then_root_and_odd_modules_train(module, example) -> None:
 
 
 def call_module_exporter(module, example, path: str, plan: dict, names: list) -> None:
-    """The raw exporter call of a module export: torch.onnx.export with the profile's inputs and dims."""
+    """The raw exporter call of a module export: torch.onnx.export with the profile's inputs and dims, given
+    as the binding says (nnx_worker_bind.py: a plain one exactly as before binding by name; otherwise the
+    keyword inputs as `kwargs`, the graph's inputs named in the exporters' order, positional then keyword)."""
     import torch
 
-    specs = plan["inputs"]
-    common = {"opset_version": plan["opset_version"], "input_names": [s["name"] for s in specs],
+    specs, binding, order = plan["inputs"], plan["binding"], plan["binding"].graph_order()
+    common = {"opset_version": plan["opset_version"], "input_names": [specs[k]["name"] for k in order],
               "output_names": list(names)}
+    if binding.keyword:
+        common["kwargs"] = binding.kwargs(example)
+    args = binding.args(example)
     if plan["exporter"] == "dynamo":
         dims = {name: torch.export.Dim(name) for name in plan["dims"]}
-        shapes = tuple({axis: dims[d] for axis, d in enumerate(s["shape"]) if isinstance(d, str)} or None
-                       for s in specs)
-        torch.onnx.export(module, tuple(example), path, dynamo=True, dynamic_shapes=shapes, **common)
+        per_input = [{axis: dims[d] for axis, d in enumerate(s["shape"]) if isinstance(d, str)} or None
+                     for s in specs]
+        shapes = tuple(per_input) if binding.plain() else {binding.parameters[k]: per_input[k] for k in order}
+        torch.onnx.export(module, args, path, dynamo=True, dynamic_shapes=shapes, **common)
     else:
         axes = {s["name"]: {axis: d for axis, d in enumerate(s["shape"]) if isinstance(d, str)} for s in specs}
-        torch.onnx.export(module, tuple(example), path, dynamo=False,
+        torch.onnx.export(module, args, path, dynamo=False,
                           dynamic_axes={k: v for k, v in axes.items() if v} or None, **common)
 
 
@@ -242,13 +249,17 @@ def _reference_steps(plan: dict, answer: dict):
     """Steps 1-4 (import, call, identity, reference): the module, with `answer` filled in."""
     steps = _Steps(answer)
     module, answer["module"] = build_module(plan["factory"], plan["factory_path"], plan.get("source_sha256"))
-    reorder_cases(plan, module)  # an imported file's graph inputs, bound to forward's parameters by name
+    names = plan["bind"] or [spec["name"] for spec in plan["inputs"]]  # an imported file's: its `bind`
+    plan["binding"] = binding = bind_inputs(module, names)  # before anything runs the forward
+    if binding.stated():
+        answer["binding"] = binding.describe([spec["name"] for spec in plan["inputs"]])
     steps.done("module")
     if plan["cases"]:
-        answer["output_names"], answer["references"] = references(module, plan["cases"], plan["output_names"])
+        answer["output_names"], answer["references"] = references(module, plan["cases"], plan["output_names"],
+                                                                  binding)
     else:
         sample = plan.get("example") or []
-        count = len(forward_leaves(module, sample)) if sample else len(plan["output_names"] or [])
+        count = len(forward_leaves(module, sample, binding)) if sample else len(plan["output_names"] or [])
         answer["output_names"] = output_names(plan["output_names"], count)
     steps.done("reference")
     return module
@@ -263,15 +274,19 @@ def _export_work(plan: dict) -> dict:
         steps = _Steps(answer)
         if plan["imported"]:  # the user's own file, already in the profile folder: nothing is exported
             return imported_work(plan, answer, module, steps, oracle)
-        answer["oracle"], answer["oracle_missing"] = oracle(module, plan["cases"], answer["output_names"])
+        answer["oracle"], answer["oracle_missing"] = oracle(module, plan["cases"], answer["output_names"],
+                                                            plan["binding"])
         steps.done("oracle")
         example, path, names = plan["example"], plan["path"], answer["output_names"]
-        pin_eval_sum_grads_then_root_and_odd_modules_train(module, example)
+        pin_eval_sum_grads_then_root_and_odd_modules_train(module, example, plan["binding"])
         steps.done("gradients")
         os.makedirs(plan["output_dir"], exist_ok=True)
         outcome = watch_export(module, path, lambda: export_in_eval(
             module, lambda: call_module_exporter(module, example, path, plan, names)))
         steps.done("exporter")
+    except BindProblem as exc:
+        answer["bind_error"] = exc.detail
+        return answer
     except ModuleProblem as exc:
         answer["import_error" if exc.importing else "exception"] = str(exc)
         return answer

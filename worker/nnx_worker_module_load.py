@@ -146,22 +146,23 @@ def identity(module, source_sha256) -> dict:
 # reference and oracle
 
 
-def forward_leaves(module, inputs) -> list:
-    """The module in eval mode under no_grad on positional `inputs`: its output's pytree leaves (a tensor;
-    tuple/list in order; dict in insertion order; nested as torch.utils._pytree flattens), all tensors."""
+def forward_leaves(module, inputs, binding=None) -> list:
+    """The module in eval mode under no_grad on `inputs` given as `binding` says (nnx_worker_bind.py; None:
+    by position): its output's pytree leaves (a tensor; tuple/list in order; dict in insertion order; nested
+    as torch.utils._pytree flattens), all tensors."""
     try:
-        out = _forward(module, inputs)
+        out = _forward(module, inputs, binding)
     except Exception as exc:  # noqa: BLE001
         raise ModuleProblem(f"the module's forward raised {describe(exc)}") from None
     return _tensor_leaves(out)
 
 
-def _forward(module, inputs):
+def _forward(module, inputs, binding):
     import torch
 
     module.eval()
     with torch.no_grad():
-        return module(*inputs)
+        return module(*inputs) if binding is None else binding.call(module, inputs)
 
 
 def _tensor_leaves(out) -> list:
@@ -183,11 +184,11 @@ def output_names(given, count: int) -> list:
     return list(given)
 
 
-def references(module, cases: list, given_names) -> tuple:
+def references(module, cases: list, given_names, binding=None) -> tuple:
     """(the output names, [{"name": case, "outputs": [wire tensor]}]) of the pristine module."""
     answers, names = [], None
     for case in cases:
-        leaves = forward_leaves(module, case["tensors"])
+        leaves = forward_leaves(module, case["tensors"], binding)
         case_names = output_names(given_names, len(leaves))
         if names is not None and len(case_names) != len(names):
             raise ModuleProblem(f"case {case['name']} gives {len(case_names)} outputs, an earlier case {len(names)}")
@@ -206,7 +207,7 @@ def _oracle_output(name: str, leaf, tracer, what: str):
     return None if scores is None else encode_wire(name, scores, what)
 
 
-def oracle(module, cases: list, names: list) -> tuple:
+def oracle(module, cases: list, names: list, binding=None) -> tuple:
     """(the FP64 oracle's answers or None, why it is missing or None): a deep copy in float64, floating
     inputs cast to float64, integer inputs as they are; an integer output's oracle is its scores or None."""
     try:
@@ -216,7 +217,7 @@ def oracle(module, cases: list, names: list) -> tuple:
             inputs = [t.double() if t.is_floating_point() else t for t in case["tensors"]]
             tracer = ScoreTracer()
             with tracer:
-                leaves = _tensor_leaves(_forward(double, inputs))
+                leaves = _tensor_leaves(_forward(double, inputs, binding))
             if len(leaves) != len(names):
                 raise ModuleProblem(f"the float64 copy returns {len(leaves)} outputs, not {len(names)}")
             answers.append({"name": case["name"], "outputs": [

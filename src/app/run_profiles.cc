@@ -22,6 +22,7 @@
 #include "base/error.h"
 #include "base/failure.h"
 #include "base/front_end.h"
+#include "base/nearest_name.h"
 #include "runtime/runtime_telemetry.h"
 
 namespace nnx {
@@ -202,6 +203,27 @@ std::vector<Profile> tested_profiles_named(const std::vector<std::string>& names
     bool seen = false;
     for (const auto& c : chosen) seen = seen || c.name == name;
     if (!seen) chosen.push_back(std::move(p));
+  }
+  return chosen;
+}
+
+std::vector<Profile> profiles_named(std::vector<Profile> among, const std::vector<std::string>& names,
+                                    const std::string& source) {
+  if (names.empty()) return among;
+  std::vector<std::string> known;
+  for (const auto& p : among) known.push_back(p.name);
+  std::vector<Profile> chosen;
+  for (const auto& name : names) {
+    const auto found = std::find(known.begin(), known.end(), name);
+    if (found == known.end()) {
+      std::string listed;
+      for (const auto& k : known) listed += (listed.empty() ? "" : ", ") + k;
+      throw UsageError("unknown profile \"" + name + "\" in " + source + did_you_mean(name, known) +
+                       " (its profiles: " + listed + ")");
+    }
+    bool seen = false;
+    for (const auto& c : chosen) seen = seen || c.name == name;
+    if (!seen) chosen.push_back(among[static_cast<std::size_t>(found - known.begin())]);
   }
   return chosen;
 }

@@ -3,7 +3,7 @@
 //
 // `tested_profiles_named` maps tested names to profiles in the given order, each once (an empty list means
 // every tested profile, torchscript first); an unknown name is profile/profile.h's UsageError
-// (`tested_profile_named`). `run_profiles` refuses, before
+// (`tested_profile_named`); `profiles_named` picks a profile file's the same way. `run_profiles` refuses, before
 // anything is written, an invalid profile (ConformanceError), two profiles of one name with different
 // settings (ConformanceError) and — without `force` — a profile folder that exists as a file or non-empty
 // folder (FolderInUse); with `force` it clears only the chosen profiles' folders (a symlinked root or
@@ -37,6 +37,11 @@ namespace nnx {
 using json = nlohmann::json;
 
 std::vector<Profile> tested_profiles_named(const std::vector<std::string>& names);
+// The profiles of `among` (a profile file's, read from `source`) named in `names`, in the given order, each
+// once; an empty list means all of them. An unknown name is a UsageError naming `source`, the nearest name
+// (base/nearest_name.h) and every name `among` holds (`run --profile-file F --profile NAME`).
+std::vector<Profile> profiles_named(std::vector<Profile> among, const std::vector<std::string>& names,
+                                    const std::string& source);
 
 int run_jobs(const RunOptions& options);
 std::size_t auto_workers(const std::vector<Profile>& profiles, unsigned cores);

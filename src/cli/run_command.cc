@@ -1,5 +1,6 @@
 // `nnx-conformance run`: runs the chosen tested profiles (`--profile`), or the profiles of a `--profile-file`
-// (profile/profile_file.h), and writes the report (doc/record-format.md §8).
+// (profile/profile_file.h; with `--profile NAME`, only those it names: app/run_profiles.h, profiles_named), and
+// writes the report (doc/record-format.md §8).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -22,9 +23,10 @@ void add_run_command(CLI::App& app, RunArgs& args) {
                                         "the report");
   run->add_option("--output", args.output, "report path (parents are created)")->required();
   run->add_option("--artifacts", args.artifacts, "exported files (default: <output stem>-artifacts next to it)");
-  auto* profile = run->add_option("--profile", args.profiles, "a tested profile (repeatable; default: both)")->take_all();
+  run->add_option("--profile", args.profiles, "a tested profile, or with --profile-file one of the file's "
+                                              "(repeatable; default: every one)")->take_all();
   run->add_option("--profile-file", args.profile_file, "a JSON list of profiles to run instead; your own "
-                                                    "nn.Module: a module profile (doc/profile-files.md)")->excludes(profile);
+                                                    "nn.Module: a module profile (doc/profile-files.md)");
   run->add_option("--timings", args.timings, "write the run's phase breakdown (JSON) to this file");
   run->add_flag("--quiet", args.quiet, "no live progress on stderr");
   run->add_option("--jobs", args.jobs, "profiles exported at once, each by its own worker (default: auto, one worker plus those the run's exports pay for, at most one per core)")
@@ -46,8 +48,9 @@ int run_command(const RunArgs& args, const Seams& seams) {
   RunRequest request;
   request.root = args.artifacts.empty() ? default_artifacts_root(output) : std::filesystem::path(args.artifacts);
   request.report_path = output;
-  request.profiles = args.profile_file.empty() ? tested_profiles_named(args.profiles)
-                                               : profiles_from_file(args.profile_file);
+  request.profiles = args.profile_file.empty()
+                         ? tested_profiles_named(args.profiles)
+                         : profiles_named(profiles_from_file(args.profile_file), args.profiles, args.profile_file);
   request.force = args.force;
   if (!args.onnxruntime.empty()) request.options.onnxruntime_library = args.onnxruntime;
   request.options.source_revision = args.source_revision;

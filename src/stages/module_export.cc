@@ -4,7 +4,9 @@
 // exports and compares (worker/PROTOCOL.md, "module_export"). Then the factory's file is copied into the
 // profile folder (artifacts/factory_copy.h), the case tensors are stored beside it (stages/module_tensors.h)
 // and the record gets the module's identity and, once every
-// tensor is stored, each case's outputs (a store that fails part way sets none: export-error). Failures: the factory's module does not import → the dependencies stage's missing-dependency
+// tensor is stored, each case's outputs (a store that fails part way sets none: export-error), and, where not
+// every input went by position in its own order, `binding` (worker/nnx_worker_bind.py). Inputs the forward cannot
+// take by name stop the run as a usage error (exit 2) before the forward runs. Failures: the factory's module does not import → the dependencies stage's missing-dependency
 // (export not run); state-changed (first); export-error (the factory raised or returned no module, the
 // exporter raised or wrote no model.onnx, the worker could not answer, the answer is malformed).
 #include <chrono>
@@ -17,6 +19,7 @@
 #include "artifacts/factory_copy.h"
 #include "artifacts/layout.h"
 #include "base/error.h"
+#include "base/nearest_name.h"
 #include "record/record.h"
 #include "stages/module_stages.h"
 #include "stages/module_tensors.h"
@@ -150,7 +153,26 @@ json export_detail(const json& answer) {
   for (const char* key : {wire::kOutputNames, wire::kDimsInGraph, wire::kGraph, wire::kWeights, wire::kOracleMissing}) {
     detail[key] = answer.value(key, json());
   }
+  // Which parameter each input went to, only where not every input went by position in its own order.
+  if (const json binding = answer.value(wire::kBinding, json()); binding.is_array()) detail[wire::kBinding] = binding;
   return detail;
+}
+
+// Inputs the forward cannot take by name (worker/nnx_worker_bind.py), seen before anything ran the forward:
+// the profile's usage error (exit 2), naming the signature and the nearest parameter of each unknown name.
+void throw_if_unbound(const Profile& profile, const json& answer) {
+  const json error = answer.value(wire::kBindError, json());
+  if (!error.is_object() || !error.value("problem", json()).is_string()) return;
+  std::string message = "profile " + profile.name + ": " + error["problem"].get<std::string>();
+  std::vector<std::string> parameters;
+  for (const auto& p : error.value("parameters", json::array())) {
+    if (p.is_string()) parameters.push_back(p.get<std::string>());
+  }
+  for (const auto& name : error.value("unknown", json::array())) {
+    if (name.is_string()) message += did_you_mean(name.get<std::string>(), parameters);
+  }
+  throw UsageError(message + " (name each input after the forward parameter it is given to; doc/profile-files.md, "
+                             "\"Inputs bound by name\")");
 }
 
 // The child's step times (worker/PROTOCOL.md, "module_export": step_seconds), for run --timings.
@@ -169,6 +191,7 @@ bool record_answer(StageContext& context, const json& answer, AnswerFrames& fram
   Record& record = context.record;
   keep_step_seconds(context, answer);
   record_identity(record, answer);
+  throw_if_unbound(*context.profile, answer);
   if (const json error = answer.value(wire::kImportError, json()); error.is_string()) {
     record.set_stage_failed(Stage::dependencies, FailureClass::missing_dependency,
                             json{{detail_key::kProblems, json::array({"the module " + record.module->factory +
@@ -223,6 +246,8 @@ bool run_module_export_stage(StageContext& context) {
     context.exporter->stop();
     return fail(context, FailureClass::export_error, std::move(detail));
   } catch (const Interrupted&) {
+    throw;
+  } catch (const UsageError&) {  // inputs the forward cannot take: the run's usage error
     throw;
   } catch (const std::exception& e) {  // a stored tensor that cannot be written, an answer that does not parse
     return fail(context, FailureClass::export_error,
