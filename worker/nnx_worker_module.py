@@ -18,7 +18,7 @@ from nnx_worker_bind import BindProblem, bind_inputs
 from nnx_worker_imported import imported_work, parse_bind
 from nnx_worker_model import ProtocolError, describe, is_int
 from nnx_worker_module_load import (ModuleProblem, SourceChanged, build_module, oracle,
-                                    output_names, references, forward_leaves)
+                                    output_names, references, named_outputs)
 from nnx_worker_tensors import DTYPES, WireTensor, to_torch
 from nnx_worker_watch import changed_entries, changed_parts, export_in_eval, STATE_PARTS, watch_export
 
@@ -259,8 +259,8 @@ def _reference_steps(plan: dict, answer: dict):
                                                                   binding)
     else:
         sample = plan.get("example") or []
-        count = len(forward_leaves(module, sample, binding)) if sample else len(plan["output_names"] or [])
-        answer["output_names"] = output_names(plan["output_names"], count)
+        answer["output_names"] = (named_outputs(module, sample, plan["output_names"], binding)[0] if sample
+                                  else output_names(plan["output_names"], len(plan["output_names"] or [])))
     steps.done("reference")
     return module
 

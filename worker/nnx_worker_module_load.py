@@ -176,20 +176,53 @@ def _tensor_leaves(out) -> list:
     return leaves
 
 
-def output_names(given, count: int) -> list:
+def output_paths(out):
+    """Stable names of a nested output's tensors, each its path through the output joined by '.': a dict's
+    (or a ModelOutput's) key, a tuple's or list's index (`logits`, `past_key_values.0.key`), an index at the
+    top read `output_<k>` (`output_1.prod`: a bare number would be a name the exporters give their own
+    values). None when no dict is on any path (a tensor or tuples of tensors keep `output_<k>`, the names
+    records have always had) or when two paths would read alike."""
+    from torch.utils._pytree import GetAttrKey, MappingKey, SequenceKey, tree_flatten_with_path
+
+    def part(key) -> str:
+        if isinstance(key, MappingKey):
+            return str(key.key)
+        if isinstance(key, SequenceKey):
+            return str(key.idx)
+        return str(key.name) if isinstance(key, GetAttrKey) else str(key)
+
+    paths, _ = tree_flatten_with_path(out)
+    if not any(isinstance(key, (MappingKey, GetAttrKey)) for path, _ in paths for key in path):
+        return None
+    names = [".".join(("output_" if k == 0 and isinstance(key, SequenceKey) else "") + part(key)
+                      for k, key in enumerate(path)) for path, _ in paths]
+    return names if len(set(names)) == len(names) and all(names) else None
+
+
+def output_names(given, count: int, paths=None) -> list:
+    """The profile's output names, else the output's own paths (output_paths), else `output_<k>`."""
     if given is None:
-        return [f"output_{k}" for k in range(count)]
+        return list(paths) if paths else [f"output_{k}" for k in range(count)]
     if len(given) != count:
         raise ModuleProblem(f"the profile names {len(given)} outputs but the module returns {count}")
     return list(given)
+
+
+def named_outputs(module, inputs, given_names, binding=None) -> tuple:
+    """(the output names, the leaves) of the module's output on `inputs` (forward_leaves; output_names)."""
+    try:
+        out = _forward(module, inputs, binding)
+    except Exception as exc:  # noqa: BLE001
+        raise ModuleProblem(f"the module's forward raised {describe(exc)}") from None
+    leaves = _tensor_leaves(out)
+    return output_names(given_names, len(leaves), output_paths(out)), leaves
 
 
 def references(module, cases: list, given_names, binding=None) -> tuple:
     """(the output names, [{"name": case, "outputs": [wire tensor]}]) of the pristine module."""
     answers, names = [], None
     for case in cases:
-        leaves = forward_leaves(module, case["tensors"], binding)
-        case_names = output_names(given_names, len(leaves))
+        case_names, leaves = named_outputs(module, case["tensors"], given_names, binding)
         if names is not None and len(case_names) != len(names):
             raise ModuleProblem(f"case {case['name']} gives {len(case_names)} outputs, an earlier case {len(names)}")
         names = case_names
