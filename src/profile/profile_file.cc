@@ -43,7 +43,44 @@ nlohmann::json with_paths_resolved(const nlohmann::json& entry, const std::optio
   return out;
 }
 
+// One entry read with every check a profile file's entry gets; its problems ("profile.<field>: ...") appended.
+Profile entry_from_json(const nlohmann::json& entry, std::vector<std::string>& problems) {
+  if (entry.is_object() && !entry.contains(rf::profile_key::kExporter) && !is_onnx_file_profile_object(entry)) {
+    problems.push_back("profile.exporter: missing");
+  }
+  Profile profile = profile_from_json(entry, problems);
+  if (problems.empty()) problems = profile.problems();
+  return profile;
+}
+
+// "profile.name: missing" -> "--name: missing"; a top-level key's nearest key is named as its flag too
+// ("--dim: unknown key; did you mean --dims?"). A problem of the whole object stays as it is.
+std::string as_flag_problem(const std::string& problem) {
+  const std::string prefix = "profile.";
+  if (problem.rfind(prefix, 0) != 0) return problem;
+  std::string out = "--" + problem.substr(prefix.size());
+  const std::string key_end = out.substr(0, out.find(':'));
+  const std::string meant = "; did you mean \"";
+  if (const auto at = out.find(meant); at != std::string::npos && key_end.find('.') == std::string::npos) {
+    const auto close = out.find('"', at + meant.size());
+    if (close != std::string::npos) {
+      out = out.substr(0, at) + "; did you mean --" + out.substr(at + meant.size(), close - at - meant.size()) +
+            out.substr(close + 1);
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+Profile profile_from_flags(const nlohmann::json& object, const std::filesystem::path& folder) {
+  std::vector<std::string> problems;
+  Profile profile = entry_from_json(with_paths_resolved(object, folder), problems);
+  if (problems.empty()) return profile;
+  std::string message = "bad profile flags:";
+  for (const auto& problem : problems) message += "\n  - " + as_flag_problem(problem);
+  throw UsageError(message);
+}
 
 std::vector<Profile> profiles_from_json(const nlohmann::json& list,
                                         const std::optional<std::filesystem::path>& factory_folder) {
@@ -56,13 +93,8 @@ std::vector<Profile> profiles_from_json(const nlohmann::json& list,
   std::unordered_map<std::string, std::size_t> first_of_name;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string where = "profiles[" + std::to_string(i) + "]";
-    const nlohmann::json entry = with_paths_resolved(list[i], factory_folder);
     std::vector<std::string> entry_problems;
-    if (entry.is_object() && !entry.contains(rf::profile_key::kExporter) && !is_onnx_file_profile_object(entry)) {
-      entry_problems.push_back("profile.exporter: missing");
-    }
-    Profile profile = profile_from_json(entry, entry_problems);
-    if (entry_problems.empty()) entry_problems = profile.problems();
+    Profile profile = entry_from_json(with_paths_resolved(list[i], factory_folder), entry_problems);
     // The first entry of each name, found in one lookup: a file of n entries is checked in linear time.
     const auto [first, added] = first_of_name.try_emplace(profile.name, i);
     if (entry_problems.empty()) {
