@@ -122,6 +122,7 @@ int dispatch(int argc, char** argv, const Seams& seams) {
     if (app.got_subcommand("run")) return run_command(run_args, seams);
     if (app.got_subcommand(check)) {
       run_args.profile_object = check_profile_object(check->remaining());
+      run_args.command_flags = known_flags(app);
       return run_command(run_args, seams);
     }
     if (app.got_subcommand("report")) return report_command(report_args);

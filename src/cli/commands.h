@@ -48,6 +48,7 @@ struct RunArgs {
   std::optional<int> memory_limit_mib;  // what the input cases may cost (default: profile/memory_budget.h)
   std::string sign_key;      // --sign-key KEY: sign the report (cli/sign_command.cc)
   std::optional<nlohmann::json> profile_object;  // check: the one profile its --KEY VALUE flags name
+  std::vector<std::string> command_flags;        // check: its own flags ("--output"), suggested for a near miss
 };
 
 struct RecordArgs {

@@ -52,7 +52,7 @@ int run_command(const RunArgs& args, const Seams& seams) {
   request.root = args.artifacts.empty() ? default_artifacts_root(output) : std::filesystem::path(args.artifacts);
   request.report_path = output;
   if (args.profile_object) {
-    request.profiles = {profile_from_flags(*args.profile_object, std::filesystem::current_path())};
+    request.profiles = {profile_from_flags(*args.profile_object, std::filesystem::current_path(), args.command_flags)};
   } else {
     request.profiles = args.profile_file.empty() ? tested_profiles_named(args.profiles)
                                                  : profiles_from_file(args.profile_file);

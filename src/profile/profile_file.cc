@@ -8,6 +8,7 @@
 #include "base/json_strict.h"
 #include "base/json_fields.h"
 #include "base/model_record_vocabulary.h"
+#include "base/nearest_name.h"
 #include "base/module_record_vocabulary.h"
 #include "base/record_vocabulary.h"
 #include "profile/module_factory.h"
@@ -54,13 +55,18 @@ Profile entry_from_json(const nlohmann::json& entry, std::vector<std::string>& p
 }
 
 // "profile.name: missing" -> "--name: missing"; a top-level key's nearest key is named as its flag too
-// ("--dim: unknown key; did you mean --dims?"). A problem of the whole object stays as it is.
-std::string as_flag_problem(const std::string& problem) {
+// ("--dim: unknown key; did you mean --dims?"), else one of the command's own flags near it ("--outptu: unknown
+// key; did you mean --output?"). A problem of the whole object stays as it is.
+std::string as_flag_problem(const std::string& problem, const std::vector<std::string>& command_flags) {
   const std::string prefix = "profile.";
   if (problem.rfind(prefix, 0) != 0) return problem;
   std::string out = "--" + problem.substr(prefix.size());
   const std::string key_end = out.substr(0, out.find(':'));
   const std::string meant = "; did you mean \"";
+  const std::string unknown = ": unknown key";
+  if (out.size() == key_end.size() + unknown.size() && out.compare(key_end.size(), unknown.size(), unknown) == 0) {
+    if (const auto flag = nearest_name(key_end, command_flags)) return out + "; did you mean " + *flag + "?";
+  }
   if (const auto at = out.find(meant); at != std::string::npos && key_end.find('.') == std::string::npos) {
     const auto close = out.find('"', at + meant.size());
     if (close != std::string::npos) {
@@ -73,12 +79,13 @@ std::string as_flag_problem(const std::string& problem) {
 
 }  // namespace
 
-Profile profile_from_flags(const nlohmann::json& object, const std::filesystem::path& folder) {
+Profile profile_from_flags(const nlohmann::json& object, const std::filesystem::path& folder,
+                           const std::vector<std::string>& command_flags) {
   std::vector<std::string> problems;
   Profile profile = entry_from_json(with_paths_resolved(object, folder), problems);
   if (problems.empty()) return profile;
   std::string message = "bad profile flags:";
-  for (const auto& problem : problems) message += "\n  - " + as_flag_problem(problem);
+  for (const auto& problem : problems) message += "\n  - " + as_flag_problem(problem, command_flags);
   throw UsageError(message);
 }
 

@@ -31,7 +31,9 @@ std::vector<Profile> profiles_from_file(const std::filesystem::path& file);
 // The one-line form (`check`, cli/check_command.cc): one profile object built from `--KEY VALUE` flags, read
 // with every check of a profile file's entry and every path it names relative to `folder` (the current
 // folder). Its problems are one UsageError naming each flag ("--name: missing"; "--dim: unknown key; did you
-// mean --dims?").
-Profile profile_from_flags(const nlohmann::json& object, const std::filesystem::path& folder);
+// mean --dims?"); an unknown key near none of the profile's but near one of `command_flags` (the command's
+// own, "--output") is answered with that flag.
+Profile profile_from_flags(const nlohmann::json& object, const std::filesystem::path& folder,
+                           const std::vector<std::string>& command_flags = {});
 
 }  // namespace nnx

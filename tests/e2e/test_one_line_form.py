@@ -2,7 +2,7 @@
 its JSON keys one to one. `check --help` shows one example per kind and each runs as printed; each gives the
 record a profile file holding the same object gives (`source` aside), for a module and for an ONNX file with a
 data folder; a missing required key is exit 2 naming its flag, and an unknown flag near a key is answered
-with that key, by the profile reader's own checks."""
+with that key, by the profile reader's own checks (near none, with check's own flag near it)."""
 import json
 import os
 import shlex
@@ -88,10 +88,11 @@ def test_a_missing_required_key_is_exit_2_naming_its_flag(tmp_path):
     assert not (tmp_path / "r.json").exists()
 
 
-def test_an_unknown_flag_near_a_key_is_answered_with_the_key(tmp_path):
+def test_an_unknown_flag_near_a_key_is_answered_with_the_key_or_checks_own_flag(tmp_path):
     done = cli_in(tmp_path, "check", "--output", "r.json", "--name", "m", "--exporter", "torchscript",
-                  "--module", "m.py:make", "--inputs", '[{"name": "x", "shape": ["batch"]}]', "--dim", '{"batch": [2]}')
+                  "--module", "m.py:make", "--inputs", '[{"name": "x", "shape": ["batch"]}]', "--dim", '{"batch": [2]}', "--jbos", "2")
     assert done.returncode == 2 and "--dim: unknown key; did you mean --dims?" in done.stderr, done.stderr
+    assert "--jbos: unknown key; did you mean --jobs?" in done.stderr, done.stderr  # check's own flag
 
 
 @pytest.mark.parametrize("words, needle", [

@@ -1,6 +1,7 @@
 // The one-line form (cli/commands.h check_profile_object; profile/profile_file.h profile_from_flags): the
 // words after check's own flags are one profile object, each --KEY VALUE a key and its JSON value (a bare word a
-// string), read by the profile file's reader with paths relative to the given folder and problems named as flags.
+// string), read by the profile file's reader with paths relative to the given folder and problems named as
+// flags (a near miss of the command's own flag answered with it).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -24,9 +25,9 @@ std::string usage_message(const std::vector<std::string>& words) {
   return "";
 }
 
-std::string flags_message(const nlohmann::json& object) {
+std::string flags_message(const nlohmann::json& object, const std::vector<std::string>& command_flags = {}) {
   try {
-    (void)profile_from_flags(object, std::filesystem::temp_directory_path());
+    (void)profile_from_flags(object, std::filesystem::temp_directory_path(), command_flags);
   } catch (const UsageError& e) {
     return e.what();
   }
@@ -55,6 +56,14 @@ TEST(CheckFlags, TheReaderNamesAMissingKeyAndAMistypedOneAsFlags) {
   EXPECT_NE(message.find("bad profile flags:"), std::string::npos) << message;
   EXPECT_NE(message.find("  - --name: missing"), std::string::npos) << message;
   EXPECT_NE(message.find("  - --dim: unknown key; did you mean --dims?"), std::string::npos) << message;
+}
+
+TEST(CheckFlags, AnUnknownKeyNearNoneOfTheProfilesIsAnsweredWithTheCommandsFlagNearIt) {
+  const auto object = nlohmann::json::parse(R"({"name": "m", "exporter": "torchscript", "outptu": "r.json",
+                                                "outputs": ["y"], "module": "m.py:make"})");
+  const std::string message = flags_message(object, {"--output", "--jobs"});
+  EXPECT_NE(message.find("  - --outptu: unknown key; did you mean --output?"), std::string::npos) << message;
+  EXPECT_EQ(message.find("--outputs: unknown key"), std::string::npos) << message;  // a key of the profile's
 }
 
 TEST(CheckFlags, ARelativeFactoryIsRelativeToTheGivenFolder) {
