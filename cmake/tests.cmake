@@ -57,6 +57,7 @@ set(NNX_UNIT_TEST_SOURCES
   tests/unit/front_end_test.cc
   tests/unit/default_reference_test.cc
   tests/unit/help_text_test.cc
+  tests/unit/check_flags_test.cc
   tests/unit/matrix_test.cc
   tests/unit/module_record_test.cc
   tests/unit/module_spec_rules_test.cc

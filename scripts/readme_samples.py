@@ -69,6 +69,10 @@ SAMPLES = {
         f"{CLI} run --profile-file tests/models/resnet18.json --output try/mine/report.json",
         f"NNX_PYTHON=/bin/false {CLI} execute try/mine/report.json try/mine/report-artifacts --output try/mine/again.json",
     )),
+    "own-model-check": Sample(commands=(
+        f"{CLI} check --output try/gru.json --name gru --exporter torchscript --module tests/models/zoo.py:gru "
+        """--inputs '[{"name": "sequence", "shape": ["batch", 12, 8]}]' --dims '{"batch": [2, 1]}'""",
+    )),
     # doc/cli.md
     "cli-typo": Sample(commands=(
         f"{CLI} run --outptu try/r.json",

@@ -98,6 +98,7 @@ int dispatch(int argc, char** argv, const Seams& seams) {
   app.footer(&help_footer);  // built only when --help prints it, not at every start
   RunArgs run_args;
   add_run_command(app, run_args);
+  CLI::App* check = add_check_command(app, run_args);
   RecordArgs record_args;
   add_record_commands(app, record_args);
   ReportArgs report_args;
@@ -119,6 +120,11 @@ int dispatch(int argc, char** argv, const Seams& seams) {
   }
   try {
     if (app.got_subcommand("run")) return run_command(run_args, seams);
+    if (app.got_subcommand(check)) {
+      run_args.profile_object = check_profile_object(check->remaining());
+      run_args.command_flags = known_flags(app);
+      return run_command(run_args, seams);
+    }
     if (app.got_subcommand("report")) return report_command(report_args);
     if (app.got_subcommand("keygen")) return keygen_command(keygen_args);
     for (const char* verb : {"matrix", "matrix-merge", "matrix-cell"}) {

@@ -47,6 +47,8 @@ struct RunArgs {
   std::optional<int> jobs;   // profiles exported at once (default: auto, app/run_profiles.h auto_workers)
   std::optional<int> memory_limit_mib;  // what the input cases may cost (default: profile/memory_budget.h)
   std::string sign_key;      // --sign-key KEY: sign the report (cli/sign_command.cc)
+  std::optional<nlohmann::json> profile_object;  // check: the one profile its --KEY VALUE flags name
+  std::vector<std::string> command_flags;        // check: its own flags ("--output"), suggested for a near miss
 };
 
 struct RecordArgs {
@@ -125,7 +127,14 @@ int keygen_command(const KeygenArgs& args);
 std::optional<SshPublicKey> public_key_of(const std::string& path);
 std::string check_signature_of(const std::string& file, const std::optional<SshPublicKey>& key);
 
+// `run`, and `check` (cli/check_command.cc): one profile named by flags that are its JSON keys one to one
+// (`--name gru --module m.py:gru ...`), run as `run` runs a profile file holding that object. Both take the
+// flags of add_run_options (--output, --artifacts, --jobs, ...). check_profile_object reads check's leftover
+// words into the profile object (a usage error when they are not --KEY VALUE pairs).
 void add_run_command(CLI::App& app, RunArgs& args);
+void add_run_options(CLI::App& run, RunArgs& args);
+CLI::App* add_check_command(CLI::App& app, RunArgs& args);
+nlohmann::json check_profile_object(const std::vector<std::string>& words);
 int run_command(const RunArgs& args, const Seams& seams);
 
 void add_record_commands(CLI::App& app, RecordArgs& args);

@@ -1,6 +1,6 @@
 // `nnx-conformance run`: runs the chosen tested profiles (`--profile`), or the profiles of a `--profile-file`
-// (profile/profile_file.h; with `--profile NAME`, only those it names: app/run_profiles.h, profiles_named), and
-// writes the report (doc/record-format.md §8).
+// (profile/profile_file.h; with `--profile NAME`, only those it names: app/run_profiles.h, profiles_named), or
+// `check`'s one profile named by flags (cli/check_command.cc), and writes the report (doc/record-format.md §8).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -19,27 +19,31 @@ namespace nnx::cli {
 
 void add_run_command(CLI::App& app, RunArgs& args) {
   auto* run = app.add_subcommand("run", "run tested profiles, or your own model's (--profile-file with a module "
-                                        "profile, doc/profile-files.md; from Python: nnx.check_module), and write "
-                                        "the report");
-  run->add_option("--output", args.output, "report path (parents are created)")->required();
-  run->add_option("--artifacts", args.artifacts, "exported files (default: <output stem>-artifacts next to it)");
+                                        "profile, doc/profile-files.md; from Python: nnx.check_module; one profile "
+                                        "without a file: check), and write the report");
   run->add_option("--profile", args.profiles, "a tested profile, or with --profile-file one of the file's "
                                               "(repeatable; default: every one)")->take_all();
   run->add_option("--profile-file", args.profile_file, "a JSON list of profiles to run instead; your own "
                                                     "nn.Module: a module profile (doc/profile-files.md)");
-  run->add_option("--timings", args.timings, "write the run's phase breakdown (JSON) to this file");
-  run->add_flag("--quiet", args.quiet, "no live progress on stderr");
-  run->add_option("--jobs", args.jobs, "profiles exported at once, each by its own worker (default: auto, one worker plus those the run's exports pay for, at most one per core)")
+  add_run_options(*run, args);
+}
+
+void add_run_options(CLI::App& run, RunArgs& args) {
+  run.add_option("--output", args.output, "report path (parents are created)")->required();
+  run.add_option("--artifacts", args.artifacts, "exported files (default: <output stem>-artifacts next to it)");
+  run.add_option("--timings", args.timings, "write the run's phase breakdown (JSON) to this file");
+  run.add_flag("--quiet", args.quiet, "no live progress on stderr");
+  run.add_option("--jobs", args.jobs, "profiles exported at once, each by its own worker (default: auto, one worker plus those the run's exports pay for, at most one per core)")
       ->check(whole_number_from(1));
-  run->add_option("--memory-limit", args.memory_limit_mib,
+  run.add_option("--memory-limit", args.memory_limit_mib,
                   "MiB the run's input cases may cost in memory, the torch reference's (default: half of the "
                   "memory available; one case a quarter of it)")
       ->check(whole_number_from(1));
-  run->add_option("--source-revision", args.source_revision, "the revision to record (default: git)");
-  run->add_flag("--force", args.force, "clear the chosen profiles' earlier artifacts");
-  run->add_option("--onnxruntime", args.onnxruntime, "path of libonnxruntime.so.1 to use");
-  add_render_options(*run, args.render);
-  add_sign_key_option(*run, args.sign_key);
+  run.add_option("--source-revision", args.source_revision, "the revision to record (default: git)");
+  run.add_flag("--force", args.force, "clear the chosen profiles' earlier artifacts");
+  run.add_option("--onnxruntime", args.onnxruntime, "path of libonnxruntime.so.1 to use");
+  add_render_options(run, args.render);
+  add_sign_key_option(run, args.sign_key);
 }
 
 int run_command(const RunArgs& args, const Seams& seams) {
@@ -48,9 +52,13 @@ int run_command(const RunArgs& args, const Seams& seams) {
   RunRequest request;
   request.root = args.artifacts.empty() ? default_artifacts_root(output) : std::filesystem::path(args.artifacts);
   request.report_path = output;
-  request.profiles = args.profile_file.empty()
-                         ? tested_profiles_named(args.profiles)
-                         : profiles_named(profiles_from_file(args.profile_file), args.profiles, args.profile_file);
+  if (args.profile_object) {
+    request.profiles = {profile_from_flags(*args.profile_object, std::filesystem::current_path(), args.command_flags)};
+  } else {
+    request.profiles = args.profile_file.empty()
+                           ? tested_profiles_named(args.profiles)
+                           : profiles_named(profiles_from_file(args.profile_file), args.profiles, args.profile_file);
+  }
   request.force = args.force;
   if (!args.onnxruntime.empty()) request.options.onnxruntime_library = args.onnxruntime;
   request.options.source_revision = args.source_revision;

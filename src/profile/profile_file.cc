@@ -8,6 +8,7 @@
 #include "base/json_strict.h"
 #include "base/json_fields.h"
 #include "base/model_record_vocabulary.h"
+#include "base/nearest_name.h"
 #include "base/module_record_vocabulary.h"
 #include "base/record_vocabulary.h"
 #include "profile/module_factory.h"
@@ -54,7 +55,50 @@ nlohmann::json with_paths_resolved(const nlohmann::json& entry, const std::optio
   return out;
 }
 
+// One entry read with every check a profile file's entry gets; its problems ("profile.<field>: ...") appended.
+Profile entry_from_json(const nlohmann::json& entry, std::vector<std::string>& problems) {
+  if (entry.is_object() && !entry.contains(rf::profile_key::kExporter) && names_its_exporter(profile_kind_of_json(entry))) {
+    problems.push_back("profile.exporter: missing");
+  }
+  Profile profile = profile_from_json(entry, problems);
+  if (problems.empty()) problems = profile.problems();
+  return profile;
+}
+
+// "profile.name: missing" -> "--name: missing"; a top-level key's nearest key is named as its flag too
+// ("--dim: unknown key; did you mean --dims?"), else one of the command's own flags near it ("--outptu: unknown
+// key; did you mean --output?"). A problem of the whole object stays as it is.
+std::string as_flag_problem(const std::string& problem, const std::vector<std::string>& command_flags) {
+  const std::string prefix = "profile.";
+  if (problem.rfind(prefix, 0) != 0) return problem;
+  std::string out = "--" + problem.substr(prefix.size());
+  const std::string key_end = out.substr(0, out.find(':'));
+  const std::string meant = "; did you mean \"";
+  const std::string unknown = ": unknown key";
+  if (out.size() == key_end.size() + unknown.size() && out.compare(key_end.size(), unknown.size(), unknown) == 0) {
+    if (const auto flag = nearest_name(key_end, command_flags)) return out + "; did you mean " + *flag + "?";
+  }
+  if (const auto at = out.find(meant); at != std::string::npos && key_end.find('.') == std::string::npos) {
+    const auto close = out.find('"', at + meant.size());
+    if (close != std::string::npos) {
+      out = out.substr(0, at) + "; did you mean --" + out.substr(at + meant.size(), close - at - meant.size()) +
+            out.substr(close + 1);
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+Profile profile_from_flags(const nlohmann::json& object, const std::filesystem::path& folder,
+                           const std::vector<std::string>& command_flags) {
+  std::vector<std::string> problems;
+  Profile profile = entry_from_json(with_paths_resolved(object, folder), problems);
+  if (problems.empty()) return profile;
+  std::string message = "bad profile flags:";
+  for (const auto& problem : problems) message += "\n  - " + as_flag_problem(problem, command_flags);
+  throw UsageError(message);
+}
 
 std::vector<Profile> profiles_from_json(const nlohmann::json& list,
                                         const std::optional<std::filesystem::path>& factory_folder) {
@@ -67,13 +111,8 @@ std::vector<Profile> profiles_from_json(const nlohmann::json& list,
   std::unordered_map<std::string, std::size_t> first_of_name;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string where = "profiles[" + std::to_string(i) + "]";
-    const nlohmann::json entry = with_paths_resolved(list[i], factory_folder);
     std::vector<std::string> entry_problems;
-    if (entry.is_object() && !entry.contains(rf::profile_key::kExporter) && names_its_exporter(profile_kind_of_json(entry))) {
-      entry_problems.push_back("profile.exporter: missing");
-    }
-    Profile profile = profile_from_json(entry, entry_problems);
-    if (entry_problems.empty()) entry_problems = profile.problems();
+    Profile profile = entry_from_json(with_paths_resolved(list[i], factory_folder), entry_problems);
     // The first entry of each name, found in one lookup: a file of n entries is checked in linear time.
     const auto [first, added] = first_of_name.try_emplace(profile.name, i);
     if (entry_problems.empty()) {

@@ -1,4 +1,4 @@
-// `run --profile-file FILE` and the Python package's profile lists (doc/record-format.md §3, §9).
+// `run --profile-file FILE`, `check`'s one-line form and the Python package's profile lists (doc/record-format.md §3, §9).
 //
 // A profile file holds a JSON list of objects with Profile's fields (profile/profile.h), or a module
 // profile's (an object with `module`: profile_module.h): `name` and `exporter` are required, every other
@@ -27,5 +27,13 @@ namespace nnx {
 std::vector<Profile> profiles_from_json(const nlohmann::json& list,
                                         const std::optional<std::filesystem::path>& factory_folder = std::nullopt);
 std::vector<Profile> profiles_from_file(const std::filesystem::path& file);
+
+// The one-line form (`check`, cli/check_command.cc): one profile object built from `--KEY VALUE` flags, read
+// with every check of a profile file's entry and every path it names relative to `folder` (the current
+// folder). Its problems are one UsageError naming each flag ("--name: missing"; "--dim: unknown key; did you
+// mean --dims?"); an unknown key near none of the profile's but near one of `command_flags` (the command's
+// own, "--output") is answered with that flag.
+Profile profile_from_flags(const nlohmann::json& object, const std::filesystem::path& folder,
+                           const std::vector<std::string>& command_flags = {});
 
 }  // namespace nnx
