@@ -13,8 +13,6 @@
 #include "profile/python_names.h"
 
 namespace nnx {
-namespace {
-
 bool is_identifier(std::string_view word) {
   if (word.empty() || (word.front() >= '0' && word.front() <= '9')) return false;
   for (const char c : word) {
@@ -22,6 +20,8 @@ bool is_identifier(std::string_view word) {
   }
   return true;
 }
+
+namespace {
 
 bool is_dotted_name(std::string_view target) {
   for (std::size_t start = 0;;) {

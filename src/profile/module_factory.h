@@ -17,11 +17,16 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace nnx {
 
 std::vector<std::string> factory_problems(const std::string& factory);
+
+// Whether `word` is an ASCII Python identifier ([A-Za-z_][A-Za-z0-9_]*), the rule for a factory's name and for
+// a forward parameter an imported file's input is bound to.
+bool is_identifier(std::string_view word);
 
 // `factory` with a relative FILE.py made `folder / FILE.py` (absolute, lexically normal); else unchanged.
 std::string factory_resolved_against(const std::string& factory, const std::filesystem::path& folder);

@@ -78,5 +78,8 @@ std::uint64_t input_seed(std::uint64_t case_seed, std::size_t index);
 // Reads a module profile's fields (module, inputs, dims, outputs) from a profile object; appends each key or
 // type problem to `problems` (limits are problems() of the result).
 ModuleSpec module_spec_from_json(const nlohmann::json& value, std::vector<std::string>& problems);
+// A profile's `dims` ({name: [sizes]}) into spec.dims, the one reading of it for every kind; problems appended
+// as "profile.dims...".
+void read_dims(const nlohmann::json& dims, ModuleSpec& spec, std::vector<std::string>& problems);
 
 }  // namespace nnx

@@ -61,6 +61,8 @@ InputSpec input_spec_of(const json& object, const std::string& where, std::vecto
   return input;
 }
 
+}  // namespace
+
 void read_dims(const json& dims, ModuleSpec& spec, std::vector<std::string>& problems) {
   if (!dims.is_object()) {
     problems.push_back("profile.dims: must be an object {name: [values]}, not " + json_type_name(dims));
@@ -79,8 +81,6 @@ void read_dims(const json& dims, ModuleSpec& spec, std::vector<std::string>& pro
     spec.dims.emplace_back(name, std::move(list));
   }
 }
-
-}  // namespace
 
 ModuleSpec module_spec_from_json(const json& value, std::vector<std::string>& problems) {
   ModuleSpec spec;

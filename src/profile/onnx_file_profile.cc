@@ -2,10 +2,11 @@
 #include "profile/onnx_file_profile.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "base/json_fields.h"
 #include "base/model_record_vocabulary.h"
+#include "profile/module_factory.h"
+#include "profile/module_spec.h"
 #include "profile/profile_module.h"
 #include "profile/profile_spelling.h"
 
@@ -86,11 +87,6 @@ std::vector<std::string> read_input_names(const json& given, std::vector<std::pa
   return names;
 }
 
-bool is_identifier(const std::string& name) {
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
-  return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
-
 // A file checked against its factory: the profile's dims and ranges on the graph's signature, bind checked,
 // and the module rule's cases drawn (module_spec.h).
 void draw_against_factory(const json& value, const std::vector<std::pair<std::string, json>>& ranges, Profile& p,
@@ -98,18 +94,7 @@ void draw_against_factory(const json& value, const std::vector<std::pair<std::st
   OnnxFileSpec& file = *p.onnx_file;
   ModuleSpec& spec = *p.module;
   spec.factory = file.factory;
-  if (const auto dims = value.find(rf::kDims); dims != value.end()) {
-    static const json kNone = json::object();
-    const json& given = dims->is_object() ? *dims : kNone;
-    for (auto it = given.begin(); it != given.end(); ++it) {
-      std::vector<std::int64_t> sizes;
-      for (const json& v : it->is_array() ? *it : json::array()) {
-        sizes.push_back(v.is_number_integer() ? v.template get<std::int64_t>() : 0);
-      }
-      spec.dims.emplace_back(it.key(), sizes);
-    }
-    if (!dims->is_object()) problems.push_back("profile.dims: must be an object {dim: [sizes]}");
-  }
+  if (const auto dims = value.find(rf::kDims); dims != value.end()) read_dims(*dims, spec, problems);
   for (const auto& [name, range] : ranges) {
     for (auto& input : spec.inputs) {
       if (input.name == name && range.is_array() && range.size() == 2 && range[0].is_number_integer() && range[1].is_number_integer()) {

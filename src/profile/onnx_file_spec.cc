@@ -58,10 +58,6 @@ void signature_of(const OnnxModelFile& model, ModuleSpec& spec, std::vector<std:
   spec.outputs = outputs;
 }
 
-OnnxModelFile read_graph(const fs::path& onnx) {
-  const std::string bytes = read_file_bytes(onnx, kMaxImportedFileBytes, "the imported file limit", ErrorKind::usage);
-  return read_imported_model(onnx, std::as_bytes(std::span(bytes.data(), bytes.size())), ErrorKind::usage);
-}
 
 // The numbered files `<prefix>_<j>.pb` of a data set folder, j from 0 without a gap.
 std::vector<fs::path> numbered(const fs::path& folder, const std::string& prefix) {
@@ -81,11 +77,7 @@ std::vector<DataSetTensor> bound(const std::vector<fs::path>& files, const std::
   tensors.reserve(files.size());
   std::vector<std::string> names;
   for (const auto& file : files) {
-    const std::string where = file.string();
-    const std::string bytes = read_file_bytes(file, module_limits::kMaxTensorBytes + (1 << 20),
-                                              "a stored tensor's limit", ErrorKind::usage);
-    tensors.push_back(decode_tensor_proto(std::as_bytes(std::span(bytes.data(), bytes.size())), where,
-                                          module_limits::kMaxTensorBytes));
+    tensors.push_back(read_data_set_tensor(file, ErrorKind::usage));
     total += tensors.back().bytes.size();
     names.push_back(tensors.back().name);
   }
@@ -259,6 +251,17 @@ OnnxModelFile read_imported_model(const fs::path& model, std::span<const std::by
   return file;
 }
 
+OnnxModelFile read_imported_model_file(const fs::path& model, ErrorKind kind) {
+  const std::string bytes = read_file_bytes(model, kMaxImportedFileBytes, "the imported file limit", kind);
+  return read_imported_model(model, std::as_bytes(std::span(bytes.data(), bytes.size())), kind);
+}
+
+Tensor read_data_set_tensor(const fs::path& file, ErrorKind kind) {
+  const std::string bytes = read_file_bytes(file, module_limits::kMaxTensorBytes + (1 << 20), "a stored tensor's limit", kind);
+  return decode_tensor_proto(std::as_bytes(std::span(bytes.data(), bytes.size())), file.string(),
+                             module_limits::kMaxTensorBytes);
+}
+
 nlohmann::json OnnxFileSpec::variant() const {
   namespace key = rf::model_key;
   nlohmann::json bound = nlohmann::json::object();
@@ -279,7 +282,7 @@ OnnxFileSpec read_onnx_file_spec(const std::string& onnx, const std::string& dat
   out.data = data;
   std::size_t before = problems.size();
   try {
-    const OnnxModelFile model = read_graph(onnx);
+    const OnnxModelFile model = read_imported_model_file(onnx, ErrorKind::usage);
     const auto opset = model.producer.opsets.find("");
     out.opset = opset != model.producer.opsets.end() ? opset->second : 0;
     for (const auto& in : model.graph_inputs) out.graph_inputs.push_back(in.name);

@@ -78,6 +78,17 @@ OnnxModelFile read_imported_model(const std::filesystem::path& model, std::span<
 // The most bytes an imported model file (and each of its external-data files) may hold.
 inline constexpr std::uint64_t kMaxImportedFileBytes = std::uint64_t{4} << 30;
 
+// The model file at `model` read from disk (at most kMaxImportedFileBytes) by read_imported_model: the one
+// reading of an imported file the profile check and the check stage share. An unreadable file is an Error of
+// `kind`.
+OnnxModelFile read_imported_model_file(const std::filesystem::path& model, ErrorKind kind);
+
+// One data set's .pb file decoded (onnx_file/tensor_proto.h), its values at most module_limits::kMaxTensorBytes
+// (the file a MiB more, for the TensorProto's framing): the one reading of a data-set tensor the profile
+// check and the import share. An unreadable file is an Error of `kind`; bytes that do not decode a
+// ConformanceError naming the file.
+Tensor read_data_set_tensor(const std::filesystem::path& file, ErrorKind kind);
+
 // Reads `onnx` and, unless `data` is "", `data` (and checks the spec's `inputs` names when given) into a spec and the ModuleSpec of
 // its graph; appends every problem.
 OnnxFileSpec read_onnx_file_spec(const std::string& onnx, const std::string& data,

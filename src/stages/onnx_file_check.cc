@@ -5,7 +5,6 @@
 
 #include "artifacts/artifacts.h"
 #include "artifacts/layout.h"
-#include "base/file_bytes.h"
 #include "base/model_record_vocabulary.h"
 #include "onnx_file/onnx_model_file.h"
 #include "record/record.h"
@@ -40,8 +39,7 @@ bool run_onnx_file_check_stage(StageContext& context) {
   const auto model_path = folder / kModelFile;
   OnnxModelFile model;
   try {
-    const std::string bytes = read_file_bytes(model_path, kMaxImportedFileBytes, "the imported file limit", ErrorKind::unreadable);
-    model = read_imported_model(model_path, std::as_bytes(std::span(bytes.data(), bytes.size())), ErrorKind::unreadable);
+    model = read_imported_model_file(model_path, ErrorKind::unreadable);
   } catch (const std::exception& e) {
     return fail(context, FailureClass::checker_error, json{{detail_key::kError, e.what()}});
   }

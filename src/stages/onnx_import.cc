@@ -52,9 +52,7 @@ json copy_model(const OnnxFileSpec& spec, const fs::path& folder) {
 // Data set tensor `t` read again, named after its graph value, and written to `relative`; ConformanceError when
 // it is no longer the tensor the profile read.
 Tensor store(const DataSetTensor& t, const fs::path& folder, const std::string& relative) {
-  const std::string bytes = read_file_bytes(t.source, module_limits::kMaxTensorBytes + (1 << 20), "a stored tensor's limit",
-                                            ErrorKind::unreadable);
-  Tensor tensor = decode_tensor_proto(bytes_of(bytes), t.source, module_limits::kMaxTensorBytes);
+  Tensor tensor = read_data_set_tensor(t.source, ErrorKind::unreadable);
   if (tensor.dtype != t.dtype || tensor.shape != t.shape) {
     throw ConformanceError(t.source + " changed since the profile was read (now " + std::string(dtype_name(tensor.dtype)) +
                            " " + json(tensor.shape).dump() + ")");
