@@ -150,11 +150,14 @@ def parse_module_request(req: dict, op: str) -> dict:
 # the export (in the child)
 
 
-def pin_eval_sum_grads_then_root_and_odd_modules_train(module, example, binding) -> None:
+def pin_eval_sum_grads_then_root_and_odd_modules_train(module, example, binding):
     """A module's state recipe (worker/PROTOCOL.md, "The two state recipes"). Gradients from one eval-mode
     forward of the example (the sum of its floating outputs that require
     grad; none when no output does), so no buffer changes; then a mixed mode: in named_modules() order
-    the root and every odd-numbered module in train mode, the others in eval (each flag set on its own)."""
+    the root and every odd-numbered module in train mode, the others in eval (each flag set on its own).
+    Returns None; or, when backward cannot run through the module (an op without a derivative: floor
+    division), the gradients left unset and why — the proof is then of parameters, buffers and modes alone,
+    the tool's own step never blamed on the exporter. A forward that raises is the module's problem."""
     import torch
     from torch.utils._pytree import tree_flatten
 
@@ -163,13 +166,19 @@ def pin_eval_sum_grads_then_root_and_odd_modules_train(module, example, binding)
     module.zero_grad(set_to_none=True)
     try:
         leaves, _ = tree_flatten(binding.call(module, example))
-        terms = [t.sum() for t in leaves if isinstance(t, torch.Tensor) and t.is_floating_point() and t.requires_grad]
-        if terms:
-            torch.stack(terms).sum().backward()
     except Exception as exc:  # noqa: BLE001
         raise ModuleProblem(f"the module's forward raised {describe(exc)} in the gradient pass") from None
+    terms = [t.sum() for t in leaves if isinstance(t, torch.Tensor) and t.is_floating_point() and t.requires_grad]
+    no_backward = None
+    if terms:
+        try:
+            torch.stack(terms).sum().backward()
+        except RuntimeError as exc:
+            module.zero_grad(set_to_none=True)
+            no_backward = describe(exc)
     for index, (_, sub) in enumerate(module.named_modules()):
         sub.training = index == 0 or index % 2 == 1
+    return no_backward
 
 
 def call_module_exporter(module, example, path: str, plan: dict, names: list) -> None:
@@ -278,7 +287,9 @@ def _export_work(plan: dict) -> dict:
                                                             plan["binding"])
         steps.done("oracle")
         example, path, names = plan["example"], plan["path"], answer["output_names"]
-        pin_eval_sum_grads_then_root_and_odd_modules_train(module, example, plan["binding"])
+        no_backward = pin_eval_sum_grads_then_root_and_odd_modules_train(module, example, plan["binding"])
+        if no_backward is not None:
+            answer["state_proof"] = {"gradients": False, "why": _cut(no_backward)}
         steps.done("gradients")
         os.makedirs(plan["output_dir"], exist_ok=True)
         outcome = watch_export(module, path, lambda: export_in_eval(

@@ -155,6 +155,8 @@ json export_detail(const json& answer) {
   }
   // Which parameter each input went to, only where not every input went by position in its own order.
   if (const json binding = answer.value(wire::kBinding, json()); binding.is_array()) detail[wire::kBinding] = binding;
+  // The state proof without gradients, only where backward could not run through the module.
+  if (const json proof = answer.value(wire::kStateProof, json()); proof.is_object()) detail[wire::kStateProof] = proof;
   return detail;
 }
 

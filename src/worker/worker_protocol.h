@@ -79,6 +79,7 @@ inline constexpr const char* kExample = "example";                // request: on
 inline constexpr const char* kCases = "cases";                    // request: [{name, inputs: [tensor]}]
 inline constexpr const char* kImportError = "import_error";       // answer: the factory's module did not import
 inline constexpr const char* kBindError = "bind_error";           // answer: {problem, unknown, parameters}: inputs forward cannot take
+inline constexpr const char* kStateProof = "state_proof";  // answer: {gradients: false, why}, when backward could not run
 inline constexpr const char* kBinding = "binding";                // answer: [{input, parameter, passed}], unless all by position in order
 inline constexpr const char* kModuleIdentity = "module";          // answer: {class, source_sha256, state_sha256}
 inline constexpr const char* kDimsInGraph = "dims_in_graph";      // answer: {dim: "dynamic" | "static"}
