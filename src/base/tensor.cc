@@ -148,4 +148,25 @@ std::span<const float> Tensor::float32_values() const {
   return {reinterpret_cast<const float*>(bytes.data()), bytes.size() / sizeof(float)};
 }
 
+std::uint16_t float16_bits(float value) {
+  std::uint32_t x;
+  std::memcpy(&x, &value, sizeof x);
+  const auto sign = static_cast<std::uint16_t>((x >> 16) & 0x8000);
+  const std::uint32_t magnitude = x & 0x7fffffff;
+  if (magnitude > 0x7f800000) return sign | 0x7e00;       // NaN
+  if (magnitude >= 0x477ff000) return sign | 0x7c00;      // at least 65520 (or infinite): rounds to infinity
+  if (magnitude < 0x38800000) {                           // below 2^-14: a subnormal half, in steps of 2^-24
+    return sign | static_cast<std::uint16_t>(std::nearbyint(std::fabs(value) * 16777216.0f));
+  }
+  const std::uint32_t rounded = magnitude + 0xfff + ((magnitude >> 13) & 1);  // to nearest, ties to even
+  return sign | static_cast<std::uint16_t>((rounded - 0x38000000) >> 13);     // exponent bias 127 -> 15
+}
+
+std::uint16_t bfloat16_bits(float value) {
+  std::uint32_t x;
+  std::memcpy(&x, &value, sizeof x);
+  if ((x & 0x7fffffff) > 0x7f800000) return static_cast<std::uint16_t>((x >> 16) | 0x40);  // NaN stays NaN
+  return static_cast<std::uint16_t>((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}
+
 }  // namespace nnx

@@ -26,6 +26,10 @@ std::optional<DType> parse_dtype(std::string_view name);           // the invers
 std::size_t dtype_size(DType dtype);                               // bytes per element
 std::int32_t onnx_element_type(DType dtype);                       // TensorProto.DataType (FLOAT = 1, ...)
 std::optional<DType> dtype_of_onnx_element_type(std::int32_t type);  // the inverse; nullopt for any other
+// A float32 value's float16 (IEEE binary16) and bfloat16 bits, rounded to nearest, ties to even; beyond the
+// range an infinity; NaN stays NaN. A drawn half-precision input is its float32 draw so rounded.
+std::uint16_t float16_bits(float value);
+std::uint16_t bfloat16_bits(float value);
 
 struct Tensor {
   std::string name;

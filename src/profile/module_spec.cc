@@ -62,6 +62,11 @@ std::set<std::string> used_symbols(const ModuleSpec& spec) {
   return used;
 }
 
+template <typename T>
+std::optional<std::pair<std::int64_t, std::int64_t>> bounds_of_type() {
+  return std::make_pair(std::int64_t{std::numeric_limits<T>::min()}, std::int64_t{std::numeric_limits<T>::max()});
+}
+
 void input_problems(const InputSpec& input, const std::string& where, std::vector<std::string>& out) {
   if (!is_plain_name(input.name)) out.push_back(where + ".name: \"" + input.name + "\" is not a plain name ([A-Za-z0-9._-]+)");
   if (input.shape.size() > module_limits::kMaxRank) {
@@ -75,23 +80,17 @@ void input_problems(const InputSpec& input, const std::string& where, std::vecto
       out.push_back(where + ".shape: \"" + size.symbol + "\" is not a plain dimension name");
     }
   }
-  const bool integer = input.dtype == DType::int64 || input.dtype == DType::int32;
-  const bool drawn = integer || input.dtype == DType::float32 || input.dtype == DType::float64;
-  if (!drawn) {
-    out.push_back(where + ".dtype: " + std::string(dtype_name(input.dtype)) +
-                  " inputs are not supported (float32, float64, int64, int32)");
-  }
-  if (integer && !input.range) out.push_back(where + ".range: an integer input needs \"range\": [low, high)");
-  if (!integer && input.range) out.push_back(where + ".range: only integer inputs take a range");
+  const auto bounds = integer_input_bounds(input.dtype);
+  if (bounds && !input.range) out.push_back(where + ".range: an integer input needs \"range\": [low, high)");
+  if (!bounds && input.range) out.push_back(where + ".range: only integer inputs take a range");
   if (input.range && input.range->first >= input.range->second) out.push_back(where + ".range: low must be below high");
-  if (input.range && input.dtype == DType::int32 &&
-      (input.range->first < std::numeric_limits<std::int32_t>::min() ||
-       input.range->second > std::int64_t{std::numeric_limits<std::int32_t>::max()} + 1)) {
+  if (input.range && bounds && input.range->first < input.range->second &&
+      (input.range->first < bounds->first || input.range->second - 1 > bounds->second)) {
+    const std::string dtype(dtype_name(input.dtype));
     out.push_back(where + ".range: [" + std::to_string(input.range->first) + ", " +
-                  std::to_string(input.range->second) + ") of the int32 input " + input.name +
-                  " holds values an int32 cannot; int32 holds " +
-                  std::to_string(std::numeric_limits<std::int32_t>::min()) + ".." +
-                  std::to_string(std::numeric_limits<std::int32_t>::max()));
+                  std::to_string(input.range->second) + ") of the " + dtype + " input " + input.name +
+                  " holds values " + (dtype == "uint8" ? "a " : "an ") + dtype + " cannot; " + dtype + " holds " +
+                  std::to_string(bounds->first) + ".." + std::to_string(bounds->second));
   }
 }
 
@@ -139,6 +138,21 @@ void size_problems(const ModuleSpec& spec, std::vector<std::string>& out) {
 }
 
 }  // namespace
+
+std::optional<std::pair<std::int64_t, std::int64_t>> integer_input_bounds(DType dtype) {
+  switch (dtype) {
+    case DType::int64: return bounds_of_type<std::int64_t>();
+    case DType::int32: return bounds_of_type<std::int32_t>();
+    case DType::int8: return bounds_of_type<std::int8_t>();
+    case DType::uint8: return bounds_of_type<std::uint8_t>();
+    case DType::float32:
+    case DType::float64:
+    case DType::float16:
+    case DType::bfloat16:
+    case DType::boolean: return std::nullopt;
+  }
+  return std::nullopt;
+}
 
 json DimSize::to_json() const { return fixed ? json(*fixed) : json(symbol); }
 

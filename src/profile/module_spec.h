@@ -42,10 +42,16 @@ struct DimSize {
 struct InputSpec {
   std::string name;
   std::vector<DimSize> shape;
-  DType dtype = DType::float32;
+  DType dtype = DType::float32;  // any of base/tensor.h's: floats drawn from N(0, 1) (half precisions rounded),
+                                 // bool 0 or 1, integers uniformly from `range`
   std::optional<std::pair<std::int64_t, std::int64_t>> range;  // integer inputs: [low, high)
   nlohmann::json to_json() const;
 };
+
+// The values an integer input dtype holds, [lowest, highest]; nullopt for a dtype that takes no range (the
+// floats and bool). The one rule of which inputs need a range and what it may span, for the profile check
+// and the record validator.
+std::optional<std::pair<std::int64_t, std::int64_t>> integer_input_bounds(DType dtype);
 
 // One case of a module profile: each input's concrete shape and the dims' values it was made from.
 struct ModuleCase {

@@ -53,8 +53,14 @@ InputSpec input_spec_of(const json& object, const std::string& where, std::vecto
   if (const auto parsed = parse_dtype(dtype)) {
     input.dtype = *parsed;
   } else {
-    problems.push_back(where + ".dtype: unknown dtype \"" + dtype + "\" (float32, float64, int64, int32)" +
-                       did_you_mean(dtype, {"float32", "float64", "int64", "int32"}));
+    std::vector<std::string> names;
+    for (const DType d : {DType::float32, DType::float64, DType::float16, DType::bfloat16, DType::int64,
+                          DType::int32, DType::int8, DType::uint8, DType::boolean}) {
+      names.emplace_back(dtype_name(d));
+    }
+    std::string listed;
+    for (const auto& name : names) listed += (listed.empty() ? "" : ", ") + name;
+    problems.push_back(where + ".dtype: unknown dtype \"" + dtype + "\" (" + listed + ")" + did_you_mean(dtype, names));
   }
   read_range(reader, object, where, input, problems);
   reader.finish();

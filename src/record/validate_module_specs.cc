@@ -19,15 +19,12 @@
 namespace nnx::validation {
 namespace {
 
-bool is_input_dtype(const JsonView& v) {
-  for (DType d : {DType::float32, DType::float64, DType::int64, DType::int32}) {
-    if (v.is_text(dtype_name(d))) return true;
-  }
-  return false;
-}
+bool is_input_dtype(const JsonView& v) { return v.is_string() && parse_dtype(v.string()).has_value(); }
 
+// An integer input's dtype, which takes a range (profile/module_spec.h integer_input_bounds).
 bool is_integer_dtype(std::string_view dtype) {
-  return dtype == dtype_name(DType::int64) || dtype == dtype_name(DType::int32);
+  const auto parsed = parse_dtype(dtype);
+  return parsed && integer_input_bounds(*parsed).has_value();
 }
 
 // A size 1..kMaxDimSize.
@@ -101,7 +98,9 @@ bool read_input(const JsonView& item, const std::string& where, SpecInput& in, P
   if (is_input_dtype(dtype)) {
     in.dtype = dtype.string();
   } else if (dtype.exists()) {
-    out.push_back(at(where, key::kDtype) + ": must be float32, float64, int64 or int32, not " + text_of(dtype));
+    out.push_back(at(where, key::kDtype) +
+                  ": must be one of float32, float64, float16, bfloat16, int64, int32, int8, uint8, bool, not " +
+                  text_of(dtype));
     ok = false;
   }
   const JsonView shape = item[key::kShape];

@@ -18,27 +18,55 @@ void put(std::vector<std::byte>& bytes, std::size_t index, T value) {
   std::memcpy(bytes.data() + index * sizeof(T), &value, sizeof(T));
 }
 
+// A drawn float32 value as an element of a floating dtype (half precisions rounded to nearest, ties to even).
+void put_float(std::vector<std::byte>& bytes, std::size_t index, DType dtype, float value) {
+  switch (dtype) {
+    case DType::float32: return put(bytes, index, value);
+    case DType::float64: return put(bytes, index, static_cast<double>(value));
+    case DType::float16: return put(bytes, index, float16_bits(value));
+    case DType::bfloat16: return put(bytes, index, bfloat16_bits(value));
+    case DType::int64:
+    case DType::int32:
+    case DType::int8:
+    case DType::uint8:
+    case DType::boolean: break;
+  }
+  throw ConformanceError(std::string("a ") + std::string(dtype_name(dtype)) + " input is not drawn as a float");
+}
+
+// A drawn integer (within the dtype: the range was checked against it) as an element of an integer or bool dtype.
+void put_integer(std::vector<std::byte>& bytes, std::size_t index, DType dtype, std::int64_t value) {
+  switch (dtype) {
+    case DType::int64: return put(bytes, index, value);
+    case DType::int32: return put(bytes, index, static_cast<std::int32_t>(value));
+    case DType::int8: return put(bytes, index, static_cast<std::int8_t>(value));
+    case DType::uint8: return put(bytes, index, static_cast<std::uint8_t>(value));
+    case DType::boolean: return put(bytes, index, static_cast<std::uint8_t>(value != 0));
+    case DType::float32:
+    case DType::float64:
+    case DType::float16:
+    case DType::bfloat16: break;
+  }
+  throw ConformanceError(std::string("a ") + std::string(dtype_name(dtype)) + " input is not drawn as an integer");
+}
+
 Tensor draw_input(const InputSpec& spec, const std::vector<std::int64_t>& shape, std::uint64_t seed) {
   Tensor t{spec.name, spec.dtype, shape, {}};
   const auto count = static_cast<std::size_t>(t.element_count().value_or(0));
   t.bytes.resize(count * dtype_size(spec.dtype));
-  if (spec.dtype == DType::float32 || spec.dtype == DType::float64) {
+  if (!integer_input_bounds(spec.dtype) && spec.dtype != DType::boolean) {  // a float: N(0, 1) in float32 first
     std::vector<float> values(count);
     TorchGenerator(seed).randn(values);
-    for (std::size_t i = 0; i < count; ++i) {
-      if (spec.dtype == DType::float32) put(t.bytes, i, values[i]);
-      else put(t.bytes, i, static_cast<double>(values[i]));
-    }
+    for (std::size_t i = 0; i < count; ++i) put_float(t.bytes, i, spec.dtype, values[i]);
     return t;
   }
-  const auto [low, high] = spec.range.value_or(std::make_pair(std::int64_t{0}, std::int64_t{1}));
-  const auto span = static_cast<std::uint64_t>(high - low);
+  // An integer from its range, bool from [0, 2).
+  const auto [low, high] = spec.range.value_or(std::make_pair(std::int64_t{0}, std::int64_t{2}));
+  const auto span = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
   Mt19937 engine(seed);
   for (std::size_t i = 0; i < count; ++i) {
     const std::uint64_t word = (static_cast<std::uint64_t>(engine()) << 32) | engine();
-    const std::int64_t value = low + static_cast<std::int64_t>(word % span);
-    if (spec.dtype == DType::int64) put(t.bytes, i, value);
-    else put(t.bytes, i, static_cast<std::int32_t>(value));
+    put_integer(t.bytes, i, spec.dtype, low + static_cast<std::int64_t>(word % span));
   }
   return t;
 }

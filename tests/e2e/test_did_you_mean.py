@@ -65,7 +65,7 @@ def test_a_mistyped_feed_forward_key_gets_the_key_meant_too(tmp_path):
 def test_a_mistyped_dtype_is_refused_with_the_dtype_meant_before_any_worker_starts(tmp_path):
     entry = profile(tmp_path, inputs=[{"name": "x", "shape": ["batch", 4], "dtype": "flaot32"}])
     stderr = refused_before_any_worker(tmp_path, entry)
-    assert 'unknown dtype "flaot32" (float32, float64, int64, int32); did you mean "float32"?' in stderr, stderr
+    assert 'unknown dtype "flaot32" (float32, float64, float16, bfloat16, int64, int32, int8, uint8, bool); did you mean "float32"?' in stderr, stderr
 
 
 def test_a_factory_name_its_file_binds_nowhere_is_refused_with_the_nearest_before_any_worker_starts(tmp_path):

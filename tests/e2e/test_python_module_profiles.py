@@ -47,7 +47,7 @@ def test_the_json_form_is_the_profile_file_object(tmp_path):
 @pytest.mark.parametrize("change, words", [
     # absolute: the same file for Python (the current folder) and the profile file (its own folder)
     ({"module": f"{WORKER_MODELS.parent / 'no_such_file.py'}:make"}, "does not exist"),
-    ({"inputs": [{"name": "image", "shape": ["batch", 3], "dtype": "float16"}]}, "float16"),
+    ({"inputs": [{"name": "image", "shape": ["batch", 3], "dtype": "complex64"}]}, "complex64"),
 ])
 def test_a_bad_module_profile_is_the_profile_files_usage_error(tmp_path, change, words):
     fields = {**conv_bn_profile().to_json(), **change}

@@ -124,8 +124,9 @@ TEST(ModuleRecord, TheModuleSectionIsChecked) {
 }
 
 TEST(ModuleRecord, TheInputSpecsAreChecked) {
-  expect_refused(changed([](json& r) { r["inputs"][0]["dtype"] = "bool"; }),
-                 "inputs[0].dtype: must be float32, float64, int64 or int32, not \"bool\"");
+  expect_refused(changed([](json& r) { r["inputs"][0]["dtype"] = "complex64"; }),
+                 "inputs[0].dtype: must be one of float32, float64, float16, bfloat16, int64, int32, int8, uint8, "
+                 "bool, not \"complex64\"");
   expect_refused(changed([](json& r) { r["inputs"][0]["range"] = {0, 10}; }),
                  "inputs[0].range: a range is for an integer input only, not \"float32\"");
   expect_refused(changed([](json& r) { r["inputs"][0]["range"] = {5, 5}; }),
