@@ -27,7 +27,7 @@ PLAIN_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 # The core's factory rule (src/profile/module_factory.h): split at the last colon, any path but NUL.
 FACTORY = re.compile(r"(?P<where>[^\0]+):(?P<attr>[A-Za-z_][A-Za-z0-9_]*)", re.DOTALL)
 PACKAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
-EXCEPTION_CHARS = 2000  # an exporter's exception text is cut here (dynamo's run to many kilobytes)
+EXCEPTION_CHARS = 65536  # an exporter's whole message and advice, cut only past 64 KiB (doc/record-format.md §10)
 
 
 # --------------------------------------------------------------------------------------------
