@@ -10,7 +10,7 @@ struct FailureRow {
   int exit_code;
 };
 
-constexpr std::array<FailureRow, 9> kFailureTable = {{
+constexpr std::array<FailureRow, 10> kFailureTable = {{
     {FailureClass::missing_dependency, "missing-dependency", Stage::dependencies, 10},
     {FailureClass::export_error, "export-error", Stage::export_model, 11},
     {FailureClass::state_changed, "state-changed", Stage::export_model, 12},
@@ -20,6 +20,7 @@ constexpr std::array<FailureRow, 9> kFailureTable = {{
     {FailureClass::mismatch, "mismatch", Stage::parity, 16},
     {FailureClass::input_contract, "input-contract", Stage::parity, 17},
     {FailureClass::runtime_error, "runtime-error", Stage::parity, 18},
+    {FailureClass::tool_error, "tool-error", Stage::export_model, 19},
 }};
 
 
@@ -35,6 +36,7 @@ const FailureRow& row(FailureClass failure) {
 std::string_view failure_name(FailureClass failure) { return row(failure).name; }
 Stage failure_stage(FailureClass failure) { return row(failure).stage; }
 int exit_code(FailureClass failure) { return row(failure).exit_code; }
+bool is_v1_failure(FailureClass failure) { return row(failure).exit_code <= 18; }
 
 std::optional<FailureClass> parse_failure(std::string_view name) {
   for (const auto& r : kFailureTable) {

@@ -21,14 +21,22 @@ namespace nnx {
 
 using json = nlohmann::json;
 
+// §1's nine (exit 10-18), then the classes allocated from 19 up (doc/record-format.md §11, its table of new
+// failure classes and exit codes), which only successor-format and module records hold: tool_error (19), a
+// step of the tool's own that failed (storing the case tensors, reading the worker's answer), never the
+// exporter's.
 enum class FailureClass {
   missing_dependency, export_error, state_changed, checker_error, hash_mismatch,
-  load_error, mismatch, input_contract, runtime_error,
+  load_error, mismatch, input_contract, runtime_error, tool_error,
 };
-inline constexpr std::array<FailureClass, 9> kFailureClasses = {
+inline constexpr std::array<FailureClass, 10> kFailureClasses = {
     FailureClass::missing_dependency, FailureClass::export_error, FailureClass::state_changed,
     FailureClass::checker_error,      FailureClass::hash_mismatch, FailureClass::load_error,
-    FailureClass::mismatch,           FailureClass::input_contract, FailureClass::runtime_error};
+    FailureClass::mismatch,           FailureClass::input_contract, FailureClass::runtime_error,
+    FailureClass::tool_error};
+// Whether a class is one of §1's nine, the only ones a record of nnx.export-conformance/1 may hold (the
+// published original's validator knows no other).
+bool is_v1_failure(FailureClass failure);
 
 inline constexpr int kExitPassed = 0;
 inline constexpr int kExitError = 1;

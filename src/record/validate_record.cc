@@ -187,6 +187,22 @@ void check_runtime(const JsonView& runtime, Problems& out) {
   }
 }
 
+// A v1 record holds only §1's nine failure classes (base/failure.h is_v1_failure): the published original's
+// validator knows no other. Its failure and each stage's are checked; a case's classes are parity's, all v1.
+void check_v1_failures(const JsonView& record, Problems& out) {
+  const auto check = [&](const JsonView& failure, const std::string& where) {
+    if (!failure.is_string()) return;
+    const auto parsed = parse_failure(failure.string());
+    if (parsed && !is_v1_failure(*parsed)) {
+      out.push_back(where + ": " + text_of(failure) + " is a successor-format class (" + std::string(kModuleFormat) +
+                    ", " + std::string(kModelFormat) + "), not one of " + std::string(kFormat) + "'s");
+    }
+  };
+  check(record[rf::kFailure], rf::kFailure);
+  for (const char* stage : kStageNames) check(record[rf::kStages][stage][rf::stage_key::kFailure],
+                                              at(at(rf::kStages, stage), rf::stage_key::kFailure));
+}
+
 // The sections every format shares, and v1's config.
 void check_sections(const JsonView& record, const KindRules& kind, Problems& out) {
   if (const JsonView format = record[rf::kFormat]; !kind.tensor_cases && format.exists() && !format.is_text(kFormat)) {
@@ -249,6 +265,7 @@ std::vector<std::string> problems_of(const JsonView& record, const validation::P
   exact_keys(record, "record", kind.keys, out);
   out.insert(out.end(), strict.begin(), strict.end());
   check_sections(record, kind, out);
+  if (!kind.tensor_cases) check_v1_failures(record, out);
   const Stages view = check_stages(record, out);
   check_summary(record, view, out);
   std::vector<NamedFile> named;  // the files the cases name, when they name stored tensors

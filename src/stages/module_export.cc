@@ -251,8 +251,8 @@ bool run_module_export_stage(StageContext& context) {
     throw;
   } catch (const UsageError&) {  // inputs the forward cannot take: the run's usage error
     throw;
-  } catch (const std::exception& e) {  // a stored tensor that cannot be written, an answer that does not parse
-    return fail(context, FailureClass::export_error,
+  } catch (const std::exception& e) {  // a stored tensor that cannot be written, an answer that does not parse:
+    return fail(context, FailureClass::tool_error,     // the tool's own step, never the exporter's
                 json{{detail_key::kError, std::string("storing the case tensors or the factory's copy: ") + e.what()},
                      {detail_key::kLog, answer.value(wire::kLog, "")}});
   }

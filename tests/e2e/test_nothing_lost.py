@@ -7,7 +7,7 @@ profile's settings never cost the whole report; a stage that fails leaves its re
 - a feed-forward profile's batches are kept as given (doc/profile-files.md): batches [2, 2] make two cases
   of one name, and the report is written and valid;
 - a store of the case tensors that fails part way (a file grown past RLIMIT_FSIZE: EFBIG, as a full disk
-  gives ENOSPC) is that profile's export-error with no outputs set on any case, beside the others' records;
+  gives ENOSPC) is that profile's tool-error (exit 19, the tool's own step) with no outputs set on any case, beside the others' records;
 - a stored oracle holding +Inf is not measured against (null margins with the reason), and `execute`
   writes its record.
 """
@@ -69,7 +69,7 @@ def test_feed_forward_batches_given_twice_make_a_valid_report(tmp_path):
     assert run_cli("validate", tmp_path / "report.json").returncode == 0
 
 
-def test_a_store_that_fails_part_way_leaves_a_valid_export_error_record_beside_the_others(tmp_path):
+def test_a_store_that_fails_part_way_leaves_a_valid_tool_error_record_beside_the_others(tmp_path):
     # batch-1's image (48 KiB) is stored, batch-3's (144 KiB) cannot be: a file limit of 100 KiB.
     big = conv_bn_profile(name="big", inputs=[{"name": "image", "shape": ["batch", 3, 64, 64]}],
                           dims={"batch": [1, 3]})
@@ -77,11 +77,11 @@ def test_a_store_that_fails_part_way_leaves_a_valid_export_error_record_beside_t
     profiles = write_profiles(tmp_path / "p.json", [big, feed_forward])
     done = run_cli_in(tmp_path, ["run", "--quiet", "--profile-file", profiles, "--output", "report.json"],
                       file_limit=100 << 10)
-    assert done.returncode == 11, done.stderr
+    assert done.returncode == 19, done.stderr   # the tool's own step: tool-error, never the exporter's
     report = json.loads((tmp_path / "report.json").read_text())
     records = {r["profile"]: r for r in report["profiles"]}
     failed = records["big"]
-    assert (failed["failure"], failed["stages"]["export"]["status"]) == ("export-error", "failed")
+    assert (failed["failure"], failed["stages"]["export"]["status"]) == ("tool-error", "failed")
     assert "storing the case tensors" in failed["stages"]["export"]["detail"]["error"]
     assert all(c["outputs"] is None for c in failed["input_cases"])
     assert records["ff"]["status"] == "passed"
