@@ -25,7 +25,12 @@ conformance: programs
 	$(VENV_PY) scripts/check_export_conformance.py --output conformance/conformance.json --force
 
 # The portable wheel (doc/install.md): dist/nnx_conformance-*.whl, repaired by auditwheel, whose policy it prints.
-wheel: bootstrap
+# From the build requirements alone (no bootstrap, no .venv): the Debian packages and the ONNX Runtime headers
+# (scripts/build_requirements.sh), then the setup step that fetches scripts/wheel-tools.lock into the cache and
+# makes build/wheel-tools; the build itself downloads nothing.
+wheel:
+	@scripts/build_requirements.sh >/dev/null
+	@scripts/wheel.sh fetch
 	@scripts/wheel.sh
 
 # Every target (test tools and fakes, the GoogleTest units, the benchmarks), then every test.
