@@ -38,7 +38,7 @@ test: configure
 	@cmake --build $(BUILD) -j 2
 	@scripts/run_tests.sh
 
-# Regenerates requirements.lock and tests/original.lock from requirements.in and tests/original.in (doc/building-and-testing.md,
+# Regenerates requirements.lock, tests/original.lock and scripts/wheel-tools.lock from their .in files (doc/building-and-testing.md,
 # "Locked dependencies"): uv in a throwaway virtualenv under build/, never in .venv. Existing pins are kept
 # where the wishes still allow them; `make lock UPGRADE=1` takes the newest versions.
 LOCK_VENV ?= $(BUILD)/lock-tools
