@@ -25,7 +25,12 @@ conformance: programs
 	$(VENV_PY) scripts/check_export_conformance.py --output conformance/conformance.json --force
 
 # The portable wheel (doc/install.md): dist/nnx_conformance-*.whl, repaired by auditwheel, whose policy it prints.
-wheel: bootstrap
+# From the build requirements alone (no bootstrap, no .venv): the Debian packages and the ONNX Runtime headers
+# (scripts/build_requirements.sh), then the setup step that fetches scripts/wheel-tools.lock into the cache and
+# makes build/wheel-tools; the build itself downloads nothing.
+wheel:
+	@scripts/build_requirements.sh >/dev/null
+	@scripts/wheel.sh fetch
 	@scripts/wheel.sh
 
 # Every target (test tools and fakes, the GoogleTest units, the benchmarks), then every test.
@@ -33,7 +38,7 @@ test: configure
 	@cmake --build $(BUILD) -j 2
 	@scripts/run_tests.sh
 
-# Regenerates requirements.lock and tests/original.lock from requirements.in and tests/original.in (doc/building-and-testing.md,
+# Regenerates requirements.lock, tests/original.lock and scripts/wheel-tools.lock from their .in files (doc/building-and-testing.md,
 # "Locked dependencies"): uv in a throwaway virtualenv under build/, never in .venv. Existing pins are kept
 # where the wishes still allow them; `make lock UPGRADE=1` takes the newest versions.
 LOCK_VENV ?= $(BUILD)/lock-tools

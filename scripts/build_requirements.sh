@@ -3,7 +3,8 @@
 # setup command: the only part of a source build that downloads.
 #
 #   Debian packages   g++, cmake, ninja-build, libssl-dev, nlohmann-json3-dev, libopenblas-dev, libprotobuf-dev,
-#                     protobuf-compiler, python3-venv: only the missing ones, with sudo when not root
+#                     protobuf-compiler, python3-venv, ccache (CMakeLists.txt's compiler launcher when present:
+#                     a rebuild's objects from its cache): only the missing ones, with sudo when not root
 #   ONNX Runtime      the C/C++ headers of requirements.lock's Debian trixie libonnxruntime-dev, checked against
 #   headers           the lock by scripts/fetch_locked.py (a private apt configuration: the system's sources are
 #                     never changed, no trixie package is installed), extracted into
@@ -20,7 +21,7 @@ LOCK="$ROOT/requirements.lock"
 log() { printf 'build_requirements: %s\n' "$*" >&2; }
 
 BUILD_PACKAGES=(g++ cmake ninja-build libssl-dev nlohmann-json3-dev libopenblas-dev libprotobuf-dev
-                protobuf-compiler python3-venv)
+                protobuf-compiler python3-venv ccache)
 
 # Installs those of the named Debian packages that are not installed (sudo when not root).
 install_debs() {

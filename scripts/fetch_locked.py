@@ -17,8 +17,8 @@ the file, and it never enters the cache. Standard library only, run with the sys
                                                           (PY: the interpreter pip downloads for)
     fetch_locked.py npm LOCK --cache DIR                  prints the verified DIR/<name>-<version>.tgz
     fetch_locked.py deb LOCK --cache DIR                  prints the verified DIR/apt-<suite>/debs/<file>.deb
-    fetch_locked.py lock --root ROOT --uv UV [--upgrade]  regenerates requirements.lock and tests/original.lock
-                                                          (what `make lock` runs; scripts/make_lock.py)
+    fetch_locked.py lock --root ROOT --uv UV [--upgrade]  regenerates requirements.lock, tests/original.lock and
+                                                          scripts/wheel-tools.lock (`make lock`; scripts/make_lock.py)
 """
 import argparse
 import base64

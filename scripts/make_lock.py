@@ -1,6 +1,6 @@
-"""`make lock`: regenerates requirements.lock and tests/original.lock (`scripts/fetch_locked.py lock`).
+"""`make lock`: regenerates requirements.lock, tests/original.lock and scripts/wheel-tools.lock (`fetch_locked.py lock`).
 
-uv resolves requirements.in (and tests/original.in, constrained by the first) with --generate-hashes for
+uv resolves requirements.in (and tests/original.in and scripts/wheel-tools.in, each constrained by the first) with --generate-hashes for
 Linux x86_64 and CPython 3.11, keeping the older lock's pins unless upgrading; the "#@" wishes of
 requirements.in (npm and Debian packages) are pinned by their registry's digest. The lock's format (its
 blocks, its "#@" lines) is read with scripts/lock_file.py, the one module both scripts import; Debian's
@@ -97,13 +97,21 @@ def make_lock(root, uv, upgrade, cache):
         text = uv_compile(uv, root, original_in, os.path.join(tmp, "original.txt"), original_lock, upgrade,
                           constraints)
         own = [block for name, block in locked.blocks(text) if name and name not in main_names]
+        tools_lock = os.path.join(root, "scripts", "wheel-tools.lock")
+        text = uv_compile(uv, root, "scripts/wheel-tools.in", os.path.join(tmp, "tools.txt"), tools_lock, upgrade,
+                          constraints)
+        tools_names = [name for name, _ in locked.blocks(text) if name]
+        tools = (HEADER.format(what="scripts/wheel-tools.lock: what scripts/wheel.sh installs into build/wheel-tools "
+                                    "(the wheel's tools and\n# pyproject.toml's build requirements; every release "
+                                    "shared with .venv is requirements.lock's).",
+                               source="scripts/wheel-tools.in", name="scripts/wheel-tools.lock") + text)
         original = (HEADER.format(what="tests/original.lock: what scripts/install_original.sh installs into "
                                        "build/original-venv besides the\n# packages it shares with .venv "
                                        "(those are pinned in requirements.lock, which constrains this lock).",
                                   source=original_in, name="tests/original.lock") + "".join(own))
-    for path, content in ((main_lock, main), (original_lock, original)):
+    for path, content in ((main_lock, main), (original_lock, original), (tools_lock, tools)):
         with open(path + ".part", "w", encoding="utf-8") as f:
             f.write(content)
         os.replace(path + ".part", path)
     locked.log(f"requirements.lock: {len(main_names)} distributions + {outside.count('#@')} outside PyPI; "
-        f"tests/original.lock: {len(own)} distributions")
+        f"tests/original.lock: {len(own)} distributions; scripts/wheel-tools.lock: {len(tools_names)} distributions")

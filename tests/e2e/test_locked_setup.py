@@ -247,3 +247,16 @@ def test_records_name_the_sha256_of_the_committed_lock(both_profiles, tmp_path):
     assert script.returncode == 0, script.stdout + script.stderr
     (record,) = json.loads(out.read_text())["profiles"]
     assert record["versions"]["dependency_lock_sha256"] == expected
+
+
+def test_the_wheel_tools_lock_holds_the_build_requirements_at_the_releases_of_requirements_lock():
+    tools = pins(REPO / "scripts" / "wheel-tools.lock")
+    build_requires = tomllib.loads((REPO / "pyproject.toml").read_text())["build-system"]["requires"]
+    main = pins()
+    for text in build_requires:
+        name = lock_file.normalize(Requirement(text).name)
+        assert name in tools, f"{name} (pyproject.toml's build requirement) is not in scripts/wheel-tools.lock"
+        assert Requirement(text).specifier.contains(tools[name][0]), (text, tools[name][0])
+    for name, (version, hashes) in tools.items():
+        if name in main:
+            assert (version, hashes) == main[name], f"{name}: wheel-tools.lock {version}, requirements.lock {main[name][0]}"

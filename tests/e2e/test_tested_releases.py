@@ -41,3 +41,19 @@ def test_the_tested_releases_lie_inside_the_bounds():
         for name in BOUNDED:
             for version in tested[name]:
                 assert named[name].specifier.contains(version), f"{name} {version} outside {named[name]}"
+
+
+def test_the_metadata_and_the_install_page_name_the_one_cpython_the_wheel_serves_and_the_lock_tests():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    # the Python every lock is resolved for (scripts/lock_file.py PLATFORM), the one the tests run
+    tested = re.search(r'"--python-version", "(\d+)\.(\d+)"', (REPO / "scripts" / "lock_file.py").read_text()).groups()
+    minor = f"{tested[0]}.{tested[1]}"
+    assert project["requires-python"] == f">={minor},<{tested[0]}.{int(tested[1]) + 1}", project["requires-python"]
+    versions = [c.rsplit(" :: ", 1)[1] for c in project["classifiers"]
+                if re.fullmatch(r"Programming Language :: Python :: \d+\.\d+", c)]
+    assert versions == [minor], project["classifiers"]
+    assert "Programming Language :: Python :: Implementation :: CPython" in project["classifiers"]
+    page = (REPO / "doc" / "install.md").read_text()
+    assert f"The wheel serves CPython {minor} only" in page
+    assert f"`cp{minor.replace('.', '')}-cp{minor.replace('.', '')}`" in page
+    assert f'`requires-python = "{project["requires-python"]}"`' in page
