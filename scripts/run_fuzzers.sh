@@ -84,7 +84,8 @@ declare -A TARGET_SOURCES=(
   [worker_request_fuzzer]=""
   [ssh_key_fuzzer]="base/ssh_key base/ssh_wire base/sshsig base/file_bytes base/error base/failure base/interrupt
                     base/record_vocabulary"
-  [module_spec_fuzzer]="profile/module_spec profile/module_spec_json profile/module_spec_rules profile/module_factory artifacts/layout
+  [module_spec_fuzzer]="profile/module_spec profile/module_spec_json profile/module_spec_rules profile/module_factory
+                        profile/python_names base/nearest_name artifacts/layout
                         base/json_strict base/json_fields base/record_vocabulary base/tensor base/tolerance_compare
                         base/error base/failure base/interrupt base/json_python base/file_bytes"
   [tensor_proto_fuzzer]="onnx_file/tensor_proto onnx_file/onnx_tensor base/tensor base/error base/failure base/interrupt base/json_python"
