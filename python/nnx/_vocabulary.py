@@ -15,7 +15,8 @@ FORMAT: str = _core.format()
 STAGES: tuple[str, ...] = tuple(_core.stages())
 LEVELS: tuple[str, ...] = tuple(_core.levels())
 FAILURES: tuple[str, ...] = tuple(name for name, _, _ in _core.failures())
-#: Each failure class and the exit code that reports it (0 passed, 1 error and 2 usage error are no class).
+#: Each failure class of nnx.export-conformance/1 and the exit code that reports it (0 passed, 1 error and 2 usage
+#: error are no class); a module record may also hold tool-error (19), the successor format's (doc/record-format.md §11).
 EXIT_CODES: Mapping[str, int] = MappingProxyType({name: code for name, _, code in _core.failures()})
 #: Each failure class and the stage it belongs to.
 FAILURE_STAGES: Mapping[str, str] = MappingProxyType({name: stage for name, stage, _ in _core.failures()})

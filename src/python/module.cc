@@ -26,7 +26,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("format", &b::format);
   m.def("stages", &b::stages);
   m.def("levels", &b::levels);
-  m.def("failures", &b::failures, "(failure class, stage, exit code) in the core's order.");
+  m.def("failures", &b::failures, "(failure class, stage, exit code) of nnx.export-conformance/1, in the core's order.");
   m.def("exit_passed", &b::exit_passed);
   m.def("exit_error", &b::exit_error);
   m.def("exit_usage", &b::exit_usage);
