@@ -40,11 +40,6 @@ json export_request(const StageContext& context, OutgoingFrames& frames) {
   return request;
 }
 
-bool fail(StageContext& context, FailureClass failure, json detail) {
-  context.record.set_stage_failed(Stage::export_model, failure, std::move(detail));
-  return false;
-}
-
 }  // namespace
 
 bool run_export_stage(StageContext& context) {
@@ -57,7 +52,7 @@ bool run_export_stage(StageContext& context) {
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);
   if (ec) {
-    return fail(context, FailureClass::export_error,
+    return stage_failed(context, FailureClass::export_error,
                 json{{detail_key::kError, "cannot create " + folder.string() + ": " + ec.message()},
                      {detail_key::kLog, ""}});
   }
@@ -70,7 +65,7 @@ bool run_export_stage(StageContext& context) {
     json detail{{detail_key::kError, std::string("exporter worker: ") + e.what()},
                 {detail_key::kLog, context.exporter->log_tail(20)}};
     context.exporter->stop();
-    return fail(context, FailureClass::export_error, std::move(detail));
+    return stage_failed(context, FailureClass::export_error, std::move(detail));
   }
   const json warnings = reply.value(wire::kWarnings, json::array());
   const bool raised = reply.contains(wire::kException) && !reply[wire::kException].is_null();
@@ -81,11 +76,11 @@ bool run_export_stage(StageContext& context) {
   if (!changed.empty()) {  // reported first, even when the exporter also raised
     json detail{{detail_key::kChanged, changed}, {detail_key::kWarnings, warnings}};
     if (raised) detail[detail_key::kExport] = export_failure;
-    return fail(context, FailureClass::state_changed, std::move(detail));
+    return stage_failed(context, FailureClass::state_changed, std::move(detail));
   }
-  if (raised) return fail(context, FailureClass::export_error, export_failure);
+  if (raised) return stage_failed(context, FailureClass::export_error, export_failure);
   if (!reply.value(wire::kWroteModel, false)) {
-    return fail(context, FailureClass::export_error,
+    return stage_failed(context, FailureClass::export_error,
                 json{{detail_key::kError, "the exporter wrote no model.onnx"},
                      {detail_key::kLog, reply.value(wire::kLog, "")}});
   }

@@ -27,11 +27,6 @@ namespace {
 using nlohmann::json;
 namespace detail_key = rf::detail_key;
 
-bool fail(StageContext& context, FailureClass failure, json detail) {
-  context.record.set_stage_failed(Stage::load, failure, std::move(detail));
-  return false;
-}
-
 // The verified bytes of the file a location of the model names: its normalised path must be a file the
 // record lists as external-data. ConformanceError naming the location otherwise.
 std::span<const std::byte> listed_external(const Record& record, const VerifyOutcome& verified,
@@ -96,18 +91,18 @@ bool load(StageContext& context) {
     verified = verify_artifacts(record.artifacts.directory, record.artifacts.files, context.root,
                                 /*keep_contents=*/true);
   } catch (const std::exception& e) {
-    return fail(context, kUnverifiedArtifacts,
+    return stage_failed(context, kUnverifiedArtifacts,
                 json{{detail_key::kError, std::string("artifacts cannot be verified: ") + e.what()}});
   }
   if (!verified.ok()) {
-    return fail(context, kUnverifiedArtifacts,
+    return stage_failed(context, kUnverifiedArtifacts,
                 json{{detail_key::kProblems, verified.problems}, {detail_key::kLoaded, false}});
   }
   std::vector<ExternalFile> external;
   try {
     external = external_files(context, verified);
   } catch (const ConformanceError& e) {
-    return fail(context, FailureClass::load_error, json{{detail_key::kError, e.what()}});
+    return stage_failed(context, FailureClass::load_error, json{{detail_key::kError, e.what()}});
   }
   SessionSettings settings = session_settings(record);
   settings.run_timeout = context.case_timeout;
@@ -115,7 +110,7 @@ bool load(StageContext& context) {
     context.session =
         context.runtime->create_session(verified.contents.at(record.artifacts.model), external, settings);
   } catch (const RuntimeFailure& e) {
-    return fail(context, FailureClass::load_error,
+    return stage_failed(context, FailureClass::load_error,
                 json{{detail_key::kError, e.what()},
                      {detail_key::kCode, e.code_name()},
                      {detail_key::kProvider, settings.provider}});
@@ -125,7 +120,7 @@ bool load(StageContext& context) {
     json detail{{detail_key::kError, "the session's first provider is not " + settings.provider},
                 {detail_key::kProviders, providers}};
     context.session.reset();
-    return fail(context, FailureClass::load_error, std::move(detail));
+    return stage_failed(context, FailureClass::load_error, std::move(detail));
   }
   switch (record.kind()) {
     case ModelKind::module:

@@ -78,11 +78,6 @@ json export_request(const StageContext& context, const std::vector<std::vector<T
   return request;
 }
 
-bool fail(StageContext& context, FailureClass failure, json detail) {
-  context.record.set_stage_failed(Stage::export_model, failure, std::move(detail));
-  return false;
-}
-
 // The outputs of each case expected to match, from the answer's references (and oracle), in case order; an
 // oracle entry may be null (an integer output whose oracle cannot tell: no file), a reference may not.
 std::vector<std::vector<std::optional<Tensor>>> case_outputs(const json& answer, AnswerFrames& frames,
@@ -208,11 +203,11 @@ bool record_answer(StageContext& context, const json& answer, AnswerFrames& fram
   if (!changed.empty()) {
     json detail{{detail_key::kChanged, changed}, {detail_key::kWarnings, warnings}};
     if (!exception.is_null()) detail[detail_key::kExport] = export_failure;
-    return fail(context, FailureClass::state_changed, std::move(detail));
+    return stage_failed(context, FailureClass::state_changed, std::move(detail));
   }
-  if (!exception.is_null()) return fail(context, FailureClass::export_error, export_failure);
+  if (!exception.is_null()) return stage_failed(context, FailureClass::export_error, export_failure);
   if (!answer.value(wire::kWroteModel, false)) {
-    return fail(context, FailureClass::export_error,
+    return stage_failed(context, FailureClass::export_error,
                 json{{detail_key::kError, "the exporter wrote no model.onnx"}, {detail_key::kLog, answer.value(wire::kLog, "")}});
   }
   const auto stored = std::chrono::steady_clock::now();
@@ -246,13 +241,13 @@ bool run_module_export_stage(StageContext& context) {
     json detail{{detail_key::kError, std::string("exporter worker: ") + e.what()},
                 {detail_key::kLog, context.exporter->log_tail(20)}};
     context.exporter->stop();
-    return fail(context, FailureClass::export_error, std::move(detail));
+    return stage_failed(context, FailureClass::export_error, std::move(detail));
   } catch (const Interrupted&) {
     throw;
   } catch (const UsageError&) {  // inputs the forward cannot take: the run's usage error
     throw;
   } catch (const std::exception& e) {  // a stored tensor that cannot be written, an answer that does not parse:
-    return fail(context, FailureClass::tool_error,     // the tool's own step, never the exporter's
+    return stage_failed(context, FailureClass::tool_error,     // the tool's own step, never the exporter's
                 json{{detail_key::kError, std::string("storing the case tensors or the factory's copy: ") + e.what()},
                      {detail_key::kLog, answer.value(wire::kLog, "")}});
   }

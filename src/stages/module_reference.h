@@ -10,7 +10,9 @@
 // hash to the record's `source_sha256` (ConformanceError naming the file, both digests and the way out when
 // they do not: a file at the recorded path with other bytes is refused, not passed over for the copy;
 // UsageError when there is neither a file nor a copy, or the file cannot be read). A
-// `package.module:FACTORY` factory names no file: the worker's answer is compared after its import.
+// `package.module:FACTORY` factory names no file: the worker's answer is compared after its import. A record
+// of an imported ONNX file (§11) is refused (UsageError: its graph inputs' binding is not replayed yet; its
+// stored outputs are the way out).
 //
 // `recompute_module_references`, called by the module parity stage after load kept the verified stored
 // tensors: tells stderr which file it is about to run, asks the worker to rebuild the module in a child

@@ -9,6 +9,7 @@
 #include "onnx_file/onnx_model_file.h"
 #include "record/record.h"
 #include "stages/onnx_file_stages.h"
+#include "stages/stages.h"
 
 namespace nnx {
 namespace {
@@ -27,11 +28,6 @@ json signature(const std::vector<OnnxValueInfo>& values) {
   return out;
 }
 
-bool fail(StageContext& context, FailureClass failure, json detail) {
-  context.record.set_stage_failed(Stage::check, failure, std::move(detail));
-  return false;
-}
-
 }  // namespace
 
 bool run_onnx_file_check_stage(StageContext& context) {
@@ -41,18 +37,18 @@ bool run_onnx_file_check_stage(StageContext& context) {
   try {
     model = read_imported_model_file(model_path, ErrorKind::unreadable);
   } catch (const std::exception& e) {
-    return fail(context, FailureClass::checker_error, json{{detail_key::kError, e.what()}});
+    return stage_failed(context, FailureClass::checker_error, json{{detail_key::kError, e.what()}});
   }
   try {
     context.record.artifacts.files = build_manifest(folder, model.external_locations, ModelKind::onnx_file);
   } catch (const StageFailure& f) {
-    return fail(context, f.failure(), f.detail());
+    return stage_failed(context, f.failure(), f.detail());
   }
   const json& imported = context.record.stage(Stage::export_model).detail[rf::imported_key::kImported];
   for (const auto& f : context.record.artifacts.files) {
     if (f.path == kModelFile && f.sha256 != imported[rf::imported_key::kSha256]) {
       context.record.artifacts.files.clear();
-      return fail(context, FailureClass::checker_error,
+      return stage_failed(context, FailureClass::checker_error,
                   json{{detail_key::kError, std::string(kModelFile) + " changed after the import wrote it (sha256 " +
                                                 f.sha256 + ", not " + imported[rf::imported_key::kSha256].dump() + ")"}});
     }

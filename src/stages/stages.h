@@ -8,6 +8,7 @@
 #include <chrono>
 #include <functional>
 #include <span>
+#include <utility>
 
 #include "base/failure.h"
 #include "stages/stage_context.h"
@@ -19,6 +20,13 @@ bool run_export_stage(StageContext& context);        // stages/export.cc
 bool run_check_stage(StageContext& context);         // stages/check.cc
 bool run_load_stage(StageContext& context);          // stages/load.cc
 bool run_parity_stage(StageContext& context);        // stages/parity.cc
+
+// Records the stage `failure` belongs to (base/failure.h failure_stage) as failed with `detail`; false, for a
+// stage to return. The one way a stage's own code fails it.
+inline bool stage_failed(StageContext& context, FailureClass failure, nlohmann::json detail) {
+  context.record.set_stage_failed(failure_stage(failure), failure, std::move(detail));
+  return false;
+}
 
 struct StageUnit {
   Stage stage;
