@@ -1,16 +1,17 @@
 // Re-executing a saved record (doc/record-format.md §7). The reference is `execution_reference`'s, per
-// record: with the native forward or a module record's stored outputs in C++ only (no Python, no PyTorch,
-// none of the record's code); with the torch reference parity compares with PyTorch computed in the exporter
-// worker, as a run does (a module record's factory is checked against its source_sha256 before it is
-// imported: stages/module_reference.h).
+// record: with the native forward, or the stored outputs of a module record or an ONNX file's record (§11),
+// in C++ only (no Python, no PyTorch, none of the record's code); with the torch reference parity compares
+// with PyTorch computed in the exporter worker, as a run does (a module record's factory is checked against
+// its source_sha256 before it is imported: stages/module_reference.h).
 //
 // `execute_record` validates the record, refuses one whose check did not pass, opens the record's runtime
-// (RuntimeUnavailable when it cannot: exit 10 on the command line), rebuilds the native model from
-// `config` and refuses when its digest differs from `weights_sha256`, replaces versions with the environment
-// that produces the new evidence (this software, the runtime and its library, the platform, the reference;
-// python, torch and numpy for the torch reference; the previous versions kept under `exported_with`) and
-// runtime.version, resets the input cases and runs load (hashes verified first) and parity again. The
-// dependencies, export and check stages, and everything else, are kept. Refusals throw ConformanceError.
+// (RuntimeUnavailable when it cannot: exit 10 on the command line), rebuilds the built-in net's model from
+// `config` (that kind's only: Record::kind) and refuses when its digest differs from `weights_sha256`,
+// replaces versions with the environment that produces the new evidence (this software, the runtime and its
+// library, the platform, the reference; python, torch and numpy for the torch reference; the previous
+// versions kept under `exported_with`) and runtime.version, resets the input cases and runs load (hashes
+// verified first) and parity again. The dependencies, export and check stages, and everything else, are
+// kept. Refusals throw ConformanceError.
 #pragma once
 
 #include <filesystem>
