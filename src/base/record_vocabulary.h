@@ -286,6 +286,8 @@ inline constexpr const char* kBlame = "blame";
 inline constexpr const char* kUnusedInputs = "unused_inputs";      // a module record's parity (§10)
 inline constexpr const char* kMissingWeights = "missing_weights";  // a module record's parity (§10)
 inline constexpr const char* kWeights = "weights";                 // a module record's export (§10)
+// load's and parity's in a module or model record (§10, §11): the runtime's log messages, text only
+inline constexpr const char* kRuntimeLog = "runtime_log";
 }  // namespace detail_key
 
 namespace triangulation_key {  // stages.parity.detail.triangulation[i] (§4 parity)

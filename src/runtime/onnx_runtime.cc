@@ -203,9 +203,9 @@ std::shared_ptr<OnnxRuntime> OnnxRuntime::open(const std::optional<std::filesyst
     {
       const auto lock = lock_api(api);
       try {
-        // Its own log lines are dropped, never printed (runtime_log.h).
-        lib->impl_->env = std::make_unique<Ort::Env>(ORT_LOGGING_LEVEL_ERROR, "nnx-conformance", drop_runtime_log_line,
-                                                     nullptr);
+        // Its own log lines are never printed; a stage's are kept by its capture (runtime_log.h).
+        lib->impl_->env = std::make_unique<Ort::Env>(ORT_LOGGING_LEVEL_WARNING, "nnx-conformance",
+                                                     keep_runtime_log_line, nullptr);
         lib->impl_->env->DisableTelemetryEvents();
       } catch (const Ort::Exception& e) {
         throw RuntimeUnavailable(std::string("ONNX Runtime at ") + lib->location_ +
