@@ -52,7 +52,7 @@ BASELINE = {
     "is_module_record(": 0,
     "DocumentKind::module_record": 0,
     "is_module_profile_object": 0,
-    "is_module_profile_json (Python)": 2,
+    "is_module_profile_json (Python)": 0,
     "the validator's bool module": 0,
     "build_manifest's stored_tensors": 0,
     "a branch on a `module` variable": 1,

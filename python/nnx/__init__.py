@@ -5,10 +5,10 @@ The Python API is :mod:`nnx.export_conformance`; the work is done by the C++ cor
 nor onnxscript: the exporters run in a worker process only when a profile runs.
 """
 
-__all__ = ["__version__", "ModuleProfile", "assert_conformant", "check_module"]
+__all__ = ["__version__", "ModuleProfile", "OnnxFileProfile", "assert_conformant", "check_module"]
 
-# The module-profile names, from nnx.export_conformance on first use (importing nnx stays light).
-_FROM_API = ("ModuleProfile", "assert_conformant", "check_module")
+# The module- and ONNX-file-profile names, from nnx.export_conformance on first use (importing nnx stays light).
+_FROM_API = ("ModuleProfile", "OnnxFileProfile", "assert_conformant", "check_module")
 
 
 def __getattr__(name: str):

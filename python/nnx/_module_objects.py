@@ -14,6 +14,8 @@ import sys
 from collections.abc import Mapping
 from typing import Any, Optional
 
+from . import _core
+from ._boundary import _dumps
 from ._errors import UsageError
 
 #: What a module object stands as while the core checks the rest of its profile: a package factory the
@@ -72,9 +74,10 @@ def saved_factory(module: Any, root: Any, name: str, force: bool) -> str:
 def runnable_item(item: Any, root: Any, force: bool) -> Any:
     """``item`` ready for the core: a module profile (a ModuleProfile or its dict) holding a module object gets
     the object saved under ``root`` and its factory in its place; anything else is returned as it is."""
-    from ._module_profiles import ModuleProfile, is_module_profile_json  # noqa: PLC0415 - they import this file
+    from ._module_profiles import ModuleProfile  # noqa: PLC0415 - it imports this file
 
-    if isinstance(item, Mapping) and is_module_profile_json(item) and holds_object(item["module"]):
+    if isinstance(item, Mapping) and "module" in item and holds_object(item["module"]) and _core.profile_kind(
+            _dumps({**item, "module": PLACEHOLDER_FACTORY}, "the profile")) == "module":
         item = ModuleProfile.from_json(item)
     if isinstance(item, ModuleProfile) and holds_object(item.module):
         return item.with_module(saved_factory(item.module, root, item.name, force))

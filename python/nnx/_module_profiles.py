@@ -136,7 +136,3 @@ class ModuleProfile(ProfileFamily):
                 fields[key] = tolerances[key]
         return cls(**fields)
 
-
-def is_module_profile_json(value: Any) -> bool:
-    """Whether a profile object (a dict) is a module profile's: the core's rule, a ``module`` key."""
-    return isinstance(value, Mapping) and "module" in value

@@ -12,7 +12,8 @@ from typing import Any, Union
 
 from . import _core
 from ._boundary import PathLike, _dumps, _is_sequence, _path, _plain
-from ._module_profiles import ModuleProfile, is_module_profile_json
+from ._module_profiles import ModuleProfile
+from ._onnx_file_profiles import OnnxFileProfile
 from ._profile_family import ProfileFamily, profile_kind
 from ._vocabulary import _DEFAULTS, MODEL
 
@@ -79,7 +80,17 @@ PROFILES: Mapping[str, Profile] = MappingProxyType(
 def load_profiles(path: PathLike) -> list[Union[Profile, ModuleProfile]]:
     """The profiles of a profile file (the format of ``run --profile-file``: a JSON list of objects with
     :class:`Profile`'s fields, ``name`` and ``exporter`` required, the others optional with their defaults;
-    an object with a ``module`` is a :class:`ModuleProfile`), in file order, ready for :func:`run_profiles`. The core reads and checks the file: every bad entry is
+    an object with a ``module`` is a :class:`ModuleProfile`, one naming ``onnx`` an :class:`OnnxFileProfile`), in file order, ready for :func:`run_profiles`. The core reads and checks the file: every bad entry is
     named by its index (``profiles[2].exporter: ...``) in one :class:`UsageError`."""
-    return [ModuleProfile.from_json(entry) if is_module_profile_json(entry) else Profile(**entry)
-            for entry in json.loads(_core.load_profiles(_path(path, "path")))]
+    return [_profile_of(entry) for entry in json.loads(_core.load_profiles(_path(path, "path")))]
+
+
+def _profile_of(entry: Mapping[str, Any]) -> ProfileFamily:
+    """The profile object of a profile file's entry, of the class its kind names (the core decides the kind)."""
+    kind = _core.profile_kind(_dumps(entry, "the profile"))
+    return _CLASS_OF_KIND[kind](entry)
+
+
+#: The Python class of each profile kind the core names (src/python/bindings.h profile_kind).
+_CLASS_OF_KIND = {"built-in": lambda entry: Profile(**entry), "module": ModuleProfile.from_json,
+                  "onnx-file": OnnxFileProfile.from_json}

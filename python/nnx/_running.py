@@ -16,6 +16,7 @@ from ._boundary import PathLike, _directory, _dumps, _items, _optional_path, _op
 from ._errors import ArgumentError, UsageError
 from ._module_objects import runnable_item
 from ._module_profiles import ModuleProfile
+from ._profile_family import ProfileFamily
 from ._profiles import Profile, _profile_item
 from ._signing import _sign_if_asked
 
@@ -108,7 +109,7 @@ def run_profiles(
                                  "onnxruntime=None, jobs=None)")
     if names is None:
         items: Any = None
-    elif isinstance(names, (str, Profile, ModuleProfile, Mapping)):
+    elif isinstance(names, (str, ProfileFamily, Mapping)):
         items = [_profile_item(runnable_item(names, root, force))]
     else:
         items = [_profile_item(runnable_item(item, root, force)) for item in _items(names, "names")]

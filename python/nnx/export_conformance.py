@@ -67,6 +67,7 @@ from ._errors import (ArgumentError, ArtifactIOError, ConformanceError, FolderIn
 from ._model import BuiltModel, _torch_model, build_model
 from ._module_check import assert_conformant, check_module
 from ._module_profiles import ModuleProfile
+from ._onnx_file_profiles import OnnxFileProfile
 from ._profiles import PROFILES, Profile, _profile_item, load_profiles
 from ._reporting import Records, check_output_paths, default_artifacts_root, exit_code, save_report, summary_lines
 from ._signing import SIGNATURE_NAMESPACE, check_signature, generate_key, sign_document
@@ -90,6 +91,7 @@ __all__ = [
     "ConformanceError",
     "FolderInUse",
     "ModuleProfile",
+    "OnnxFileProfile",
     "Profile",
     "RuntimeUnavailable",
     "UsageError",

@@ -205,6 +205,15 @@ ModelKind profile_kind_of_json(const json& value) {
   return value.contains(rf::kModule) ? ModelKind::module : ModelKind::feed_forward;
 }
 
+std::string_view profile_kind_name(ModelKind kind) {
+  switch (kind) {
+    case ModelKind::feed_forward: return "built-in";
+    case ModelKind::module: return "module";
+    case ModelKind::onnx_file: return rf::kKindOnnxFile;
+  }
+  return "built-in";
+}
+
 Profile profile_from_json(const json& value, std::vector<std::string>& problems) {
   switch (profile_kind_of_json(value)) {
     case ModelKind::onnx_file: return onnx_file_profile_from_json(value, problems);

@@ -89,6 +89,8 @@ bool is_tested_name(const std::string& name);
 // The kind of profile a JSON value describes, the one rule every reader and front end asks: an ONNX file when
 // it is an object naming "onnx", a module when it names "module", else the built-in net (doc/profile-files.md).
 ModelKind profile_kind_of_json(const json& value);
+// How the Python front end names a profile's kind (python/nnx/_profiles.py): built-in, module, onnx-file.
+std::string_view profile_kind_name(ModelKind kind);
 
 // Builds a Profile from a JSON object with the field names above (missing fields take their defaults;
 // `model` may be partial), or with a module's or an ONNX file's (profile_kind_of_json). Type errors and

@@ -175,8 +175,9 @@ std::string tested_profiles() {
   return dump(out);
 }
 
-std::string checked_profile(const std::string& profile_text) {
-  return dump(profile_of(parse(profile_text, "the profile")).to_json());
+std::string checked_profile(const std::string& text) { return dump(profile_of(parse(text, "the profile")).to_json()); }
+std::string profile_kind(const std::string& profile_text) {
+  return std::string(profile_kind_name(profile_kind_of_json(parse(profile_text, "the profile"))));
 }
 
 std::vector<std::string> requirements(const std::string& profile_text) {

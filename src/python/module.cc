@@ -35,6 +35,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("default_profile", &b::default_profile);
   m.def("tested_profiles", &b::tested_profiles);
   m.def("checked_profile", &b::checked_profile, "The profile as the core reads it, or ConformanceError.");
+  m.def("profile_kind", &b::profile_kind, "A profile object's kind: built-in, module or onnx-file (the core's rule).");
   m.def("requirements", &b::requirements, "What a profile needs at run time.");
   m.def("tested_names", &b::tested_names, "Tested names in order, each once; unknown → UsageError.");
   m.def("profile_name_problem", &nnx::profile_name_problem, py::arg("name"),
