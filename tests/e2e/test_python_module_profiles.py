@@ -127,9 +127,10 @@ def test_check_module_runs_a_module_object(tmp_path):
     import worker_models
 
     record = ec.check_module(worker_models.conv_bn(), torch.randn(2, 3, 8, 8), name="mine", exporter="torchscript",
-                             root=tmp_path, dims={"batch": (0, [2, 1, 3])})
+                             root=tmp_path, inputs=[{"name": "image", "shape": ["batch", 3, 8, 8]}],
+                             dims={"batch": [2, 1, 3]})
     assert record["status"] == "passed", ec.summary_lines([record])
-    assert record["inputs"] == [{"name": "input_0", "shape": ["batch", 3, 8, 8], "dtype": "float32", "range": None}]
+    assert record["inputs"] == [{"name": "image", "shape": ["batch", 3, 8, 8], "dtype": "float32", "range": None}]
     assert record["module"]["class"].endswith("ConvBn")
     folder = tmp_path / ".nnx-modules" / "mine"
     assert sorted(p.name for p in folder.iterdir()) == ["factory.py", "module.pt"]
@@ -152,11 +153,12 @@ def test_check_module_refuses_a_class_the_worker_cannot_import(tmp_path):
 
     with pytest.raises(ec.UsageError, match="inside a function"):
         ec.check_module(Local(), torch.randn(2, 3), name="m", exporter="torchscript", root=tmp_path)
-    with pytest.raises(ec.UsageError, match="must be input_0's size 2"):
+    with pytest.raises(ec.UsageError, match="must be image's size 2"):
         import worker_models
 
         ec.check_module(worker_models.conv_bn(), torch.randn(2, 3, 8, 8), name="m", exporter="torchscript",
-                        root=tmp_path, dims={"batch": (0, [1, 2])})
+                        root=tmp_path, inputs=[{"name": "image", "shape": ["batch", 3, 8, 8]}],
+                        dims={"batch": [1, 2]})
     assert not (tmp_path / ".nnx-modules" / "m").exists()
 
 
@@ -166,7 +168,8 @@ def test_assert_conformant_passes_and_fails(tmp_path):
     import worker_models
 
     passed = ec.assert_conformant(worker_models.two_in_two_out(), tmp_path, (torch.randn(2, 4), torch.randn(2, 5)),
-                                  name="two", exporter="torchscript", dims={"batch": (0, [2, 3])})
+                                  name="two", exporter="torchscript", dims={"batch": [2, 3]},
+                                  inputs=[{"name": "x", "shape": ["batch", 4]}, {"name": "y", "shape": ["batch", 5]}])
     assert passed["status"] == "passed"
     branch = ec.ModuleProfile("branch", "torchscript", f"{ZOO}:shape_branch",
                               [{"name": "x", "shape": ["batch", 4], "dtype": "float32"}], {"batch": [2, 3]})
@@ -185,3 +188,36 @@ def test_every_kind_of_profile_takes_requires_and_its_hash_from_one_base():
     assert feedfwd.requires[-1] == "onnxscript" and "torch" in module.requires
     assert len({feedfwd, ec.Profile("ff", exporter="dynamo", model={"hidden_dims": (3,)}), module,
                 ec.ModuleProfile.from_json(module.to_json())}) == 2   # equal profiles hash alike, a model included
+
+
+def test_check_module_reads_the_profile_files_dims_and_refuses_the_old_form(tmp_path):
+    import torch
+    import worker_models
+
+    with pytest.raises(ec.UsageError) as refused:
+        ec.check_module(worker_models.conv_bn(), torch.randn(2, 3, 8, 8), name="old", exporter="torchscript",
+                        root=tmp_path, dims={"batch": (0, [2, 1, 3])})
+    assert '{"batch": [2, 1, 3]}' in str(refused.value) and "inputs=" in str(refused.value), str(refused.value)
+    assert not (tmp_path / ".nnx-modules" / "old").exists()
+
+
+def test_check_module_never_infers_an_integer_range(tmp_path):
+    import torch
+    import worker_models
+
+    tokens = torch.randint(6, 15, (2, 5))  # an example drawing [6, 15) of a [0, 20) vocabulary
+    with pytest.raises(ec.UsageError) as refused:
+        ec.check_module(worker_models.embedder(), tokens, name="ints", exporter="torchscript", root=tmp_path)
+    assert 'inputs[0].range: an integer input needs "range"' in str(refused.value), str(refused.value)
+    assert not (tmp_path / ".nnx-modules" / "ints").exists()  # refused before anything was written
+
+
+def test_check_module_names_inputs_after_forward_and_takes_a_given_range(tmp_path):
+    require_runtime()
+    import torch
+    import worker_models
+
+    record = ec.check_module(worker_models.embedder(), torch.randint(0, 20, (2, 5)), name="ranged",
+                             exporter="torchscript", root=tmp_path, ranges={"tokens": [0, 20]})
+    assert record["status"] == "passed", ec.summary_lines([record])
+    assert record["inputs"] == [{"name": "tokens", "shape": [2, 5], "dtype": "int64", "range": [0, 20]}]
