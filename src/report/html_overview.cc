@@ -5,7 +5,7 @@
 
 #include "base/json_python.h"
 #include "base/module_record_vocabulary.h"
-#include "report/diagnosis.h"
+#include "base/failure_diagnosis.h"
 #include "report/document.h"
 #include "report/markup.h"
 
@@ -57,22 +57,21 @@ std::string profile_anchor(const std::string& profile, std::size_t index) {
   return id + "-" + std::to_string(index);
 }
 
-std::string profiles_overview(const std::vector<std::pair<std::string, json>>& labelled,
-                              const std::vector<std::vector<json>>& siblings) {
-  std::vector<std::size_t> order(labelled.size());
+std::string profiles_overview(const std::vector<PageRecord>& records) {
+  std::vector<std::size_t> order(records.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return (text_of(labelled[a].second, rf::kStatus) == rf::kFailed) >
-           (text_of(labelled[b].second, rf::kStatus) == rf::kFailed);
+    return (text_of(records[a].record, rf::kStatus) == rf::kFailed) >
+           (text_of(records[b].record, rf::kStatus) == rf::kFailed);
   });
   std::string rows;
-  for (std::size_t i : order) rows += overview_row(labelled[i].first, labelled[i].second, i, siblings[i]);
+  for (std::size_t i : order) rows += overview_row(records[i].prefix, records[i].record, i, records[i].siblings);
   std::string out = "<table class=\"overview\"><thead><tr><th>profile</th><th>status</th><th>class</th><th>level</th>"
                     "<th>cause</th></tr></thead><tbody>" + rows + "</tbody></table>";
   for (std::size_t i : order) {
-    const std::string said = diagnosis_html(labelled[i].second, siblings[i]);
+    const std::string said = diagnosis_html(records[i].record, records[i].siblings);
     if (said.empty()) continue;
-    out += "<h3>Why " + escape_html(labelled[i].first + text_of(labelled[i].second, rf::kProfile)) + " failed</h3>" +
+    out += "<h3>Why " + escape_html(records[i].prefix + text_of(records[i].record, rf::kProfile)) + " failed</h3>" +
            said;
   }
   return out;
@@ -84,6 +83,14 @@ std::string diagnosis_html(const json& record, const std::vector<json>& siblings
   std::string out = "<ul class=\"diagnosis\" data-profile=\"" + escape_html(text_of(record, rf::kProfile)) + "\">";
   for (const auto& line : lines) out += "<li>" + escape_html(line) + "</li>";
   return out + "</ul>";
+}
+
+std::string detail_html(const char* stage, const json& detail) {
+  if (std::string(stage) == kStageNames[stage_index(Stage::parity)]) {
+    return "<p class=\"detail-sentences\">" + escape_html(detail_sentences(detail)) + "</p>";
+  }
+  return "<pre>" + escape_html(detail.is_string() ? detail.get<std::string>() : detail.is_null() ? "" : dumps_pretty(detail)) +
+         "</pre>";
 }
 
 std::string detail_sentences(const json& detail) {

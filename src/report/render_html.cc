@@ -109,14 +109,6 @@ std::string key_value_table(const json& object) {
   return out + "</tbody></table>";
 }
 
-// A failed stage's detail: parity's as sentences (html_overview.h), any other stage's as it is.
-std::string detail_html(const char* stage, const json& detail) {
-  if (std::string(stage) == kStageNames[stage_index(Stage::parity)]) {
-    return "<p class=\"detail-sentences\">" + escape_html(detail_sentences(detail)) + "</p>";
-  }
-  return "<pre>" + escape_html(detail_text(detail)) + "</pre>";
-}
-
 std::string stage_section(const json& record) {
   std::string out = "<ol class=\"pipeline\" aria-label=\"stages\">";
   for (const char* stage : kStageNames) {
@@ -382,28 +374,10 @@ std::string render_html(const json& document) {
       "</style></head><body><h1>" + escape_html(title) + " " + status_badge(status) + "</h1>";
   out += "<p class=\"compared\">" + escape_html(comparison_sentence(document)) + "</p>";
   out += "<p>" + formats_line(document, records) + "</p>";
-  // Every profile's section, in the document's order, each with its heading's prefix and its siblings (the
-  // records the other exporter's verdict is looked for in: a runtime's, or the document's).
-  std::vector<std::pair<std::string, json>> labelled;
-  std::vector<std::vector<json>> siblings;
-  if (kind == DocumentKind::matrix) {
-    for (const auto& runtime : matrix_runtimes(document)) {
-      for (const auto& record : runtime.records) {
-        labelled.emplace_back("runtime " + runtime.version + ": ", record);
-        siblings.push_back(runtime.records);
-      }
-    }
-  } else {
-    for (const auto& record : records) {
-      labelled.emplace_back("", record);
-      siblings.push_back(records);
-    }
-  }
-  out += profiles_overview(labelled, siblings);
+  const auto page = page_records(document, [](const std::string& version) { return "runtime " + version + ": "; });
+  out += profiles_overview(page);
   if (kind == DocumentKind::matrix) out += matrix_section(document);
-  for (std::size_t i = 0; i < labelled.size(); ++i) {
-    out += record_section(labelled[i].second, labelled[i].first, i, siblings[i]);
-  }
+  for (std::size_t i = 0; i < page.size(); ++i) out += record_section(page[i].record, page[i].prefix, i, page[i].siblings);
   return out + "</body></html>\n";
 }
 

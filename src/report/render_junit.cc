@@ -2,10 +2,10 @@
 // test reporters): <testsuites> of <testsuite name tests failures skipped> of <testcase classname name>,
 // a failure as <failure type message>detail</failure>, a stage that did not run and a case never compared
 // as <skipped/>. A failed stage of a module or successor-format record opens its failure with the
-// diagnosis (report/diagnosis.h), its message ending with the first cause. Numbers exact (value_text), as the record holds them.
+// diagnosis (base/failure_diagnosis.h), its message ending with the first cause. Numbers exact (value_text), as the record holds them.
 #include "base/json_python.h"
 #include "base/module_record_vocabulary.h"
-#include "report/diagnosis.h"
+#include "base/failure_diagnosis.h"
 #include "report/document.h"
 #include "report/markup.h"
 #include "report/render.h"
@@ -33,7 +33,7 @@ std::string case_inputs(const json& record, const json& c) {
   return inputs ? "inputs " + *inputs + ", " : "";
 }
 
-// The record's diagnosis (report/diagnosis.h), one line each, then a blank line; "" when it has none.
+// The record's diagnosis (base/failure_diagnosis.h), one line each, then a blank line; "" when it has none.
 std::string diagnosis_text(const json& record, const std::vector<json>& siblings) {
   std::string text;
   for (const auto& line : diagnosis_lines(diagnose(record, siblings))) text += line + "\n";

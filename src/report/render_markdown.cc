@@ -1,9 +1,9 @@
 // render_markdown (report/render.h): one table of profiles and stages, then every failure with its detail, then
-// each failed module or successor-format record's diagnosis (report/diagnosis.h).
+// each failed module or successor-format record's diagnosis (base/failure_diagnosis.h).
 #include "base/json_python.h"
 #include "base/module_record_vocabulary.h"
 #include "report/comparison.h"
-#include "report/diagnosis.h"
+#include "base/failure_diagnosis.h"
 #include "report/document.h"
 #include "report/markup.h"
 #include "report/render.h"
@@ -89,14 +89,13 @@ std::string failure_rows(const json& record, const std::string& prefix) {
   return out;
 }
 
-// Each failed module or successor-format record's diagnosis (report/diagnosis.h): a bullet list under its name.
-std::string diagnosis_blocks(const std::vector<std::pair<std::string, json>>& labelled,
-                             const std::vector<std::vector<json>>& siblings) {
+// Each failed module or successor-format record's diagnosis (base/failure_diagnosis.h): a bullet list under its name.
+std::string diagnosis_blocks(const json& document) {
   std::string out;
-  for (std::size_t i = 0; i < labelled.size(); ++i) {
-    const auto lines = diagnosis_lines(diagnose(labelled[i].second, siblings[i]));
+  for (const auto& [prefix, record, siblings] : page_records(document, [](const std::string& v) { return v + " / "; })) {
+    const auto lines = diagnosis_lines(diagnose(record, siblings));
     if (lines.empty()) continue;
-    out += "\n**Why " + markdown_code(labelled[i].first + text_of(labelled[i].second, rf::kProfile)) + " failed**\n\n";
+    out += "\n**Why " + markdown_code(prefix + text_of(record, rf::kProfile)) + " failed**\n\n";
     for (const auto& line : lines) out += "- " + markdown_cell(line) + "\n";
   }
   return out;
@@ -123,7 +122,6 @@ std::string drift_rows(const json& matrix) {
 std::string render_markdown(const json& document) {
   const DocumentKind kind = document_kind(document);
   std::vector<std::pair<std::string, json>> labelled;  // (prefix, record)
-  std::vector<std::vector<json>> siblings;             // the records each one's other exporter is looked for in
   const std::string opening = markdown_cell(comparison_sentence(document));  // what was compared with what
   std::string out = "### nnx-conformance: ";
   if (kind == DocumentKind::matrix) {
@@ -132,20 +130,13 @@ std::string render_markdown(const json& document) {
     for (const auto& runtime : matrix_runtimes(document)) {
       out += "| " + markdown_cell(runtime.version) + " | " + markdown_code(runtime.library_sha256.substr(0, 12)) +
              " | " + status_mark(runtime.status) + " |\n";
-      for (const auto& record : runtime.records) {
-        labelled.emplace_back(runtime.version + " / ", record);
-        siblings.push_back(runtime.records);
-      }
+      for (const auto& record : runtime.records) labelled.emplace_back(runtime.version + " / ", record);
     }
     out += "\n";
   } else {
     out += (kind == DocumentKind::report ? "report " : "record ") + status_mark(text_of(document, rf::kStatus)) +
            "\n\n" + opening + "\n\n";
-    const std::vector<json> records = document_records(document);
-    for (const auto& record : records) {
-      labelled.emplace_back("", record);
-      siblings.push_back(records);
-    }
+    for (const auto& record : document_records(document)) labelled.emplace_back("", record);
   }
   out += "| profile | status | failure | level |";
   for (const char* stage : kStageNames) out += std::string(" ") + stage + " |";
@@ -157,7 +148,7 @@ std::string render_markdown(const json& document) {
   if (!failures.empty()) {
     out += "\n**Failures**\n\n| profile | where | class | detail |\n|---|---|---|---|\n" + failures;
   }
-  out += diagnosis_blocks(labelled, siblings);
+  out += diagnosis_blocks(document);
   out += "\nMargin: error ÷ allowed error (≤ 1 is within the tolerance), from the parity triangulation.\n";
   return out;
 }

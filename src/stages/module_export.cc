@@ -166,9 +166,10 @@ json dims_in_graph(const StageContext& context, const json& answer) {
   }
   for (const auto& [name, values] : context.profile->module->dims) {
     const auto found = frozen.find(values.front());
-    if (!dims.contains(name) || dims[name] != "dynamic" || found == frozen.end()) continue;
-    dims[name] = json{{"graph", "frozen"}, {"node", found->second.node}, {"op", found->second.op_type},
-                      {"size", values.front()}};
+    if (!dims.contains(name) || dims[name] != rf::graph_dims_key::kDynamic || found == frozen.end()) continue;
+    namespace key = rf::graph_dims_key;
+    dims[name] = json{{key::kGraph, key::kFrozen}, {key::kNode, found->second.node}, {key::kOp, found->second.op_type},
+                      {key::kSize, values.front()}};
   }
   return dims;
 }

@@ -1,6 +1,7 @@
 // The cause of a failed profile in words (doc/reading-a-failure.md, "The diagnosis"), the one rule every
 // surface prints: the summary line (record/report.cc), hence assert_conformant's AssertionError, the
-// Markdown, the JUnit failure and the top of the HTML page. Read from the record alone (and the other
+// Markdown, the JUnit failure and the top of the HTML page (src/report). In base, as both the record layer
+// and the report layer read it, from a record's JSON alone. Read from the record alone (and the other
 // records of the same document, for the other exporter's verdict on the same module); nothing is stored.
 // Only a failed module or successor-format record has one: a tested profile's record (nnx.export-conformance/1)
 // prints exactly what it printed before.
@@ -20,7 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace nnx::report {
+namespace nnx {
 
 struct Cause {
   std::string sentence;  // what the graph or the cases show, naming the dimension, size, node or threshold
@@ -43,4 +44,4 @@ Diagnosis diagnose(const nlohmann::json& record, const std::vector<nlohmann::jso
 // "exporter warning: ..."), in that order.
 std::vector<std::string> diagnosis_lines(const Diagnosis& diagnosis);
 
-}  // namespace nnx::report
+}  // namespace nnx

@@ -1,26 +1,51 @@
-// The cause of a failed profile in words (diagnosis.h).
-#include "report/diagnosis.h"
+// The cause of a failed profile in words (failure_diagnosis.h).
+#include "base/failure_diagnosis.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
-#include "base/module_record_vocabulary.h"
-#include "report/document.h"
+#include "base/model_record_vocabulary.h"
 
-namespace nnx::report {
+namespace nnx {
 namespace {
 
 using nlohmann::json;
 
-constexpr const char* kDimsInGraph = "dims_in_graph";  // the export detail's (doc/record-format.md §10)
-constexpr const char* kFrozenNode = "node";             // dims_in_graph's frozen entry: the node that fixes it
-constexpr const char* kFrozenSize = "size";
+namespace graph_dims_key = rf::graph_dims_key;
+namespace case_key = rf::case_key;
+namespace stage_key = rf::stage_key;
 
-bool is_module_or_model_record(const json& record) {
-  const std::string format = text_of(record, rf::kFormat);
-  return format == kModuleFormat || format == kModelFormat;
+// `object[key]` as text: a string as it is, "" when absent or null, any other value as JSON.
+std::string text_of(const json& object, const char* key) {
+  if (!object.is_object() || !object.contains(key) || object[key].is_null()) return "";
+  return object[key].is_string() ? object[key].get<std::string>() : object[key].dump();
+}
+
+// An error as the pages show it: 3 significant digits.
+std::string shown_text(const json& value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value.get<double>());
+  return text;
+}
+
+// The module or file a record's model is (its factory, else its ONNX file), nullopt for a tested profile's
+// record or an unknown format: the records a diagnosis is for.
+std::optional<std::string> model_name(const json& record) {
+  const auto kind = model_kind_of_format(text_of(record, rf::kFormat));
+  if (!kind) return std::nullopt;
+  switch (*kind) {
+    case ModelKind::feed_forward: return std::nullopt;
+    case ModelKind::module: return text_of(record.value(rf::kModule, json()), rf::module_key::kFactory);
+    case ModelKind::onnx_file: {
+      const json model = record.value(rf::kModel, json());
+      const std::string factory = text_of(model, rf::module_key::kFactory);
+      return factory.empty() ? text_of(model, "onnx") : factory;
+    }
+  }
+  return std::nullopt;
 }
 
 // `object[key]` when `object` is an object holding it, else null (a record of any shape is read safely).
@@ -39,7 +64,7 @@ std::vector<json> cases_of(const json& record) {
 }
 
 json export_detail(const json& record) {
-  return member(stage_of(record, kStageNames[stage_index(Stage::export_model)]), stage_key::kDetail);
+  return member(member(member(record, rf::kStages), kStageNames[stage_index(Stage::export_model)]), stage_key::kDetail);
 }
 
 // The size of `dim` in a case, or nullopt.
@@ -125,13 +150,15 @@ std::string frozen_hint() {
 
 std::optional<Cause> frozen_cause(const json& record, const std::string& dim, const std::vector<std::int64_t>& sizes) {
   const std::int64_t exported = sizes.front();
-  const json in_graph = member(member(export_detail(record), kDimsInGraph), dim.c_str());
+  const json in_graph = member(member(export_detail(record), graph_dims_key::kDimsInGraph), dim.c_str());
   std::string where;
-  if (in_graph.is_object() && in_graph.value(kFrozenNode, json()).is_string()) {
-    where = " (node '" + in_graph[kFrozenNode].get<std::string>() + "' holds it as the constant " +
-            in_graph.value(kFrozenSize, json(exported)).dump() + ")";
+  if (in_graph.is_object() && in_graph.value(graph_dims_key::kNode, json()).is_string()) {
+    where = " (" + text_of(in_graph, graph_dims_key::kOp) + " node '" +
+            in_graph[graph_dims_key::kNode].get<std::string>() + "' holds it as the constant " +
+            in_graph.value(graph_dims_key::kSize, json(exported)).dump() + ")";
   }
-  const bool static_in_graph = (in_graph.is_string() && in_graph.get<std::string>() == "static") || in_graph.is_object();
+  const bool static_in_graph =
+      (in_graph.is_string() && in_graph.get<std::string>() == graph_dims_key::kStatic) || in_graph.is_object();
   const bool runtime_refuses_others = failures_are_exactly(record, dim, [&](std::int64_t s) { return s != exported; });
   if (!static_in_graph && !runtime_refuses_others) return std::nullopt;
   std::string sentence = "the dimension " + dim + " is declared dynamic (sizes";
@@ -189,12 +216,12 @@ std::vector<std::string> failed_cases(const json& record) {
 
 std::vector<std::string> other_exporters(const json& record, const std::vector<json>& siblings) {
   std::vector<std::string> out;
-  const auto named = named_model(record);
+  const auto named = model_name(record);
   if (!named) return out;
   const std::string exporter = text_of(member(record, rf::kExporter), rf::exporter_key::kName);
   for (const auto& other : siblings) {
-    const auto other_named = named_model(other);
-    if (!other_named || other_named->name != named->name) continue;
+    const auto other_named = model_name(other);
+    if (!other_named || *other_named != *named) continue;
     const std::string other_exporter = text_of(member(other, rf::kExporter), rf::exporter_key::kName);
     if (other_exporter.empty() || other_exporter == exporter) continue;
     const std::string failure = text_of(other, rf::kFailure);
@@ -208,7 +235,7 @@ std::vector<std::string> other_exporters(const json& record, const std::vector<j
 
 Diagnosis diagnose(const json& record, const std::vector<json>& siblings) {
   Diagnosis out;
-  if (!is_module_or_model_record(record) || text_of(record, rf::kStatus) != rf::kFailed) return out;
+  if (!model_name(record) || text_of(record, rf::kStatus) != rf::kFailed) return out;
   out.failed_cases = failed_cases(record);
   for (const auto& [dim, sizes] : declared_dims(record)) {
     if (auto frozen = frozen_cause(record, dim, sizes)) out.causes.push_back(*frozen);
@@ -235,4 +262,4 @@ std::vector<std::string> diagnosis_lines(const Diagnosis& diagnosis) {
   return lines;
 }
 
-}  // namespace nnx::report
+}  // namespace nnx
