@@ -70,7 +70,8 @@ def block_of(lines, profile):
 def test_one_cause_gets_one_class_whatever_the_kernel_returned(planted):
     _, records, _ = planted
     for name, (failure, _, _) in EXPECTED.items():
-        assert records[name]["failure"] == failure, name
+        # ONNX Runtime ran the export-size cases of each: the level says so
+        assert (records[name]["failure"], records[name]["level"]) == (failure, "executed"), name
     # Gemm said INVALID_ARGUMENT and Reshape said FAIL: both are the frozen size, both rejected, input-contract
     transformer = {c["name"]: c for c in records["transformer-torchscript"]["input_cases"]}
     for case in ("seq-6", "seq-14"):
