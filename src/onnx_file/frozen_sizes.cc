@@ -16,6 +16,22 @@ namespace {
 
 using Values = std::vector<std::int64_t>;
 
+// `count` little-endian signed integers of `Width` bytes from raw_data, else the typed field's values.
+template <std::size_t Width, class Field>
+std::optional<Values> integers_of(const onnx::TensorProto& t, std::size_t count, const Field& typed) {
+  if (!t.has_raw_data()) return Values(typed.begin(), typed.end());
+  if (t.raw_data().size() != count * Width) return std::nullopt;
+  Values out;
+  for (std::size_t i = 0; i < count; ++i) {
+    std::uint64_t bits = 0;
+    for (std::size_t b = Width; b-- > 0;) bits = (bits << 8) | static_cast<unsigned char>(t.raw_data()[i * Width + b]);
+    const std::uint64_t sign = std::uint64_t{1} << (Width * 8 - 1);
+    out.push_back(Width == 8 ? static_cast<std::int64_t>(bits)
+                             : static_cast<std::int64_t>(bits ^ sign) - static_cast<std::int64_t>(sign));
+  }
+  return out;
+}
+
 // A small integer tensor's values (int64 or int32, raw_data little endian or the typed field), else nullopt.
 std::optional<Values> small_integers(const onnx::TensorProto& t) {
   std::size_t count = 1;
@@ -24,33 +40,10 @@ std::optional<Values> small_integers(const onnx::TensorProto& t) {
     count *= static_cast<std::size_t>(d);
   }
   if (count > kShapeConstantMax || t.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
-  Values out;
-  if (t.data_type() == onnx::TensorProto::INT64) {
-    if (t.has_raw_data()) {
-      if (t.raw_data().size() != count * 8) return std::nullopt;
-      for (std::size_t i = 0; i < count; ++i) {
-        std::uint64_t bits = 0;
-        for (int b = 7; b >= 0; --b) bits = (bits << 8) | static_cast<unsigned char>(t.raw_data()[i * 8 + b]);
-        out.push_back(static_cast<std::int64_t>(bits));
-      }
-    } else {
-      out.assign(t.int64_data().begin(), t.int64_data().end());
-    }
-  } else if (t.data_type() == onnx::TensorProto::INT32) {
-    if (t.has_raw_data()) {
-      if (t.raw_data().size() != count * 4) return std::nullopt;
-      for (std::size_t i = 0; i < count; ++i) {
-        std::uint32_t bits = 0;
-        for (int b = 3; b >= 0; --b) bits = (bits << 8) | static_cast<unsigned char>(t.raw_data()[i * 4 + b]);
-        out.push_back(static_cast<std::int32_t>(bits));
-      }
-    } else {
-      out.assign(t.int32_data().begin(), t.int32_data().end());
-    }
-  } else {
-    return std::nullopt;
-  }
-  return out.size() == count ? std::optional(out) : std::nullopt;
+  std::optional<Values> out;
+  if (t.data_type() == onnx::TensorProto::INT64) out = integers_of<8>(t, count, t.int64_data());
+  if (t.data_type() == onnx::TensorProto::INT32) out = integers_of<4>(t, count, t.int32_data());
+  return out && out->size() == count ? out : std::nullopt;
 }
 
 // The operands of each operator that are a shape (or a shape's bounds).
