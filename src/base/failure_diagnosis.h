@@ -8,8 +8,8 @@
 //
 // Each cause found is a sentence and a hint:
 // - frozen dimension: a dimension the profile declares with several sizes that the export detail's
-//   dims_in_graph says is static, or whose failing cases are exactly those the runtime could not run whose
-//   size differs from the export's (its first size);
+//   dims_in_graph says is static or frozen (with the node), or whose failing cases are exactly those whose
+//   size differs from the export's (its first size), none of which the runtime could run;
 // - shape threshold: the failing cases are exactly those whose size of one dimension is past a threshold;
 // - rejected operator: ONNX Runtime has no implementation of a node's operator.
 // The failing cases (name, dims, outcome, ONNX Runtime's node and message) and the exporter's warnings are
