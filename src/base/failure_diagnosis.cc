@@ -194,16 +194,27 @@ std::optional<Cause> threshold_cause(const json& record, const std::string& dim,
   return std::nullopt;
 }
 
+bool names_no_implementation(const std::string& text) {
+  return text.find("NOT_IMPLEMENTED") != std::string::npos ||
+         text.find("Could not find an implementation") != std::string::npos;
+}
+
+Cause rejected_operator(const std::string& said) {
+  return Cause{"an operator the runtime rejects: " + one_line(runtime_words(said)),
+               "ONNX Runtime has no kernel for this operator with these types: export it as other operators "
+               "(another opset or exporter), or cast its inputs to a type the runtime implements"};
+}
+
+// A session the runtime would not create (the load stage's `code` NOT_IMPLEMENTED), or a case it failed so.
 std::optional<Cause> operator_cause(const json& record) {
+  const json load = member(member(record, rf::kStages), kStageNames[stage_index(Stage::load)]);
+  const json detail = member(load, stage_key::kDetail);
+  if (text_of(detail, rf::detail_key::kCode) == "NOT_IMPLEMENTED") {
+    return rejected_operator(text_of(detail, rf::detail_key::kError));
+  }
   for (const auto& c : cases_of(record)) {
-    const std::string detail = text_of(c, case_key::kDetail);
-    if (detail.find("NOT_IMPLEMENTED") == std::string::npos &&
-        detail.find("Could not find an implementation") == std::string::npos) {
-      continue;
-    }
-    return Cause{"an operator the runtime rejects: " + one_line(runtime_words(detail)),
-                 "ONNX Runtime has no kernel for this operator with these types: export it as other operators "
-                 "(another opset or exporter), or cast its inputs to a type the runtime implements"};
+    const std::string said = text_of(c, case_key::kDetail);
+    if (names_no_implementation(said)) return rejected_operator(said);
   }
   return std::nullopt;
 }
@@ -211,7 +222,7 @@ std::optional<Cause> operator_cause(const json& record) {
 std::vector<std::string> failed_cases(const json& record) {
   std::vector<std::string> out;
   for (const auto& c : cases_of(record)) {
-    if (c.value(case_key::kPassed, true) != false) continue;
+    if (c.value(case_key::kPassed, true) != false || text_of(c, case_key::kOutcome).empty()) continue;  // passed or never run
     std::string line = text_of(c, case_key::kName) + " (" + dims_text(c) + "): " + text_of(c, case_key::kOutcome);
     const json error = c.value(case_key::kMaxAbsError, json());
     if (error.is_number()) line += ", max_abs_error " + shown_text(error);

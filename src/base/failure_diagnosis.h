@@ -11,8 +11,9 @@
 //   dims_in_graph says is static or frozen (with the node), or whose failing cases are exactly those whose
 //   size differs from the export's (its first size), none of which the runtime could run;
 // - shape threshold: the failing cases are exactly those whose size of one dimension is past a threshold;
-// - rejected operator: ONNX Runtime has no implementation of a node's operator.
-// The failing cases (name, dims, outcome, ONNX Runtime's node and message) and the exporter's warnings are
+// - rejected operator: ONNX Runtime has no implementation of a node's operator (the load stage's code
+//   NOT_IMPLEMENTED, or a case's message).
+// The failing cases that ran (name, dims, outcome, ONNX Runtime's node and message) and the exporter's warnings are
 // listed beside the causes.
 #pragma once
 

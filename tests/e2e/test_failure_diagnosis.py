@@ -2,7 +2,7 @@
 user, each exported for real and run on real ONNX Runtime in one run: a batch read as a Python int under the
 TorchScript exporter, a Python branch on the batch, and nn.TransformerEncoder, whose TorchScript export
 freezes the sequence length inside attention. Each gets one class, a diagnosis naming the frozen dimension (and
-the node) or the threshold, and a hint, in the summary line, the AssertionError, the Markdown, the JUnit
+the node) or the threshold, and a hint (and an operator ONNX Runtime has no kernel for is named), in the summary line, the AssertionError, the Markdown, the JUnit
 failure and the HTML page (in the real headless Chromium)."""
 import html
 import json
@@ -35,6 +35,8 @@ PROFILES = [
                                                                      "dtype": "float32"}], {"batch": [2, 1, 3]}, ["y"]),
     profile("transformer-torchscript", "torchscript", "transformer_encoder",
             [{"name": "sequence", "shape": [2, "seq", 32], "dtype": "float32"}], {"seq": [10, 6, 14]}, ["encoded"]),
+    profile("int16-relu-torchscript", "torchscript", "int16_relu", [{"name": "x", "shape": ["batch", 3],
+                                                                       "dtype": "float32"}], {"batch": [2, 1]}, ["y"]),
 ]
 
 # What each planted bug's diagnosis must say: (class, words naming the cause, words of its hint).
@@ -65,6 +67,17 @@ def block_of(lines, profile):
     start = next(i for i, line in enumerate(lines) if line.startswith(profile + ": "))
     end = next((i for i in range(start + 1, len(lines)) if not lines[i].startswith("  ")), len(lines))
     return lines[start:end]
+
+
+def test_an_operator_the_runtime_rejects_is_named_with_its_node_and_a_hint(planted):
+    done, records, _ = planted
+    record = records["int16-relu-torchscript"]
+    assert (record["failure"], record["level"]) == ("load-error", "structural")  # no case ran
+    block = block_of(done.stdout.splitlines(), "int16-relu-torchscript")
+    assert "  cause: an operator the runtime rejects: Could not find an implementation for Max(13) node" in \
+        "\n".join(block)
+    assert any(line.startswith("  hint: ONNX Runtime has no kernel for this operator") for line in block)
+    assert not any(line.startswith("  failed case") for line in block)  # no case ran: none is listed
 
 
 def test_one_cause_gets_one_class_whatever_the_kernel_returned(planted):
