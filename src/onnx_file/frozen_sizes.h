@@ -1,7 +1,8 @@
 // Sizes a graph holds as constants where a shape is computed (doc/record-format.md §10, `dims_in_graph`): a
-// dimension declared dynamic whose export size sits in the shape operand of a Reshape, Expand, Slice, Tile or
+// dimension declared dynamic whose export size sits in the shape operand of a Reshape, Expand, Tile or
 // ConstantOfShape is frozen by that node, whatever the graph's input declares (the TorchScript exporter
 // writes `int(x.shape[0])` as such a constant, and nn.TransformerEncoder's attention its sequence length).
+// Not a Slice's bounds: they are indices, equal to a small export size by chance too often.
 //
 // `find_frozen_sizes` parses the model bytes (no external data is read) and, for each size asked, names the
 // first node in graph order whose shape operand holds it: an int64/int32 initializer or Constant `value`
@@ -26,7 +27,7 @@ inline constexpr int kFoldDepth = 3;
 
 struct FrozenSize {
   std::string node;     // the node's name as the file writes it ("" when unnamed)
-  std::string op_type;  // Reshape, Expand, Slice, Tile, ConstantOfShape
+  std::string op_type;  // Reshape, Expand, Tile, ConstantOfShape
 };
 
 // For each size in `sizes` that a node freezes, that node.

@@ -2,7 +2,8 @@
 // onnx's own Python API with the Python of .venv (NNX_ONNX_PYTHON, set by CMake), as onnx_value_info_test.cc
 // writes its files: a Reshape whose shape is an int64 initializer holding the export batch 2, an Expand whose
 // shape is a Concat of an int32 raw Constant holding 7 and a value computed at run time, a Slice whose bounds
-// hold 1 (never reported: too common), and an initializer outside any shape operand holding 5.
+// hold 1 and 9 (never reported: a Slice's bounds are indices, and 1 too common), and an initializer outside
+// any shape operand holding 5.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -34,11 +35,12 @@ nodes = [
     helper.make_node("Cast", ["seven"], ["seven64"], to=TensorProto.INT64),
     helper.make_node("Concat", ["flat_shape", "seven64"], ["grown"], axis=0, name="/grow/Concat"),
     helper.make_node("Expand", ["flat", "grown"], ["big"], name="/grow/Expand"),
-    helper.make_node("Slice", ["big", "one", "one"], ["y"], name="/cut/Slice"),
+    helper.make_node("Slice", ["big", "one", "nine"], ["y"], name="/cut/Slice"),
 ]
 one = numpy_helper.from_array(np.array([1], np.int64), "one")
+nine = numpy_helper.from_array(np.array([9], np.int64), "nine")
 graph = helper.make_graph(nodes, "frozen", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, 4])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [shape, weight, one])
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [shape, weight, one, nine])
 onnx.save_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), sys.argv[1] + "/m.onnx")
 )PY";
 
@@ -75,8 +77,8 @@ TEST_F(FrozenSizesTest, AConstantReachedThroughCastAndConcatIsFound) {
   EXPECT_EQ(frozen.at(7).node, "/grow/Expand");
 }
 
-TEST_F(FrozenSizesTest, SizesBelowTwoAndConstantsOutsideShapesAreNotReported) {
-  EXPECT_TRUE(find({1, 5, 3}).empty());  // 1: the Slice's bounds; 5: no shape operand; 3: nowhere
+TEST_F(FrozenSizesTest, SizesBelowTwoSliceBoundsAndConstantsOutsideShapesAreNotReported) {
+  EXPECT_TRUE(find({1, 9, 5, 3}).empty());  // 1, 9: the Slice's bounds; 5: no shape operand; 3: nowhere
 }
 
 TEST(FrozenSizes, BytesThatAreNoModelAreRefused) {
