@@ -6,18 +6,16 @@
 // any shape operand holding 5.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 
 #include "base/error.h"
 #include "onnx_file/frozen_sizes.h"
 #include "support/files.h"
+#include "support/onnx_writer.h"
 #include "support/temp_dir.h"
 
 namespace nnx {
 namespace {
-
-namespace fs = std::filesystem;
 
 constexpr const char* kWriteModel = R"PY(
 import sys
@@ -48,12 +46,7 @@ class FrozenSizesTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     folder_ = new test_support::TempDir("nnx-frozen-sizes");
-    const fs::path dir = folder_->path();
-    test_support::write_file(dir / "write_model.py", kWriteModel);
-    const std::string python = NNX_ONNX_PYTHON;
-    ASSERT_TRUE(fs::exists(python)) << python << " is missing: run make bootstrap (the tests need onnx)";
-    const std::string command = "'" + python + "' '" + (dir / "write_model.py").string() + "' '" + dir.string() + "'";
-    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    test_support::write_with_onnx_python(folder_->path(), "write_model.py", kWriteModel);
   }
   static void TearDownTestSuite() { delete folder_; }
   static std::map<std::int64_t, FrozenSize> find(const std::vector<std::int64_t>& sizes) {
