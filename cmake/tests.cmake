@@ -62,6 +62,7 @@ set(NNX_UNIT_TEST_SOURCES
   tests/unit/matrix_test.cc
   tests/unit/module_record_test.cc
   tests/unit/module_spec_rules_test.cc
+  tests/unit/frozen_sizes_test.cc
   tests/unit/onnx_model_file_test.cc
   tests/unit/onnx_value_info_test.cc
   tests/unit/parity_failure_order_test.cc

@@ -293,7 +293,7 @@ def _export_work(plan: dict) -> dict:
         steps.done("gradients")
         os.makedirs(plan["output_dir"], exist_ok=True)
         outcome = watch_export(module, path, lambda: export_in_eval(
-            module, lambda: call_module_exporter(module, example, path, plan, names)))
+            module, lambda: call_module_exporter(module, example, path, plan, names)), whole_warnings=True)
         steps.done("exporter")
     except BindProblem as exc:
         answer["bind_error"] = exc.detail

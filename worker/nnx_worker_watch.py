@@ -96,7 +96,11 @@ def last_lines(text: str, count: int = LOG_LINES) -> str:
     return "\n".join(text.splitlines()[-count:])
 
 
-def warning_text(w) -> str:
+def warning_text(w, whole: bool = False) -> str:
+    """`<Class>: <first line>` cut at WARNING_CHARS (record-format §4), or with `whole` (a module export,
+    record-format §10) `<Class>: <message> (<file>:<line>)`, the message whole and where it was raised."""
+    if whole:
+        return f"{w.category.__name__}: {str(w.message).rstrip()} ({w.filename}:{w.lineno})"
     lines = str(w.message).splitlines()
     return f"{w.category.__name__}: {lines[0][:WARNING_CHARS] if lines else ''}".rstrip()
 
@@ -136,8 +140,9 @@ def export_in_eval(model, call) -> None:
                 param.grad = grad
 
 
-def watch_export(model, path: str, export) -> dict:
-    """Runs `export()` (which writes `path`) once, watching it: every Python warning is recorded and fds 1
+def watch_export(model, path: str, export, whole_warnings: bool = False) -> dict:
+    """Runs `export()` (which writes `path`) once, watching it: every Python warning is recorded (whole, with
+    its file and line, under `whole_warnings`: warning_text) and fds 1
     and 2 are captured; `model` is snapshotted before and after. Returns exception ("<ExcType>: <message>"
     or None), log, warnings, before, after and wrote_model (a regular file created or replaced at `path`)."""
     before = snapshot(model)
@@ -153,7 +158,7 @@ def watch_export(model, path: str, export) -> dict:
     return {
         "exception": exception,
         "log": last_lines(log["text"]),
-        "warnings": sorted({warning_text(w) for w in caught}),
+        "warnings": sorted({warning_text(w, whole_warnings) for w in caught}),
         "before": before,
         "after": snapshot(model),
         "wrote_model": os.path.isfile(path) and not os.path.islink(path) and new_stat != old_stat,

@@ -224,7 +224,10 @@ def assert_conformant(
     the summary lines (those ``run`` prints) and whose ``record`` attribute is the record. ``subject``: a profile (a
     :class:`ModuleProfile`, a :class:`Profile`, its JSON object or a tested name), or an ``nn.Module``,
     then run by :func:`check_module` with ``example_inputs`` and ``module_options`` (``name``, ``exporter``,
-    ``dims``, ...). Refusals (an invalid profile, a folder in use) raise as :func:`run_profile`'s do."""
+    ``dims``, ...). Refusals (an invalid profile, a folder in use) raise as :func:`run_profile`'s do. A failed
+    record's message holds its diagnosis under the summary line (doc/reading-a-failure.md, "The diagnosis");
+    pytest shows the failure at the caller's line, not in this body (``__tracebackhide__``)."""
+    __tracebackhide__ = True  # pytest: the caller's assertion, not this function's body
     common = {"force": force, "source_revision": source_revision, "onnxruntime": onnxruntime}
     if isinstance(subject, (str, Profile, ModuleProfile, Mapping)):
         if example_inputs is not None or module_options:

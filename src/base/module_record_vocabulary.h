@@ -28,6 +28,18 @@ inline constexpr const char* kStateSha256 = "state_sha256";
 inline constexpr std::array<const char*, 4> kKeys = {kFactory, kClass, kSourceSha256, kStateSha256};
 }  // namespace module_key
 
+namespace graph_dims_key {  // stages.export.detail.dims_in_graph (§10): {dim: "dynamic" | "static" | frozen}
+inline constexpr const char* kDimsInGraph = "dims_in_graph";
+inline constexpr const char* kDynamic = "dynamic";
+inline constexpr const char* kStatic = "static";
+// A dim declared dynamic that a node of the graph fixes: {"graph": "frozen", "node", "op", "size"}.
+inline constexpr const char* kGraph = "graph";
+inline constexpr const char* kFrozen = "frozen";
+inline constexpr const char* kNode = "node";
+inline constexpr const char* kOp = "op";
+inline constexpr const char* kSize = "size";
+}  // namespace graph_dims_key
+
 namespace input_key {  // inputs[i]
 inline constexpr const char* kName = "name";
 inline constexpr const char* kShape = "shape";

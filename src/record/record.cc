@@ -139,7 +139,9 @@ void Record::reset_input_cases() {
 RecordOutcome Record::derived_outcome() const {
   std::array<StageOutcome, kStageCount> outcomes;
   for (Stage s : kStages) outcomes[stage_index(s)] = {stage(s).status, stage(s).failure};
-  return derive_outcome(outcomes);
+  bool cases_ran = false;
+  for (const auto& c : input_cases) cases_ran = cases_ran || (c.outcome && runtime_returned_outputs(*c.outcome));
+  return derive_outcome(outcomes, cases_ran && level_counts_run_cases(kind()));
 }
 
 void Record::finalize() {
@@ -173,7 +175,17 @@ void finalize_record(json& record) {
   std::array<StageOutcome, kStageCount> outcomes;
   const json& stages = record[rf::kStages];
   for (Stage s : kStages) outcomes[stage_index(s)] = stage_outcome_of(stages, s);
-  write_outcome(record, derive_outcome(outcomes));
+  const auto format = record.find(rf::kFormat);
+  const auto kind = format != record.end() && format->is_string() ? model_kind_of_format(format->get<std::string>())
+                                                                    : std::nullopt;
+  bool cases_ran = false;
+  const auto cases = record.find(rf::kInputCases);
+  for (const auto& c : cases != record.end() && cases->is_array() ? *cases : json::array()) {
+    const auto outcome = c.is_object() ? c.find(rf::case_key::kOutcome) : c.end();
+    cases_ran = cases_ran || (c.is_object() && outcome != c.end() && outcome->is_string() &&
+                              runtime_returned_outputs(outcome->get<std::string>()));
+  }
+  write_outcome(record, derive_outcome(outcomes, cases_ran && kind && level_counts_run_cases(*kind)));
 }
 
 }  // namespace nnx

@@ -39,7 +39,20 @@ std::optional<RecordStatus> parse_record_status(std::string_view name) {
   return std::nullopt;
 }
 
-RecordOutcome derive_outcome(const std::array<StageOutcome, kStageCount>& stages) {
+bool level_counts_run_cases(ModelKind kind) {
+  switch (kind) {
+    case ModelKind::feed_forward: return false;
+    case ModelKind::module:
+    case ModelKind::onnx_file: return true;
+  }
+  return false;
+}
+
+bool runtime_returned_outputs(std::string_view outcome) {
+  return outcome == rf::kOutcomeMatch || outcome == rf::kOutcomeMismatch || outcome == rf::kOutcomeAccepted;
+}
+
+RecordOutcome derive_outcome(const std::array<StageOutcome, kStageCount>& stages, bool cases_ran) {
   RecordOutcome out;
   bool all_passed = true;
   for (Stage s : kStages) {
@@ -51,7 +64,8 @@ RecordOutcome derive_outcome(const std::array<StageOutcome, kStageCount>& stages
     }
   }
   out.status = all_passed ? RecordStatus::passed : RecordStatus::failed;
-  if (stages[stage_index(Stage::parity)].status == StageStatus::passed) {
+  const StageStatus parity = stages[stage_index(Stage::parity)].status;
+  if (parity == StageStatus::passed || (parity == StageStatus::failed && cases_ran)) {
     out.level = Level::executed;
   } else if (stages[stage_index(Stage::check)].status == StageStatus::passed) {
     out.level = Level::structural;

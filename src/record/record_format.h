@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "base/failure.h"
+#include "base/model_record_vocabulary.h"
 #include "base/record_vocabulary.h"
 
 namespace nnx {
@@ -40,7 +41,9 @@ struct StageOutcome {
 
 // What the stages give the record: status `passed` iff every stage passed; failure = the class of the
 // earliest failed stage (nullopt when none failed, or when that stage names no known class); level
-// `executed` when parity passed, else `structural` when check passed, else `none`.
+// `executed` when parity passed, or when parity failed after ONNX Runtime returned a case's outputs
+// (`cases_ran`, counted only for a record whose kind counts them: level_counts_run_cases), else
+// `structural` when check passed, else `none`.
 struct RecordOutcome {
   RecordStatus status = RecordStatus::failed;
   std::optional<FailureClass> failure;
@@ -49,7 +52,15 @@ struct RecordOutcome {
 };
 
 // Stages are indexed by stage_index (dependencies, export, check, load, parity).
-RecordOutcome derive_outcome(const std::array<StageOutcome, kStageCount>& stages);
+RecordOutcome derive_outcome(const std::array<StageOutcome, kStageCount>& stages, bool cases_ran = false);
+
+// Whether a record of `kind` says in its level what ran (doc/record-format.md §10): a module or
+// successor-format record is `executed` once ONNX Runtime returned a case's outputs, passed or not; a
+// tested profile's record keeps §1's level exactly.
+bool level_counts_run_cases(ModelKind kind);
+
+// Whether ONNX Runtime returned outputs for a case of this outcome (`match`, `mismatch`, `accepted`).
+bool runtime_returned_outputs(std::string_view outcome);
 
 // ---- the case table (§5) ----------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@
 #include "base/module_record_vocabulary.h"
 #include "record/record_format.h"
 #include "record/validate_record.h"
+#include "base/failure_diagnosis.h"
 
 namespace nnx {
 
@@ -100,6 +101,8 @@ std::vector<std::string> summary_lines(const std::vector<json>& records) {
     line += exporter_and_runtime(r);
     line += case_summary(r);
     lines.push_back(line);
+    // A failed module or successor-format record's cause in words, one indented line each (base/failure_diagnosis.h).
+    for (const auto& said : diagnosis_lines(diagnose(r, records))) lines.push_back("  " + said);
   }
   return lines;
 }

@@ -91,6 +91,19 @@ std::vector<DriftRow> matrix_drift(const json& matrix) {
   return rows;
 }
 
+std::vector<PageRecord> page_records(const json& document, std::string (*matrix_prefix)(const std::string& version)) {
+  std::vector<PageRecord> out;
+  if (document_kind(document) == DocumentKind::matrix) {
+    for (const auto& runtime : matrix_runtimes(document)) {
+      for (const auto& record : runtime.records) out.push_back({matrix_prefix(runtime.version), record, runtime.records});
+    }
+    return out;
+  }
+  const std::vector<json> records = document_records(document);
+  for (const auto& record : records) out.push_back({"", record, records});
+  return out;
+}
+
 std::vector<json> document_records(const json& document) {
   switch (document_kind(document)) {
     case DocumentKind::record: return {document};

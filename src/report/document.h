@@ -44,6 +44,17 @@ struct MatrixRuntime {
 };
 std::vector<MatrixRuntime> matrix_runtimes(const json& matrix);
 
+// One profile as a page lists it: the prefix its heading has ("" in a report or record, the runtime in a
+// matrix), its record, and the records it sits among (its runtime's in a matrix, else the document's), in
+// which base/failure_diagnosis.h looks for the other exporter's verdict on the same module.
+struct PageRecord {
+  std::string prefix;
+  json record;
+  std::vector<json> siblings;
+};
+// Every record of the document in its order; `matrix_prefix` makes a matrix cell's prefix of its version.
+std::vector<PageRecord> page_records(const json& document, std::string (*matrix_prefix)(const std::string& version));
+
 // One case of a matrix's drift (doc/runtime-matrix.md, "Drift"): the largest difference between any two
 // runtimes, the pair that gives it, and the runtimes beyond the profile's tolerance of the newest.
 struct DriftRow {

@@ -1,4 +1,6 @@
-// render_html (report/render.h): one self-contained page, no script, no fetch.
+// render_html (report/render.h): one self-contained page, no script, no fetch. It opens with every profile in a
+// table, failures first, each linking to its section, and each failed module or successor-format record's
+// diagnosis (html_overview.h); a failed parity stage's detail reads as sentences.
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -7,6 +9,7 @@
 #include "base/module_record_vocabulary.h"
 #include "report/comparison.h"
 #include "report/document.h"
+#include "report/html_overview.h"
 #include "report/markup.h"
 #include "report/render.h"
 
@@ -125,8 +128,7 @@ std::string stage_section(const json& record) {
       detail.erase(rf::detail_key::kTriangulation);
     }
     out += "<div class=\"failure\" data-stage=\"" + std::string(stage) + "\"><h4>" + stage + " failed: " +
-           escape_html(text_of(entry, stage_key::kFailure)) + "</h4><pre>" + escape_html(detail_text(detail)) +
-           "</pre>" +
+           escape_html(text_of(entry, stage_key::kFailure)) + "</h4>" + detail_html(stage, detail) +
            (triangulation.is_null() ? "" : "<details><summary>triangulation (every case's margins)</summary><pre>" +
                                                escape_html(detail_text(triangulation)) + "</pre></details>") +
            "</div>";
@@ -209,16 +211,19 @@ std::string model_line(const json& record) {
          escape_html(inputs_text(record.value(rf::kInputs, json()))) + "</code>";
 }
 
-std::string record_section(const json& record, const std::string& heading_prefix) {
+std::string record_section(const json& record, const std::string& heading_prefix, std::size_t index,
+                           const std::vector<json>& siblings) {
   const std::string profile = text_of(record, rf::kProfile);
   const std::string status = text_of(record, rf::kStatus);
   const std::string failure = text_of(record, rf::kFailure);
-  std::string out = "<section class=\"profile\" data-profile=\"" + escape_html(profile) + "\" data-status=\"" +
+  std::string out = "<section class=\"profile\" id=\"" + profile_anchor(profile, index) + "\" data-profile=\"" +
+                    escape_html(profile) + "\" data-status=\"" +
                     escape_html(status) + "\"><h2>" + escape_html(heading_prefix + profile) + " " +
                     status_badge(status) + (failure.empty() ? "" : " <code>" + escape_html(failure) + "</code>") +
                     "</h2><p>level <code>" + escape_html(text_of(record, rf::kLevel)) + "</code> · exporter <code>" +
                     escape_html(text_of(record.value(rf::kExporter, json::object()), rf::exporter_key::kName)) +
                     "</code>" + model_line(record) + "</p>";
+  out += diagnosis_html(record, siblings);
   out += "<h3>Stages</h3>" + stage_section(record);
   out += "<h3>Input cases</h3>" + cases_section(record);
   out += "<h3>Artifacts</h3>" + artifacts_section(record);
@@ -369,14 +374,10 @@ std::string render_html(const json& document) {
       "</style></head><body><h1>" + escape_html(title) + " " + status_badge(status) + "</h1>";
   out += "<p class=\"compared\">" + escape_html(comparison_sentence(document)) + "</p>";
   out += "<p>" + formats_line(document, records) + "</p>";
-  if (kind == DocumentKind::matrix) {
-    out += matrix_section(document);
-    for (const auto& runtime : matrix_runtimes(document)) {
-      for (const auto& record : runtime.records) out += record_section(record, "runtime " + runtime.version + ": ");
-    }
-  } else {
-    for (const auto& record : records) out += record_section(record, "");
-  }
+  const auto page = page_records(document, [](const std::string& version) { return "runtime " + version + ": "; });
+  out += profiles_overview(page);
+  if (kind == DocumentKind::matrix) out += matrix_section(document);
+  for (std::size_t i = 0; i < page.size(); ++i) out += record_section(page[i].record, page[i].prefix, i, page[i].siblings);
   return out + "</body></html>\n";
 }
 

@@ -1,9 +1,11 @@
 // render_junit (report/render.h): the JUnit XML schema most consumers read (Jenkins, GitLab, GitHub
 // test reporters): <testsuites> of <testsuite name tests failures skipped> of <testcase classname name>,
 // a failure as <failure type message>detail</failure>, a stage that did not run and a case never compared
-// as <skipped/>. Numbers exact (value_text), as the record holds them.
+// as <skipped/>. A failed stage of a module or successor-format record opens its failure with the
+// diagnosis (base/failure_diagnosis.h), its message ending with the first cause. Numbers exact (value_text), as the record holds them.
 #include "base/json_python.h"
 #include "base/module_record_vocabulary.h"
+#include "base/failure_diagnosis.h"
 #include "report/document.h"
 #include "report/markup.h"
 #include "report/render.h"
@@ -31,7 +33,20 @@ std::string case_inputs(const json& record, const json& c) {
   return inputs ? "inputs " + *inputs + ", " : "";
 }
 
-std::string suite(const json& record, const std::string& suite_name, Counts& total) {
+// The record's diagnosis (base/failure_diagnosis.h), one line each, then a blank line; "" when it has none.
+std::string diagnosis_text(const json& record, const std::vector<json>& siblings) {
+  std::string text;
+  for (const auto& line : diagnosis_lines(diagnose(record, siblings))) text += line + "\n";
+  return text.empty() ? text : text + "\n";
+}
+
+// The first cause's sentence (" — <sentence>"), for a failure's message; "" when none.
+std::string first_cause(const json& record, const std::vector<json>& siblings) {
+  const Diagnosis diagnosis = diagnose(record, siblings);
+  return diagnosis.causes.empty() ? "" : " — " + diagnosis.causes.front().sentence;
+}
+
+std::string suite(const json& record, const std::string& suite_name, Counts& total, const std::vector<json>& siblings) {
   Counts counts;
   std::string cases;
   for (const char* stage : kStageNames) {
@@ -44,7 +59,8 @@ std::string suite(const json& record, const std::string& suite_name, Counts& tot
       const json detail = entry.value(stage_key::kDetail, json());
       const std::string text = detail.is_string() ? detail.get<std::string>() : dumps_pretty(detail);
       const std::string cls = text_of(entry, stage_key::kFailure);
-      body = failure(cls, stage + std::string(" failed: ") + cls, text);
+      body = failure(cls, stage + std::string(" failed: ") + cls + first_cause(record, siblings),
+                     diagnosis_text(record, siblings) + text);
     } else if (status != rf::kPassed) {
       ++counts.skipped;
       body = "      <skipped message=\"" + escape_xml(status) + "\"/>\n";
@@ -93,11 +109,13 @@ std::string render_junit(const json& document) {
   if (kind == DocumentKind::matrix) {
     for (const auto& runtime : matrix_runtimes(document)) {
       for (const auto& record : runtime.records) {
-        suites += suite(record, "onnxruntime-" + runtime.version + "." + text_of(record, rf::kProfile), total);
+        suites += suite(record, "onnxruntime-" + runtime.version + "." + text_of(record, rf::kProfile), total,
+                        runtime.records);
       }
     }
   } else {
-    for (const auto& record : document_records(document)) suites += suite(record, text_of(record, rf::kProfile), total);
+    const std::vector<json> records = document_records(document);
+    for (const auto& record : records) suites += suite(record, text_of(record, rf::kProfile), total, records);
   }
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"nnx-conformance\" tests=\"" +
          std::to_string(total.tests) + "\" failures=\"" + std::to_string(total.failures) + "\" errors=\"0\" skipped=\"" +

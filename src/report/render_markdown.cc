@@ -1,7 +1,9 @@
-// render_markdown (report/render.h): one table of profiles and stages, then every failure with its detail.
+// render_markdown (report/render.h): one table of profiles and stages, then every failure with its detail, then
+// each failed module or successor-format record's diagnosis (base/failure_diagnosis.h).
 #include "base/json_python.h"
 #include "base/module_record_vocabulary.h"
 #include "report/comparison.h"
+#include "base/failure_diagnosis.h"
 #include "report/document.h"
 #include "report/markup.h"
 #include "report/render.h"
@@ -87,6 +89,18 @@ std::string failure_rows(const json& record, const std::string& prefix) {
   return out;
 }
 
+// Each failed module or successor-format record's diagnosis (base/failure_diagnosis.h): a bullet list under its name.
+std::string diagnosis_blocks(const json& document) {
+  std::string out;
+  for (const auto& [prefix, record, siblings] : page_records(document, [](const std::string& v) { return v + " / "; })) {
+    const auto lines = diagnosis_lines(diagnose(record, siblings));
+    if (lines.empty()) continue;
+    out += "\n**Why " + markdown_code(prefix + text_of(record, rf::kProfile)) + " failed**\n\n";
+    for (const auto& line : lines) out += "- " + markdown_cell(line) + "\n";
+  }
+  return out;
+}
+
 std::string drift_rows(const json& matrix) {
   std::string out;
   for (const auto& row : matrix_drift(matrix)) {
@@ -134,6 +148,7 @@ std::string render_markdown(const json& document) {
   if (!failures.empty()) {
     out += "\n**Failures**\n\n| profile | where | class | detail |\n|---|---|---|---|\n" + failures;
   }
+  out += diagnosis_blocks(document);
   out += "\nMargin: error ÷ allowed error (≤ 1 is within the tolerance), from the parity triangulation.\n";
   return out;
 }

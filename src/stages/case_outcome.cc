@@ -27,6 +27,12 @@ bool record_runtime_failure(RecordCase& c, const RuntimeFailure& failure) {
   return !expected;
 }
 
+bool record_frozen_size_failure(RecordCase& c, const RuntimeFailure& failure, const std::string& frozen) {
+  set_case_outcome(c, rf::kOutcomeRejected, FailureClass::input_contract,
+                   "refused: " + frozen + "; runtime failed (" + failure.code_name() + "): " + failure.what());
+  return true;
+}
+
 bool record_unexpected_run(RecordCase& c, const std::string& outputs) {
   set_case_outcome(c, rf::kOutcomeAccepted, FailureClass::input_contract,
                    "a refusal was expected, but the runtime ran it (output " + outputs + ")");

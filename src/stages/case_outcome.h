@@ -24,6 +24,12 @@ void set_case_outcome(RecordCase& c, const char* outcome, std::optional<FailureC
 // The case's outcome for a run the runtime refused or failed.
 bool record_runtime_failure(RecordCase& c, const RuntimeFailure& failure);
 
+// The case's outcome for a run the runtime refused or failed while the graph fixes one of the case's
+// dimensions at another size (`frozen` says which and where, e.g. "the graph fixes seq at 10 (Reshape
+// '/attn/Reshape_4')"): `rejected`, input-contract, whatever status code the kernel returned — one class for
+// one cause (doc/record-format.md §10, dims_in_graph); the detail keeps the code and message.
+bool record_frozen_size_failure(RecordCase& c, const RuntimeFailure& failure, const std::string& frozen);
+
 // The case's outcome for a run of a case that had to be refused; `outputs` says what the runtime returned.
 bool record_unexpected_run(RecordCase& c, const std::string& outputs);
 

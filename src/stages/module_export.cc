@@ -19,7 +19,10 @@
 #include "artifacts/factory_copy.h"
 #include "artifacts/layout.h"
 #include "base/error.h"
+#include "base/file_bytes.h"
 #include "base/nearest_name.h"
+#include "onnx_file/frozen_sizes.h"
+#include "profile/onnx_file_spec.h"
 #include "record/record.h"
 #include "stages/module_stages.h"
 #include "stages/module_tensors.h"
@@ -143,11 +146,40 @@ void record_identity(Record& record, const json& answer) {
   record.module->state_sha256 = identity.value("state_sha256", json());
 }
 
-json export_detail(const json& answer) {
+// dims_in_graph as the graph does it (doc/record-format.md §10): the worker's reading of the inputs'
+// declaration, each dim it says is `dynamic` whose export size a shape-computing node holds as a constant
+// (onnx_file/frozen_sizes.h) becoming {"graph": "frozen", "node", "op", "size"}. A model file that cannot be
+// read or parsed keeps the worker's reading (the check stage names what is wrong with it).
+json dims_in_graph(const StageContext& context, const json& answer) {
+  json dims = answer.value(wire::kDimsInGraph, json());
+  if (!dims.is_object()) return dims;
+  std::vector<std::int64_t> sizes;
+  for (const auto& [name, values] : context.profile->module->dims) sizes.push_back(values.front());
+  std::map<std::int64_t, FrozenSize> frozen;
+  try {
+    const auto model = profile_folder(context.root, context.profile->name) / kModelFile;
+    const std::string bytes =
+        read_file_bytes(model, kMaxImportedFileBytes, "the imported file limit", ErrorKind::unreadable);
+    frozen = find_frozen_sizes(std::as_bytes(std::span(bytes)), sizes);
+  } catch (const Error&) {
+    return dims;  // a file the check stage will name: the declaration's reading stands
+  }
+  for (const auto& [name, values] : context.profile->module->dims) {
+    const auto found = frozen.find(values.front());
+    if (!dims.contains(name) || dims[name] != rf::graph_dims_key::kDynamic || found == frozen.end()) continue;
+    namespace key = rf::graph_dims_key;
+    dims[name] = json{{key::kGraph, key::kFrozen}, {key::kNode, found->second.node}, {key::kOp, found->second.op_type},
+                      {key::kSize, values.front()}};
+  }
+  return dims;
+}
+
+json export_detail(const StageContext& context, const json& answer) {
   json detail{{detail_key::kWarnings, answer.value(wire::kWarnings, json::array())}};
   for (const char* key : {wire::kOutputNames, wire::kDimsInGraph, wire::kGraph, wire::kWeights, wire::kOracleMissing}) {
     detail[key] = answer.value(key, json());
   }
+  detail[wire::kDimsInGraph] = dims_in_graph(context, answer);
   // Which parameter each input went to, only where not every input went by position in its own order.
   if (const json binding = answer.value(wire::kBinding, json()); binding.is_array()) detail[wire::kBinding] = binding;
   // The state proof without gradients, only where backward could not run through the module.
@@ -219,7 +251,7 @@ bool record_answer(StageContext& context, const json& answer, AnswerFrames& fram
   store_case_tensors(context, inputs, answer, frames);
   context.times.export_step_seconds.emplace_back(
       "store", std::chrono::duration<double>(std::chrono::steady_clock::now() - stored).count());
-  record.set_stage_passed(Stage::export_model, export_detail(answer));
+  record.set_stage_passed(Stage::export_model, export_detail(context, answer));
   return true;
 }
 

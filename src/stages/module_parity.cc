@@ -16,6 +16,7 @@
 // explains.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -242,13 +243,37 @@ std::vector<Tensor> graph_inputs(const StageContext& context, const RecordCase& 
   return inputs;
 }
 
+// For a match case, the first of its dimensions the export detail's dims_in_graph says the graph fixes
+// (frozen, or static) at a size other than the case's: "the graph fixes <dim> at <size>[ (<op> '<node>')]".
+std::optional<std::string> frozen_dimension(const Record& record, const RecordCase& c) {
+  const json& detail = record.stage(Stage::export_model).detail;
+  if (c.expect != rf::kExpectMatch || !c.module || !record.module || !detail.is_object()) return std::nullopt;
+  const json dims = detail.value(rf::graph_dims_key::kDimsInGraph, json());
+  for (const auto& [name, size] : c.module->dims) {
+    const json state = dims.is_object() && dims.contains(name) ? dims[name] : json();
+    const json declared = record.module->dims.is_object() ? record.module->dims.value(name, json()) : json();
+    if (!declared.is_array() || declared.empty() || !declared[0].is_number_integer()) continue;
+    const std::int64_t exported = declared[0].get<std::int64_t>();
+    if (size == exported) continue;
+    const std::string fixed = "the graph fixes " + name + " at " + std::to_string(exported);
+    if (state.is_string() && state.get<std::string>() == rf::graph_dims_key::kStatic) return fixed;
+    if (state.is_object()) {
+      return fixed + " (" + state.value(rf::graph_dims_key::kOp, std::string()) + " '" +
+             state.value(rf::graph_dims_key::kNode, std::string()) + "')";
+    }
+  }
+  return std::nullopt;
+}
+
 void run_case(RecordCase& c, StageContext& context, std::vector<std::string>& unused, Evidence& evidence) {
   std::vector<Tensor> outputs;
   try {
     const std::vector<Tensor> inputs = graph_inputs(context, c, unused);
     outputs = context.session->run(inputs);
   } catch (const RuntimeFailure& e) {
-    evidence.runtime_departs = record_runtime_failure(c, e) || evidence.runtime_departs;
+    const auto frozen = frozen_dimension(context.record, c);
+    const bool departs = frozen ? record_frozen_size_failure(c, e, *frozen) : record_runtime_failure(c, e);
+    evidence.runtime_departs = departs || evidence.runtime_departs;
     return;
   }
   if (c.expect == rf::kExpectRejected) {

@@ -137,3 +137,14 @@ def eigh() -> nn.Module:
     """x [batch, 4, 4] -> the eigenvalues [batch, 4] of the symmetric mix(x) + mix(x)^T (torch.linalg.eigh)."""
     torch.manual_seed(0)
     return _Eigh()
+
+
+class _Int16Relu(nn.Module):
+    def forward(self, x):
+        # ReLU on int16: the TorchScript export writes Max(13) on int16, which ONNX Runtime's CPU provider lacks.
+        return torch.relu(x.to(torch.int16)).to(torch.float32)
+
+
+def int16_relu() -> nn.Module:
+    """x [batch, 3] float32 -> relu of x cast to int16, back to float32: an operator ONNX Runtime rejects."""
+    return _Int16Relu()

@@ -19,6 +19,7 @@
 #include "base/error.h"
 #include "onnx_file/onnx_model_file.h"
 #include "support/files.h"
+#include "support/onnx_writer.h"
 #include "support/temp_dir.h"
 
 namespace nnx {
@@ -126,12 +127,7 @@ class OnnxModelFileTest : public ::testing::Test {
   static void SetUpTestSuite() {
     folder_ = new test_support::TempDir("nnx-onnx-file");
     dir_ = new fs::path(folder_->path());
-    test_support::write_file(*dir_ / "write_models.py", kWriteModels);
-    const std::string python = NNX_ONNX_PYTHON;
-    ASSERT_TRUE(fs::exists(python)) << python << " is missing: run make bootstrap (the tests need onnx)";
-    const std::string command = "'" + python + "' '" + (*dir_ / "write_models.py").string() + "' '" +
-                                dir_->string() + "'";
-    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    test_support::write_with_onnx_python(*dir_, "write_models.py", kWriteModels);
   }
   static void TearDownTestSuite() {
     delete dir_;

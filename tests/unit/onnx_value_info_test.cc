@@ -10,6 +10,7 @@
 
 #include "onnx_file/onnx_model_file.h"
 #include "support/files.h"
+#include "support/onnx_writer.h"
 #include "support/temp_dir.h"
 
 namespace nnx {
@@ -46,12 +47,7 @@ class OnnxValueInfoTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     folder_ = new test_support::TempDir("nnx-onnx-io");
-    const fs::path dir = folder_->path();
-    test_support::write_file(dir / "write_model.py", kWriteModel);
-    const std::string python = NNX_ONNX_PYTHON;
-    ASSERT_TRUE(fs::exists(python)) << python << " is missing: run make bootstrap (the tests need onnx)";
-    const std::string command = "'" + python + "' '" + (dir / "write_model.py").string() + "' '" + dir.string() + "'";
-    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    test_support::write_with_onnx_python(folder_->path(), "write_model.py", kWriteModel);
   }
   static void TearDownTestSuite() { delete folder_; }
   static OnnxModelFile read() {

@@ -282,6 +282,22 @@ TEST(OneRule, DeriveOutcomeIsTheRuleOfTheSpec) {
   EXPECT_EQ(o.first_failed, Stage::load);
 }
 
+TEST(OneRule, AModuleRecordsLevelSaysWhatRanThoughParityFailed) {
+  std::array<StageOutcome, kStageCount> stages;
+  for (auto& s : stages) s.status = StageStatus::passed;
+  stages[stage_index(Stage::parity)] = {StageStatus::failed, FailureClass::input_contract};
+  EXPECT_EQ(derive_outcome(stages).level, Level::structural);  // §1: nothing says a case ran
+  EXPECT_EQ(derive_outcome(stages, true).level, Level::executed);
+  EXPECT_EQ(derive_outcome(stages, true).failure, FailureClass::input_contract);
+  stages[stage_index(Stage::parity)] = {StageStatus::not_run, std::nullopt};
+  EXPECT_EQ(derive_outcome(stages, true).level, Level::structural);  // parity did not run at all
+  EXPECT_FALSE(level_counts_run_cases(ModelKind::feed_forward));    // the tested profiles keep §1's level
+  EXPECT_TRUE(level_counts_run_cases(ModelKind::module));
+  EXPECT_TRUE(level_counts_run_cases(ModelKind::onnx_file));
+  EXPECT_TRUE(runtime_returned_outputs("mismatch") && runtime_returned_outputs("accepted"));
+  EXPECT_FALSE(runtime_returned_outputs("rejected") || runtime_returned_outputs("error"));
+}
+
 TEST(OneRule, TheCaseTableOfTheSpec) {
   EXPECT_EQ(case_rule("match", "match")->failure, std::nullopt);
   EXPECT_EQ(case_rule("mismatch", "match")->failure, FailureClass::mismatch);
