@@ -6,6 +6,7 @@
 #include "artifacts/factory_copy.h"
 #include "base/error.h"
 #include "base/file_bytes.h"
+#include "base/model_record_vocabulary.h"
 #include "base/module_record_vocabulary.h"
 #include "base/sha256.h"
 #include "profile/module_spec.h"
@@ -20,8 +21,39 @@ using nlohmann::json;
 namespace wire = worker_protocol;
 namespace module_key = rf::module_key;
 
+// What the torch reference rebuilds: a module record's own keys (§10), or an imported ONNX file's model variant
+// (§11), whose graph inputs go to the forward parameters its `bind` names (the others to their own names).
+struct ReferenceIdentity {
+  std::string factory;  // "" for a file checked against its data sets alone
+  json source_sha256;
+  json state_sha256;
+  json bind;  // one forward parameter per input, or null
+};
+
+ReferenceIdentity reference_identity(const Record& record) {
+  const Record::Module& module = *record.module;
+  switch (record.kind()) {
+    case ModelKind::module:
+    case ModelKind::feed_forward:  // never here: parity asks only for a module or model record
+      return {module.factory, module.source_sha256, module.state_sha256, json()};
+    case ModelKind::onnx_file: {
+      const json& variant = module.variant;
+      const json factory = variant.value(rf::model_key::kFactory, json());
+      const json bound = variant.value(rf::model_key::kBind, json::object());
+      json bind = json::array();
+      for (const auto& input : module.inputs) {
+        const std::string name = input.value(rf::input_key::kName, std::string());
+        bind.push_back(bound.is_object() ? bound.value(name, name) : name);
+      }
+      return {factory.is_string() ? factory.get<std::string>() : std::string(),
+              variant.value(module_key::kSourceSha256, json()), variant.value(module_key::kStateSha256, json()), bind};
+    }
+  }
+  return {};
+}
+
 std::string recorded_source(const Record& record) {
-  const json& recorded = record.module->source_sha256;
+  const json recorded = reference_identity(record).source_sha256;
   return recorded.is_string() ? recorded.get<std::string>() : std::string("null");
 }
 
@@ -34,8 +66,10 @@ json reference_request(const StageContext& context, const FactoryToRun& factory,
     for (const auto& in : c.module->inputs) inputs.push_back(frames.own(stored_tensor(context.stored, in, in.file)));
     cases.push_back({{wire::kName, c.name}, {wire::kInputs, inputs}});
   }
+  const ReferenceIdentity identity = reference_identity(record);
   return json{{wire::kOp, wire::kOpModuleReference},
-              {wire::kFactory, record.module->factory},
+              {wire::kFactory, identity.factory},
+              {wire::kBind, identity.bind},
               {wire::kFactoryPath, factory.file ? json(factory.file->string()) : json()},
               {wire::kSourceSha256, factory.file ? json(factory.sha256) : json()},
               {wire::kInputs, record.module->inputs},
@@ -46,23 +80,24 @@ json reference_request(const StageContext& context, const FactoryToRun& factory,
 // Throws for what refuses the execution: the factory does not import (RuntimeUnavailable), the worker
 // imported other bytes than the record's (ConformanceError). Otherwise why no case can be compared, or "".
 std::string refusal_of(const Record& record, const json& answer) {
+  const ReferenceIdentity recorded = reference_identity(record);
   const json identity = answer.value(wire::kModuleIdentity, json());
   const json source = identity.is_object() ? identity.value(module_key::kSourceSha256, json()) : json();
-  if (source.is_string() && source != record.module->source_sha256) {
+  if (source.is_string() && source != recorded.source_sha256) {
     throw ConformanceError("the torch reference of \"" + record.profile + "\" would run other code than the record's: " +
-                           record.module->factory + " has source_sha256 " + source.get<std::string>() +
+                           recorded.factory + " has source_sha256 " + source.get<std::string>() +
                            ", the record says " + recorded_source(record));
   }
   if (const json e = answer.value(wire::kImportError, json()); e.is_string()) {
     throw RuntimeUnavailable(std::string(failure_name(FailureClass::missing_dependency)) +
-                             ": the torch reference is unavailable: the module " + record.module->factory +
+                             ": the torch reference is unavailable: the module " + recorded.factory +
                              " does not import: " + e.get<std::string>());
   }
   if (const json e = answer.value(wire::kException, json()); e.is_string()) return e.get<std::string>();
   const json state = identity.is_object() ? identity.value(module_key::kStateSha256, json()) : json();
-  if (state != record.module->state_sha256) {
+  if (state != recorded.state_sha256) {
     return "the factory now builds a module whose state_sha256 is " + state.dump() + ", not the record's " +
-           record.module->state_sha256.dump();
+           recorded.state_sha256.dump();
   }
   return "";
 }
@@ -102,13 +137,13 @@ std::optional<std::filesystem::path> recorded_file(const std::string& named,
 
 FactoryToRun factory_to_run(const Record& record, const std::optional<std::filesystem::path>& record_folder,
                             const std::filesystem::path& root) {
-  if (!record.module->variant.is_null()) {  // §11: an imported ONNX file
-    throw UsageError("the record of \"" + record.profile + "\" is an imported ONNX file: its torch reference is "
-                     "not rebuilt by execute (its graph inputs' binding is not replayed yet); execute it with its "
-                     "stored outputs");
+  const ReferenceIdentity identity = reference_identity(record);
+  if (identity.factory.empty()) {  // §11: a file checked against its data sets alone
+    throw UsageError("the record of \"" + record.profile + "\" is an ONNX file checked against its data sets, with no "
+                     "module to rebuild: its reference is its stored outputs; execute it without --reference torch");
   }
   ModuleSpec spec;
-  spec.factory = record.module->factory;
+  spec.factory = identity.factory;
   FactoryToRun out;
   out.factory = spec.factory;
   const std::optional<std::string> named = spec.factory_file();
@@ -132,7 +167,7 @@ FactoryToRun factory_to_run(const Record& record, const std::optional<std::files
                      "that lists a copy of it in its artifacts uses that when nothing is there)");
   }
   out.sha256 = sha256_hex(bytes);
-  if (out.sha256 != record.module->source_sha256) {
+  if (out.sha256 != identity.source_sha256) {
     throw ConformanceError("the factory file " + out.file->string() + " of \"" + record.profile +
                            "\" has sha256 " + out.sha256 + ", the record says " + recorded_source(record) +
                            ": it is not the code that was run, so it is not imported. Restore the file the "

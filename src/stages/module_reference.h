@@ -11,8 +11,9 @@
 // they do not: a file at the recorded path with other bytes is refused, not passed over for the copy;
 // UsageError when there is neither a file nor a copy, or the file cannot be read). A
 // `package.module:FACTORY` factory names no file: the worker's answer is compared after its import. A record
-// of an imported ONNX file (§11) is refused (UsageError: its graph inputs' binding is not replayed yet; its
-// stored outputs are the way out).
+// of an imported ONNX file (§11) rebuilds the module its model variant names, each graph input given to the
+// forward parameter its `bind` names; one checked against its data sets alone names no module and is refused
+// (UsageError: its stored outputs are the way out).
 //
 // `recompute_module_references`, called by the module parity stage after load kept the verified stored
 // tensors: tells stderr which file it is about to run, asks the worker to rebuild the module in a child

@@ -1,7 +1,7 @@
 """Your own ONNX file checked against the module factory named beside it (doc/record-format.md §11): the
 file a script of the test's own exported (do_constant_folding=False, weights as external data) reaches
 `executed` against PyTorch's reference and the float64 oracle on drawn inputs, its graph input `input.1`
-bound to forward's `x`; the same file with one initializer changed beyond tolerance is `mismatch` blamed
+bound to forward's `x` (again under `execute --reference torch`); the same file with one initializer changed beyond tolerance is `mismatch` blamed
 on the weights; a graph input that is no Python name and is not bound is exit 2 naming the way out."""
 import json
 
@@ -35,6 +35,14 @@ def test_an_own_file_checked_against_its_module_is_executed(tmp_path):
     again = run_cli("execute", tmp_path / "out" / "r.json", tmp_path / "out" / "r-artifacts", "--output",
                     tmp_path / "again.json", env={"NNX_PYTHON": "/bin/false"})
     assert again.returncode == 0, again.stderr
+    # --reference torch rebuilds the module its record names and gives input.1 to forward's x again
+    torch = run_cli("execute", tmp_path / "out" / "r.json", tmp_path / "out" / "r-artifacts", "--output",
+                    tmp_path / "torch.json", "--reference", "torch")
+    assert torch.returncode == 0, torch.stdout + torch.stderr
+    assert "importing" in torch.stderr and "net.py" in torch.stderr, torch.stderr
+    replayed = json.loads((tmp_path / "torch.json").read_text())["profiles"][0]
+    assert replayed["status"] == "passed" and replayed["stages"]["parity"]["detail"]["reference"] == "torch"
+    assert [c["max_abs_error"] for c in replayed["input_cases"]] == [c["max_abs_error"] for c in record["input_cases"]]
 
 
 def test_one_initializer_changed_beyond_tolerance_is_a_mismatch_blamed_on_the_weights(tmp_path):

@@ -78,6 +78,14 @@ def test_execute_replays_the_record_without_python_and_report_and_matrix_take_it
     assert [c["case"] for c in cases] == ["data-set-0", "data-set-1"]
 
 
+def test_execute_with_a_torch_reference_of_a_data_only_record_is_refused_naming_the_stored_outputs(checked):
+    done = run_cli("execute", checked / "report.json", checked / "report-artifacts", "--output",
+                   checked / "torch.json", "--reference", "torch", env=NO_PYTHON)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "checked against its data sets, with no module to rebuild" in done.stderr, done.stderr
+    assert "without --reference torch" in done.stderr and not (checked / "torch.json").exists()
+
+
 def test_data_sets_whose_outputs_the_file_does_not_compute_are_a_mismatch(own_file, tmp_path):
     folder = tmp_path / "own"
     shutil.copytree(own_file, folder)
