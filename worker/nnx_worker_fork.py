@@ -99,6 +99,21 @@ def _no_breakpoint(*_args, **_kwargs):
     raise RuntimeError(f"breakpoint(): {NO_STDIN}")
 
 
+def close_quietly(*fds: int) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def drop_private(*more: int) -> None:
+    """A forked process's first act: closes the response channel, the worker's ends of the warm parents' pipes
+    and `more`, none of which a module's process (or a new warm parent) may hold."""
+    close_quietly(RESPONSE_FD, *PRIVATE_FDS, *more)
+    PRIVATE_FDS.clear()
+
+
 def without_stdin() -> None:
     """Descriptor 0 on /dev/null, sys.stdin and breakpoint() failing at once: the worker's stdin is the core's
     request stream, which a module's input() would block on until the export's deadline."""
@@ -126,11 +141,7 @@ def _child(work, write_fd: int, out_fd: int) -> None:
     """The child's whole life: never returns (os._exit), whatever `work` does."""
     status = 0
     try:
-        for fd in (RESPONSE_FD, *PRIVATE_FDS):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        drop_private()
         os.dup2(out_fd, 1)
         os.close(out_fd)
         without_stdin()

@@ -1,4 +1,4 @@
-"""Warm parents (worker/PROTOCOL.md, "Warm parents"): a factory file's leading imports of installed packages
+"""Warm parents (doc/warm-parents.md): a factory file's leading imports of installed packages
 paid once per worker, not once per profile, with no code of the factory file run outside a module's process.
 
 `installed_imports(path, expected_sha256)` reads a FILE.py factory's leading import statements (the
@@ -34,7 +34,8 @@ import time
 import traceback
 
 import nnx_worker_fork
-from nnx_worker_fork import RESPONSE_FD, become_subreaper, children, end_left_behind, flush_and_exit, how_it_ended
+from nnx_worker_fork import (RESPONSE_FD, become_subreaper, children, close_quietly, drop_private, end_left_behind,
+                             flush_and_exit, how_it_ended)
 from nnx_worker_model import ProtocolError, describe
 from nnx_worker_tensors import WireError, read_message, write_message
 
@@ -167,16 +168,11 @@ def _serve(ops: dict) -> None:
         write_message(RESPONSE_FD, answer)
 
 
-def _life(statements: list, ops: dict, requests: int, answers: int, foreign: list) -> None:
+def _life(statements: list, ops: dict, requests: int, answers: int, workers_ends: tuple) -> None:
     """The warm parent's whole life: never returns (os._exit)."""
     status = 0
     try:
-        for fd in (RESPONSE_FD, *foreign):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        nnx_worker_fork.PRIVATE_FDS.clear()
+        drop_private(*workers_ends)
         nnx_worker_fork.without_stdin()  # its imports run with no input and no channel to the core
         facts = _import_watched(statements)
         os.dup2(requests, 0)
@@ -208,8 +204,7 @@ class WarmParent:
         sys.stderr.flush()
         self.pid = os.fork()
         if self.pid == 0:
-            _life(statements, ops, requests_read, answers_write,
-                  [self.requests, self.answers_fd, *nnx_worker_fork.PRIVATE_FDS])
+            _life(statements, ops, requests_read, answers_write, (self.requests, self.answers_fd))
         os.close(requests_read)
         os.close(answers_write)
         nnx_worker_fork.PRIVATE_FDS.update((self.requests, self.answers_fd))
@@ -227,12 +222,8 @@ class WarmParent:
     def end(self) -> str:
         """Ends the warm parent (if it still lives) and reaps it; how it ended."""
         self.ended = True
-        for fd in (self.requests, self.answers_fd):
-            nnx_worker_fork.PRIVATE_FDS.discard(fd)
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        nnx_worker_fork.PRIVATE_FDS.difference_update((self.requests, self.answers_fd))
+        close_quietly(self.requests, self.answers_fd)
         try:
             os.kill(self.pid, signal.SIGKILL)
         except ProcessLookupError:

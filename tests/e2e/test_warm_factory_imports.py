@@ -1,5 +1,5 @@
 """A factory file's leading imports of installed packages are paid once per worker, in a warm parent
-(worker/nnx_worker_warm.py, worker/PROTOCOL.md "Warm parents"), and the warm parent holds every defence of a
+(worker/nnx_worker_warm.py, doc/warm-parents.md), and the warm parent holds every defence of a
 module's process: two Hugging Face profiles of one file import transformers once; a package the factory's
 folder shadows is never pre-imported; a module cannot write to its warm parent's channel and one that kills
 its warm parent is reported without taking the worker; imports that run a tensor operation or start a thread
