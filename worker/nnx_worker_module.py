@@ -21,7 +21,7 @@ from nnx_worker_model import ProtocolError, describe, is_int
 from nnx_worker_module_load import (ModuleProblem, SourceChanged, build_module, oracle,
                                     output_names, references, named_outputs)
 from nnx_worker_tensors import DTYPES, WireTensor, to_torch
-from nnx_worker_warm import WARM_PARENTS
+from nnx_worker_warm import WARM_PARENTS, warm_imports
 from nnx_worker_watch import changed_entries, changed_parts, export_in_eval, STATE_PARTS, watch_export
 
 EXPORTERS = ("torchscript", "dynamo")
@@ -341,20 +341,6 @@ def _in_child(work, plan: dict, answer: dict) -> dict:
         return answer
 
 
-def _warm(op: str) -> None:
-    """torch, onnx and onnxscript imported in the worker before it forks (the child starts warm)."""
-    try:
-        import torch  # noqa: F401
-    except BaseException as exc:  # noqa: BLE001
-        raise ProtocolError(f"{op}: torch is not importable: {describe(exc)}") from None
-    if op == "module_export":
-        try:
-            import onnx  # noqa: F401
-            import onnxscript  # noqa: F401
-        except BaseException as exc:  # noqa: BLE001
-            raise ProtocolError(f"{op}: onnx/onnxscript is not importable: {describe(exc)}") from None
-
-
 def _reference_answer() -> dict:
     return {"ok": True, "import_error": None, "exception": None, "module": None, "references": [],
             "output_names": []}
@@ -381,7 +367,7 @@ WARM_PARENT_OPS = {op: _served_here for op in _HERE}
 
 
 def _module_op(req: dict, op: str) -> dict:
-    _warm(op)
+    warm_imports(op, req.get("exporter"))
     plan = parse_module_request(req, op)
     here, empty = _HERE[op]
     return WARM_PARENTS.answer(req, plan, lambda: here(plan), empty(), WARM_PARENT_OPS)

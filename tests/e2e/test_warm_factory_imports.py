@@ -122,3 +122,12 @@ def test_imports_that_run_a_tensor_operation_or_start_a_thread_make_a_warm_paren
     script = WATCHED.format(folder=str(WORKER.parent), statements=[statement])
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     assert json.loads(out.stdout).startswith(unfit)
+
+
+def test_a_fifo_named_as_the_factory_file_never_blocks_the_worker_reading_its_imports(tmp_path):
+    sys.path.insert(0, str(WORKER.parent))
+    import nnx_worker_warm
+
+    fifo = tmp_path / "factory.py"
+    os.mkfifo(fifo)  # no writer: a blocking open would wait for ever
+    assert nnx_worker_warm.installed_imports(str(fifo)) == []
