@@ -1,7 +1,7 @@
 """A factory file's leading imports of installed packages are paid once per worker, in a warm parent
 (worker/nnx_worker_warm.py, doc/warm-parents.md), and the warm parent holds every defence of a
-module's process: two Hugging Face profiles of one file import transformers once; a package the factory's
-folder shadows is never pre-imported; a module cannot write to its warm parent's channel and one that kills
+module's process: two Hugging Face profiles of one file import transformers once; an export through a warm
+parent equals a cold child's bit for bit; a package the factory's folder shadows is never pre-imported; a module cannot write to its warm parent's channel and one that kills
 its warm parent is reported without taking the worker; imports that run a tensor operation or start a thread
 make the warm parent unfit. Real torch, real transformers (tiny configs), the real worker."""
 from __future__ import annotations
@@ -131,3 +131,39 @@ def test_a_fifo_named_as_the_factory_file_never_blocks_the_worker_reading_its_im
     fifo = tmp_path / "factory.py"
     os.mkfifo(fifo)  # no writer: a blocking open would wait for ever
     assert nnx_worker_warm.installed_imports(str(fifo)) == []
+
+
+BERT = '''
+
+class FirstOutput(torch.nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)[0]
+
+
+def make():
+    {inner}torch.manual_seed(0)
+    return FirstOutput(BertModel(BertConfig(vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                                            intermediate_size=64, max_position_embeddings=64)).eval())
+'''
+
+
+def test_an_export_through_a_warm_parent_equals_a_cold_childs_bit_for_bit(worker, tmp_path):
+    imports = "from transformers import BertConfig, BertModel\n"
+    warm = write(tmp_path / "warm", "bert_warm.py", imports + "import torch\n" + BERT.format(inner=""))
+    cold = write(tmp_path / "cold", "bert_cold.py", "import torch\n" + BERT.format(inner=imports + "    "))
+    ids = torch.randint(0, 100, (2, 8), generator=torch.Generator().manual_seed(0))
+    answers = []
+    for path in (warm, cold):
+        request = dict(reference_request(path, "make"), op="module_export", exporter="torchscript", opset_version=17,
+                       dims=[["batch", [2]]], example=[Frame("x", ids)], output_dir=str(path.parent / "out"),
+                       model_file="model.onnx")
+        answers.append(worker.request(request))
+    assert answers[0]["exception"] is None and answers[1]["exception"] is None, answers
+    assert "warm_parent" in answers[0] and "warm_parent" not in answers[1]
+    assert answers[1]["modules_imported"] > 100 > answers[0]["modules_imported"]  # the cold child paid the import
+    assert answers[0]["references"] == answers[1]["references"] and answers[0]["oracle"] == answers[1]["oracle"]
+    assert (warm.parent / "out" / "model.onnx").read_bytes() == (cold.parent / "out" / "model.onnx").read_bytes()
