@@ -1,9 +1,10 @@
 """A factory file's leading imports of installed packages are paid once per worker, in a warm parent
-(worker/nnx_worker_warm.py, doc/warm-parents.md), and the warm parent holds every defence of a
-module's process: two Hugging Face profiles of one file import transformers once; an export through a warm
-parent equals a cold child's bit for bit; a package the factory's folder shadows is never pre-imported; a module cannot write to its warm parent's channel and one that kills
-its warm parent is reported without taking the worker; imports that run a tensor operation or start a thread
-make the warm parent unfit. Real torch, real transformers (tiny configs), the real worker."""
+(worker/nnx_worker_warm.py, doc/warm-parents.md), and the warm parent holds every defence of a module's
+process: two Hugging Face profiles of one file import transformers once; an export through a warm parent
+equals a cold child's bit for bit; a package the factory's folder shadows is never pre-imported; a module
+cannot write to its warm parent's channel, and one that kills its warm parent is reported without taking the
+worker; imports that run a tensor operation or start a thread make the warm parent unfit. Real torch, real
+transformers (tiny configs), the real worker."""
 from __future__ import annotations
 
 import json
