@@ -317,8 +317,11 @@ class WarmParents:
         key = tuple(statements)
         if not statements:
             return cold()
+        started = None
         if key not in self.live and key not in self.unfit:
+            start = time.perf_counter()
             parent = WarmParent(statements, ops)
+            started = ["warm_parent", time.perf_counter() - start]  # its fork and imports, for run --timings
             if parent.facts["unfit"] is not None:
                 self.unfit[key] = parent.facts
             else:
@@ -326,11 +329,13 @@ class WarmParents:
         if key in self.unfit:
             answer = cold()
             answer["warm_parent"] = self.unfit[key]
-            return answer
-        parent = self.live.pop(key)
-        answer = parent.answer(req, died)
-        if not parent.ended:
-            self.live[key] = parent  # now the most recently used
+        else:
+            parent = self.live.pop(key)
+            answer = parent.answer(req, died)
+            if not parent.ended:
+                self.live[key] = parent  # now the most recently used
+        if started is not None and "step_seconds" in answer:
+            answer["step_seconds"].insert(0, started)
         return answer
 
     def _keep(self, key: tuple, parent: WarmParent) -> None:

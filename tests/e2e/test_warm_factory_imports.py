@@ -165,6 +165,7 @@ def test_an_export_through_a_warm_parent_equals_a_cold_childs_bit_for_bit(worker
         answers.append(worker.request(request))
     assert answers[0]["exception"] is None and answers[1]["exception"] is None, answers
     assert "warm_parent" in answers[0] and "warm_parent" not in answers[1]
+    assert [step[0] for step in answers[0]["step_seconds"]][:2] == ["warm_parent", "module"]  # run --timings'
     assert answers[1]["modules_imported"] > 100 > answers[0]["modules_imported"]  # the cold child paid the import
     assert answers[0]["references"] == answers[1]["references"] and answers[0]["oracle"] == answers[1]["oracle"]
     assert (warm.parent / "out" / "model.onnx").read_bytes() == (cold.parent / "out" / "model.onnx").read_bytes()
