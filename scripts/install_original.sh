@@ -6,7 +6,7 @@
 #   build/original-venv   python3 -m venv (the interpreter .venv was made with: same minor version), a .pth
 #                         file that adds .venv's site-packages (torch, onnx, numpy, ... are shared, not
 #                         installed twice), and thekaveh-nnx==0.4.1 with what it needs that .venv lacks:
-#                         tqdm, pandas, scikit-learn, prettytable, pyyaml, onnxruntime==1.30.0 — exactly
+#                         pandas, scikit-learn, prettytable, onnxruntime==1.30.0 — exactly
 #                         tests/original.lock (`make lock` makes it from tests/original.in, constrained by
 #                         requirements.lock), every wheel pinned with its sha256
 #

@@ -273,6 +273,7 @@ def main() -> int:
 def serve() -> None:
     """Serves requests until stdin closes (main), then ends the process with main's status."""
     status = main()
+    nnx_worker_module.WARM_PARENTS.close()
     # Skip the interpreter's teardown (seconds after a dynamo export): only the log streams need flushing.
     from nnx_worker_fork import flush_and_exit  # beside this script; stdlib-only at import
     flush_and_exit(status)

@@ -1,15 +1,17 @@
 """One forked child per module request (worker/PROTOCOL.md, "Module profiles"): the user's module, its
 imports and its globals never share a process with another profile's.
 
-`run_in_child(work)` forks the warm worker (torch, onnx and onnxscript already imported), runs `work()` in
-the child, which sends its answer (a JSON object and its tensor frames, nnx_worker_tensors.py) to the parent
-over a pipe and ends with `os._exit`. The child has no standard input (/dev/null; `input()` and `breakpoint()` fail at once, saying so). Its stdout
+`run_in_child(work)` forks the warm worker (torch, onnx and onnxscript already imported), or a warm parent of
+it (nnx_worker_warm.py), runs `work()` in the child, which sends its answer (a JSON object and its tensor
+frames, nnx_worker_tensors.py) to the parent over a pipe and ends with `os._exit`. The child holds neither
+the response channel (RESPONSE_FD) nor the worker's ends of the warm parents' pipes (PRIVATE_FDS). The child
+has no standard input (/dev/null; `input()` and `breakpoint()` fail at once, saying so). Its stdout
 is a pipe the parent reads while the child runs, keeping the first and the last KEEP_BYTES of it (how many
 bytes between were left out is said where they were), so however much a module prints the worker holds at
 most twice that; the parent passes the kept text on to its own stdout (the core's log) afterwards. The
 export ends when the child does: the parent waits for the child's exit, not for the end of its pipes, then
 reads what they hold, and kills every process the child left behind (a data-loader's prefetcher holding the
-pipes open): the worker is their subreaper, so they become its children when the child ends. The child
+pipes open): the forking process is their subreaper, so they become its children when the child ends. The child
 uses one intra-op thread: a forked child that uses the parent's OpenMP pool deadlocks (measured with torch
 2.13: a conv forward in a child of a parent that had run one hangs forever), one thread does not. Only the
 standard library is imported at module level.
@@ -29,6 +31,9 @@ from nnx_worker_model import describe
 from nnx_worker_tensors import WireError, read_message, write_message
 
 RESPONSE_FD = 3  # the worker's response channel: a child never writes it, so it closes its copy
+# The worker's own ends of its warm parents' pipes (nnx_worker_warm.py): a module's process closes its copies,
+# so no module can write a request to a warm parent or read another profile's answer.
+PRIVATE_FDS: set = set()
 KEEP_BYTES = 1 << 20  # of the child's stdout, the first and the last MiB are kept
 DRAIN_READS = 16  # reads of up to 1 MiB of a pipe after the child ended: more than a pipe can hold (1 MiB)
 _PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphaned descendants become this process's children
@@ -94,7 +99,22 @@ def _no_breakpoint(*_args, **_kwargs):
     raise RuntimeError(f"breakpoint(): {NO_STDIN}")
 
 
-def _without_stdin() -> None:
+def close_quietly(*fds: int) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def drop_private(*more: int) -> None:
+    """A forked process's first act: closes the response channel, the worker's ends of the warm parents' pipes
+    and `more`, none of which a module's process (or a new warm parent) may hold."""
+    close_quietly(RESPONSE_FD, *PRIVATE_FDS, *more)
+    PRIVATE_FDS.clear()
+
+
+def without_stdin() -> None:
     """Descriptor 0 on /dev/null, sys.stdin and breakpoint() failing at once: the worker's stdin is the core's
     request stream, which a module's input() would block on until the export's deadline."""
     null = os.open(os.devnull, os.O_RDONLY)
@@ -104,7 +124,7 @@ def _without_stdin() -> None:
     sys.breakpointhook = _no_breakpoint
 
 
-def _how(status: int) -> str:
+def how_it_ended(status: int) -> str:
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
         try:
@@ -121,13 +141,10 @@ def _child(work, write_fd: int, out_fd: int) -> None:
     """The child's whole life: never returns (os._exit), whatever `work` does."""
     status = 0
     try:
-        try:
-            os.close(RESPONSE_FD)
-        except OSError:
-            pass
+        drop_private()
         os.dup2(out_fd, 1)
         os.close(out_fd)
-        _without_stdin()
+        without_stdin()
         try:
             import torch
 
@@ -185,7 +202,7 @@ def _collect(pid: int, sinks: dict) -> int:
     return os.waitpid(pid, 0)[1]
 
 
-def _children() -> set:
+def children() -> set:
     """The pids of this process's children (from /proc)."""
     me, found = os.getpid(), set()
     for entry in os.listdir("/proc"):
@@ -201,11 +218,11 @@ def _children() -> set:
     return found
 
 
-def _end_left_behind(before: set) -> None:
+def end_left_behind(before: set) -> None:
     """Kills and reaps every child of the worker that was not one before the fork: the processes the module's
     child left behind, the worker's (their subreaper's) once it ended; their own children follow them."""
     for _ in range(100):
-        left = _children() - before
+        left = children() - before
         if not left:
             return
         for pid in left:
@@ -220,7 +237,7 @@ def _end_left_behind(before: set) -> None:
                 pass
 
 
-def _become_subreaper() -> None:
+def become_subreaper() -> None:
     try:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     except (OSError, AttributeError):
@@ -265,10 +282,10 @@ class _ChunkStream:
 def run_in_child(work, log_lines: int = 5) -> dict:
     """`work()`'s answer as computed in a forked child. Raises ChildDied when the child ends without a
     complete answer, RuntimeError when the child reports that `work` itself failed (a worker bug)."""
-    _become_subreaper()
+    become_subreaper()
     read_fd, write_fd = os.pipe()
     out_read, out_write = os.pipe()
-    before = _children()
+    before = children()
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
@@ -284,7 +301,7 @@ def run_in_child(work, log_lines: int = 5) -> dict:
     finally:
         os.close(read_fd)
         os.close(out_read)
-        _end_left_behind(before)
+        end_left_behind(before)
     text = spool.text()
     if text:
         sys.stdout.write(text)
@@ -294,7 +311,7 @@ def run_in_child(work, log_lines: int = 5) -> dict:
     except (WireError, ValueError, MemoryError):
         answer = None
     if not isinstance(answer, dict) or status != 0:
-        raise ChildDied(_how(status), "\n".join(text.splitlines()[-log_lines:]))
+        raise ChildDied(how_it_ended(status), "\n".join(text.splitlines()[-log_lines:]))
     if "nnx_internal_error" in answer:
         raise RuntimeError(f"in the module's process: {answer['nnx_internal_error']}")
     return answer

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import time
 
 from nnx_worker_fork import ChildDied, run_in_child
@@ -20,6 +21,7 @@ from nnx_worker_model import ProtocolError, describe, is_int
 from nnx_worker_module_load import (ModuleProblem, SourceChanged, build_module, oracle,
                                     output_names, references, named_outputs)
 from nnx_worker_tensors import DTYPES, WireTensor, to_torch
+from nnx_worker_warm import WARM_PARENTS, warm_imports
 from nnx_worker_watch import changed_entries, changed_parts, export_in_eval, STATE_PARTS, watch_export
 
 EXPORTERS = ("torchscript", "dynamo")
@@ -256,9 +258,10 @@ class _Steps:
 
 def _reference_steps(plan: dict, answer: dict):
     """Steps 1-4 (import, call, identity, reference): the module, with `answer` filled in."""
-    steps = _Steps(answer)
+    steps, modules = _Steps(answer), len(sys.modules)
     module, answer["module"] = build_module(plan["factory"], plan["factory_path"], plan.get("source_sha256"))
     names = plan["bind"] or [spec["name"] for spec in plan["inputs"]]  # an imported file's: its `bind`
+    answer["modules_imported"] = len(sys.modules) - modules  # by the factory's file and call: a warm parent's are not
     plan["binding"] = binding = bind_inputs(module, names)  # before anything runs the forward
     if binding.stated():
         answer["binding"] = binding.describe([spec["name"] for spec in plan["inputs"]])
@@ -317,8 +320,7 @@ def _export_work(plan: dict) -> dict:
 
 
 def _reference_work(plan: dict) -> dict:
-    answer = {"ok": True, "import_error": None, "exception": None, "module": None, "references": [],
-              "output_names": []}
+    answer = _reference_answer()
     try:
         _reference_steps(plan, answer)
     except SourceChanged as exc:
@@ -339,28 +341,41 @@ def _in_child(work, plan: dict, answer: dict) -> dict:
         return answer
 
 
-def _warm(op: str) -> None:
-    """torch, onnx and onnxscript imported in the worker before it forks (the child starts warm)."""
-    try:
-        import torch  # noqa: F401
-    except BaseException as exc:  # noqa: BLE001
-        raise ProtocolError(f"{op}: torch is not importable: {describe(exc)}") from None
-    if op == "module_export":
-        try:
-            import onnx  # noqa: F401
-            import onnxscript  # noqa: F401
-        except BaseException as exc:  # noqa: BLE001
-            raise ProtocolError(f"{op}: onnx/onnxscript is not importable: {describe(exc)}") from None
+def _reference_answer() -> dict:
+    return {"ok": True, "import_error": None, "exception": None, "module": None, "references": [],
+            "output_names": []}
 
 
-def op_module_export(req: dict) -> dict:
-    _warm("module_export")
-    plan = parse_module_request(req, "module_export")
+def _export_here(plan: dict) -> dict:
     return _in_child(_export_work, plan, _export_answer())
 
 
+def _reference_here(plan: dict) -> dict:
+    return _in_child(_reference_work, plan, _reference_answer())
+
+
+# Each module op: run in a forked child of this process (the worker's, or a warm parent's), and its empty answer.
+_HERE = {"module_export": (_export_here, _export_answer), "module_reference": (_reference_here, _reference_answer)}
+
+
+def _served_here(req: dict) -> dict:
+    """A module request a warm parent serves (worker/nnx_worker_warm.py): in a child of the warm parent."""
+    return _HERE[req["op"]][0](parse_module_request(req, req["op"]))
+
+
+WARM_PARENT_OPS = {op: _served_here for op in _HERE}
+
+
+def _module_op(req: dict, op: str) -> dict:
+    warm_imports(op, req.get("exporter"))
+    plan = parse_module_request(req, op)
+    here, empty = _HERE[op]
+    return WARM_PARENTS.answer(req, plan, lambda: here(plan), empty(), WARM_PARENT_OPS)
+
+
+def op_module_export(req: dict) -> dict:
+    return _module_op(req, "module_export")
+
+
 def op_module_reference(req: dict) -> dict:
-    _warm("module_reference")
-    plan = parse_module_request(req, "module_reference")
-    return _in_child(_reference_work, plan, {"ok": True, "import_error": None, "exception": None,
-                                            "module": None, "references": [], "output_names": []})
+    return _module_op(req, "module_reference")
