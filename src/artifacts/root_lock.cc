@@ -13,12 +13,11 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "base/error.h"
 #include "base/interrupt.h"
 
 namespace nnx {
 namespace {
-
-std::string os_error(int err) { return std::error_code(err, std::generic_category()).message(); }
 
 // Who holds a flock on the file `fd` refers to, from /proc/locks ("1: FLOCK ADVISORY WRITE <pid>
 // <major>:<minor>:<inode> 0 EOF"): its pid and whether it holds it exclusively (WRITE), an exclusive holder
@@ -65,7 +64,7 @@ int try_flock(int fd, int how) {
   const Holder holder = err == EWOULDBLOCK ? flock_holder(fd) : Holder{};
   ::close(fd);
   throw_if_interrupted();
-  if (err != EWOULDBLOCK) throw std::runtime_error("cannot lock " + folder.string() + ": " + os_error(err));
+  if (err != EWOULDBLOCK) throw std::runtime_error("cannot lock " + folder.string() + ": " + errno_text(err));
   const std::string pid = holder.pid.empty() ? "" : " (pid " + holder.pid + ")";
   const std::string nested = " (roots that contain one another are locked against each other)";
   const std::string way_out = "; wait for it to finish or choose another artifacts folder";
@@ -101,7 +100,9 @@ ArtifactRootLock::ArtifactRootLock(const std::filesystem::path& root) {
       fds_.push_back(fd);
     }
     const int fd = ::open(resolved.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) throw std::runtime_error("cannot open the artifacts folder " + root.string() + ": " + os_error(errno));
+    if (fd < 0) {
+      throw std::runtime_error("cannot open the artifacts folder " + root.string() + ": " + errno_text(errno));
+    }
     if (const int err = try_flock(fd, LOCK_EX)) refuse_held(fd, err, resolved, root, true);
     fds_.push_back(fd);
   } catch (...) {

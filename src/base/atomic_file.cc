@@ -5,16 +5,14 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <stdexcept>
 #include <system_error>
 
+#include "base/error.h"
 #include "base/failure.h"
 
 namespace nnx {
 namespace {
-
-std::string os_error(int err) { return std::error_code(err, std::generic_category()).message(); }
 
 // What a node that is not a regular file is, in words.
 std::string node_kind(mode_t mode) {
@@ -44,12 +42,12 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
   require_file_or_new(path, "the output path");
   std::string tmpl = (parent / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
   const int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) throw WriteError("cannot write in " + parent.string() + ": " + std::strerror(errno));
+  if (fd < 0) throw WriteError("cannot write in " + parent.string() + ": " + errno_text(errno));
   auto fail = [&](const std::string& what) {
     const int err = errno;
     ::close(fd);
     ::unlink(tmpl.c_str());
-    throw WriteError(what + ": " + std::strerror(err));
+    throw WriteError(what + ": " + errno_text(err));
   };
   std::size_t done = 0;
   while (done < text.size()) {
@@ -64,12 +62,12 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
   if (::fsync(fd) != 0) fail("cannot flush " + tmpl);
   if (::close(fd) != 0) {
     ::unlink(tmpl.c_str());
-    throw WriteError("cannot close " + tmpl + ": " + std::strerror(errno));
+    throw WriteError("cannot close " + tmpl + ": " + errno_text(errno));
   }
   if (::rename(tmpl.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmpl.c_str());
-    throw WriteError("cannot replace " + path.string() + ": " + std::strerror(err));
+    throw WriteError("cannot replace " + path.string() + ": " + errno_text(err));
   }
   const int dir_fd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd >= 0) {
@@ -90,7 +88,7 @@ void require_writable_file_path(const std::filesystem::path& path, const std::st
   std::string probe = (parent / ("." + path.filename().string() + ".probe-XXXXXX")).string();
   const int fd = ::mkstemp(probe.data());
   if (fd < 0) {
-    throw ConformanceError("cannot write the report in " + parent.string() + ": " + os_error(errno));
+    throw ConformanceError("cannot write the report in " + parent.string() + ": " + errno_text(errno));
   }
   ::close(fd);
   ::unlink(probe.c_str());

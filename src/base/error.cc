@@ -1,9 +1,13 @@
 #include "base/error.h"
 
+#include <system_error>
+
 #include "base/failure.h"
 #include "base/interrupt.h"
 
 namespace nnx {
+
+std::string errno_text(int err) { return std::error_code(err, std::generic_category()).message(); }
 
 Interrupted::Interrupted(int signal) : Error(ErrorKind::interrupted, "interrupted by " + signal_text(signal), signal) {}
 

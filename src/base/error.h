@@ -44,6 +44,8 @@ class Error : public std::runtime_error {
 int exit_code_of(const Error& error);
 // "error", "usage error", ... — the word a front end prints before the message.
 std::string_view error_label(ErrorKind kind);
+// The system's text for the errno value `err` ("No such file or directory"), as strerror gives it.
+std::string errno_text(int err);
 
 struct ConformanceError : Error {
   explicit ConformanceError(const std::string& message) : Error(ErrorKind::refused, message) {}

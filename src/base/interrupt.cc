@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstring>
 
 namespace nnx {
 namespace {
@@ -36,9 +37,8 @@ void throw_if_interrupted() {
 }
 
 std::string signal_text(int sig) {
-  if (sig == SIGINT) return "SIGINT";
-  if (sig == SIGTERM) return "SIGTERM";
-  return "signal " + std::to_string(sig);
+  const char* abbreviation = sigabbrev_np(sig);
+  return abbreviation ? std::string("SIG") + abbreviation : "signal " + std::to_string(sig);
 }
 
 ScopedInterruptHandlers::ScopedInterruptHandlers() {

@@ -21,7 +21,7 @@ namespace nnx {
 int interrupt_signal() noexcept;
 // Throws Interrupted when a signal was received.
 void throw_if_interrupted();
-// "SIGINT", "SIGTERM", or "signal N".
+// A signal's name: "SIGINT", "SIGSEGV", ... (sigabbrev_np), or "signal N" for a number without one.
 std::string signal_text(int signal);
 
 // Installs the handlers for its lifetime with the flag cleared; restores the previous handlers after.

@@ -18,7 +18,7 @@ namespace nnx {
 namespace {
 
 constexpr std::string_view kPrivateLabel = "OPENSSH PRIVATE KEY";
-constexpr std::string_view kMagic{"openssh-key-v1\0", 15};
+constexpr std::string_view kKeyFileMagic{"openssh-key-v1\0", 15};
 constexpr std::size_t kKeyFileLimit = kMaxArmoredBytes;
 
 std::string_view as_text(const std::array<unsigned char, 32>& bytes) {
@@ -115,7 +115,7 @@ std::string SshPrivateKey::openssh_file(std::string_view comment) const {
   section.string(comment);
   for (char pad = 1; section.bytes().size() % 8 != 0; ++pad) section.raw(std::string(1, pad));
   SshWriter file;
-  file.raw(kMagic);
+  file.raw(kKeyFileMagic);
   file.string("none");
   file.string("none");
   file.string("");
@@ -131,7 +131,7 @@ std::string SshPrivateKey::openssh_file(std::string_view comment) const {
 SshPrivateKey parse_private_key(std::string_view text, const std::string& what) {
   std::string bytes = unarmor(text, kPrivateLabel, what + " (an OpenSSH private key file)");
   SshReader reader(bytes, what);
-  reader.expect_raw(kMagic, "its magic (openssh-key-v1)");
+  reader.expect_raw(kKeyFileMagic, "its magic (openssh-key-v1)");
   if (reader.string() != "none") {
     reader.refuse("it is encrypted; this tool takes a key without passphrase (ssh-keygen -p -N '' -f KEY removes it)");
   }

@@ -11,7 +11,7 @@
 namespace nnx {
 namespace {
 
-namespace key = rf::config_key;  // the model config's keys
+namespace config_key = rf::config_key;  // the model config's keys
 
 constexpr std::array<const char*, 8> kActivations = {"elu",     "selu",    "tanh",     "relu",
                                                      "softmax", "sigmoid", "softplus", "leaky_relu"};
@@ -49,17 +49,17 @@ std::int64_t ModelConfig::widest_layer() const {
 }
 
 json ModelConfig::to_json() const {
-  return json{{key::kNet, net},
-              {key::kInputDim, input_dim},
-              {key::kHiddenDims, hidden_dims},
-              {key::kOutputDim, output_dim},
-              {key::kActivation, activation},
-              {key::kDropout, dropout},
-              {key::kWeights,
-               {{key::kGenerator, weights.generator},
-                {key::kSeed, weights.seed},
-                {key::kDistribution, weights.distribution},
-                {key::kStd, weights.std}}}};
+  return json{{config_key::kNet, net},
+              {config_key::kInputDim, input_dim},
+              {config_key::kHiddenDims, hidden_dims},
+              {config_key::kOutputDim, output_dim},
+              {config_key::kActivation, activation},
+              {config_key::kDropout, dropout},
+              {config_key::kWeights,
+               {{config_key::kGenerator, weights.generator},
+                {config_key::kSeed, weights.seed},
+                {config_key::kDistribution, weights.distribution},
+                {config_key::kStd, weights.std}}}};
 }
 
 std::vector<std::string> ModelConfig::problems() const {
@@ -105,19 +105,19 @@ std::vector<std::string> ModelConfig::problems() const {
 ModelConfig model_config_from_json(const json& value, std::vector<std::string>& problems) {
   ModelConfig c;
   FieldReader r(value, "config", problems);
-  r.allow_extra(key::kWeightsSha256);
-  r.string(key::kNet, c.net);
-  r.integer(key::kInputDim, c.input_dim);
-  r.integer_list(key::kHiddenDims, c.hidden_dims);
-  r.integer(key::kOutputDim, c.output_dim);
-  r.string(key::kActivation, c.activation);
-  r.number(key::kDropout, c.dropout);
-  if (const json* w = r.object(key::kWeights)) {
+  r.allow_extra(config_key::kWeightsSha256);
+  r.string(config_key::kNet, c.net);
+  r.integer(config_key::kInputDim, c.input_dim);
+  r.integer_list(config_key::kHiddenDims, c.hidden_dims);
+  r.integer(config_key::kOutputDim, c.output_dim);
+  r.string(config_key::kActivation, c.activation);
+  r.number(config_key::kDropout, c.dropout);
+  if (const json* w = r.object(config_key::kWeights)) {
     FieldReader wr(*w, "config.weights", problems);
-    wr.string(key::kGenerator, c.weights.generator);
-    wr.seed(key::kSeed, c.weights.seed);
-    wr.string(key::kDistribution, c.weights.distribution);
-    wr.number(key::kStd, c.weights.std);
+    wr.string(config_key::kGenerator, c.weights.generator);
+    wr.seed(config_key::kSeed, c.weights.seed);
+    wr.string(config_key::kDistribution, c.weights.distribution);
+    wr.number(config_key::kStd, c.weights.std);
     wr.finish();
   }
   r.finish();

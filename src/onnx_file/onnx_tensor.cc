@@ -9,11 +9,12 @@
 #include "base/json_python.h"
 
 namespace nnx {
-namespace {
 
-[[noreturn]] void refuse(const std::string& what, const std::string& problem) {
+void refuse_tensor(const std::string& what, const std::string& problem) {
   throw ConformanceError(what + ": " + problem);
 }
+
+namespace {
 
 // A non-negative decimal number as ONNX writes offset and length (digits only, at most 2^64-1).
 std::uint64_t decimal(const std::string& text, const std::string& what, const std::string& key) {
@@ -21,8 +22,8 @@ std::uint64_t decimal(const std::string& text, const std::string& what, const st
   const char* end = text.data() + text.size();
   const auto [stop, error] = std::from_chars(text.data(), end, value);
   if (text.empty() || text.front() < '0' || text.front() > '9' || error != std::errc() || stop != end) {
-    refuse(what, "external data " + key + " " + display_json(json(text)) +
-                     " is not a non-negative decimal number");
+    refuse_tensor(what, "external data " + key + " " + display_json(json(text)) +
+                            " is not a non-negative decimal number");
   }
   return value;
 }
@@ -32,8 +33,8 @@ std::uint64_t element_count(const onnx::TensorProto& tensor, const std::string& 
   constexpr std::uint64_t kMaxElements = std::uint64_t{1} << 62;
   std::uint64_t count = 1;
   for (const std::int64_t dim : tensor.dims()) {
-    if (dim < 0) refuse(what, "negative dim " + std::to_string(dim));
-    if (dim != 0 && count > kMaxElements / static_cast<std::uint64_t>(dim)) refuse(what, "too many elements");
+    if (dim < 0) refuse_tensor(what, "negative dim " + std::to_string(dim));
+    if (dim != 0 && count > kMaxElements / static_cast<std::uint64_t>(dim)) refuse_tensor(what, "too many elements");
     count *= static_cast<std::uint64_t>(dim);
   }
   return count;
@@ -69,8 +70,8 @@ void require_size(std::uint64_t held, std::uint64_t count, std::int32_t data_typ
   const std::uint64_t size = element_bytes(data_type);
   if (size == 0) return;
   if (count > std::numeric_limits<std::uint64_t>::max() / size || held != count * size) {
-    refuse(what, where + " holds " + std::to_string(held) + " bytes but its dims need " + std::to_string(count) +
-                     " elements of " + std::to_string(size) + " bytes");
+    refuse_tensor(what, where + " holds " + std::to_string(held) + " bytes but its dims need " + std::to_string(count) +
+                            " elements of " + std::to_string(size) + " bytes");
   }
 }
 
@@ -78,17 +79,17 @@ void require_size(std::uint64_t held, std::uint64_t count, std::int32_t data_typ
 std::span<const std::byte> external_slice(const ExternalReference& ref, const ExternalBytes& external,
                                           const std::string& what) {
   const auto file = external ? external(ref.location) : std::nullopt;
-  if (!file) refuse(what, "external data file " + display_json(json(ref.location)) + " is absent");
+  if (!file) refuse_tensor(what, "external data file " + display_json(json(ref.location)) + " is absent");
   const std::uint64_t size = file->size();
   if (ref.offset > size) {
-    refuse(what, "external data offset " + std::to_string(ref.offset) + " is beyond the end of " +
-                     display_json(json(ref.location)) + " (" + std::to_string(size) + " bytes)");
+    refuse_tensor(what, "external data offset " + std::to_string(ref.offset) + " is beyond the end of " +
+                            display_json(json(ref.location)) + " (" + std::to_string(size) + " bytes)");
   }
   const std::uint64_t length = ref.length.value_or(size - ref.offset);
   if (length > size - ref.offset) {
-    refuse(what, "external data offset " + std::to_string(ref.offset) + " + length " + std::to_string(length) +
-                     " is beyond the end of " + display_json(json(ref.location)) + " (" + std::to_string(size) +
-                     " bytes)");
+    refuse_tensor(what, "external data offset " + std::to_string(ref.offset) + " + length " + std::to_string(length) +
+                            " is beyond the end of " + display_json(json(ref.location)) + " (" + std::to_string(size) +
+                            " bytes)");
   }
   return file->subspan(static_cast<std::size_t>(ref.offset), static_cast<std::size_t>(length));
 }
@@ -118,13 +119,13 @@ ExternalReference external_reference(const onnx::TensorProto& tensor, const std:
     bool* seen = key == "location" ? &has_location : key == "offset" ? &has_offset
                                                    : key == "length" ? &has_length : nullptr;
     if (!seen) continue;  // "checksum" and keys ONNX may add later
-    if (*seen) refuse(what, "external data key " + display_json(json(key)) + " is given twice");
+    if (*seen) refuse_tensor(what, "external data key " + display_json(json(key)) + " is given twice");
     *seen = true;
     if (key == "location") ref.location = entry.value();
     if (key == "offset") ref.offset = decimal(entry.value(), what, key);
     if (key == "length") ref.length = decimal(entry.value(), what, key);
   }
-  if (!has_location) refuse(what, "external data without a location");
+  if (!has_location) refuse_tensor(what, "external data without a location");
   return ref;
 }
 
@@ -134,7 +135,7 @@ OnnxInitializer read_initializer(const onnx::TensorProto& tensor, const External
   const std::uint64_t count = element_count(tensor, what);
   const bool is_float = tensor.data_type() == kOnnxFloat;
   if (is_external(tensor)) {
-    if (tensor.has_raw_data()) refuse(what, "external data and raw_data both given");
+    if (tensor.has_raw_data()) refuse_tensor(what, "external data and raw_data both given");
     const ExternalReference ref = external_reference(tensor, what);
     out.external_location = ref.location;
     const auto bytes = external_slice(ref, external, what);
@@ -147,8 +148,8 @@ OnnxInitializer read_initializer(const onnx::TensorProto& tensor, const External
     if (is_float && float_values) out.values = little_endian_floats(std::as_bytes(std::span(raw.data(), raw.size())));
   } else if (is_float) {
     if (static_cast<std::uint64_t>(tensor.float_data_size()) != count) {
-      refuse(what, "float_data holds " + std::to_string(tensor.float_data_size()) + " values but its dims need " +
-                       std::to_string(count));
+      refuse_tensor(what, "float_data holds " + std::to_string(tensor.float_data_size()) +
+                              " values but its dims need " + std::to_string(count));
     }
     if (float_values) out.values.assign(tensor.float_data().begin(), tensor.float_data().end());
   }

@@ -16,6 +16,9 @@
 
 namespace nnx {
 
+// Throws ConformanceError "<what>: <problem>", the form of every refusal of a tensor here (`what` names it).
+[[noreturn]] void refuse_tensor(const std::string& what, const std::string& problem);
+
 // An external reference's keys: `location` exactly as written, `offset` (default 0), `length` (default: to
 // the end of the file). ConformanceError for a missing location, a key given twice or a malformed number.
 struct ExternalReference {

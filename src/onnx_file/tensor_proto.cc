@@ -15,10 +15,6 @@
 namespace nnx {
 namespace {
 
-[[noreturn]] void refuse(const std::string& what, const std::string& problem) {
-  throw ConformanceError(what + ": " + problem);
-}
-
 // A data_type as onnx.proto spells it ("BFLOAT16 (16)"), or its number when onnx.proto has no such value.
 std::string type_name(std::int32_t type) {
   if (!onnx::TensorProto_DataType_IsValid(type)) return std::to_string(type);
@@ -39,23 +35,23 @@ std::string dims_text(const std::vector<std::int64_t>& dims) {
 std::uint64_t checked_count(const std::vector<std::int64_t>& dims, std::size_t element_size,
                             const std::string& what, std::uint64_t max_bytes) {
   for (const std::int64_t dim : dims) {
-    if (dim < 0) refuse(what, "negative dim " + std::to_string(dim) + " in dims " + dims_text(dims));
+    if (dim < 0) refuse_tensor(what, "negative dim " + std::to_string(dim) + " in dims " + dims_text(dims));
   }
   std::uint64_t count = 1;
   for (const std::int64_t dim : dims) count = dim == 0 ? 0 : count;  // a zero dim: no element, whatever else
   for (const std::int64_t dim : dims) {
     const auto d = static_cast<std::uint64_t>(dim);
     if (count != 0 && count > std::numeric_limits<std::uint64_t>::max() / d) {
-      refuse(what, "dims " + dims_text(dims) + " hold more elements than a size can count");
+      refuse_tensor(what, "dims " + dims_text(dims) + " hold more elements than a size can count");
     }
     count *= d;
   }
   if (count > std::numeric_limits<std::uint64_t>::max() / element_size) {
-    refuse(what, "dims " + dims_text(dims) + " hold more elements than a size can count");
+    refuse_tensor(what, "dims " + dims_text(dims) + " hold more elements than a size can count");
   }
   if (count * element_size > max_bytes) {
-    refuse(what, "dims " + dims_text(dims) + " need " + std::to_string(count * element_size) +
-                     " bytes, more than the limit of " + std::to_string(max_bytes));
+    refuse_tensor(what, "dims " + dims_text(dims) + " need " + std::to_string(count * element_size) +
+                            " bytes, more than the limit of " + std::to_string(max_bytes));
   }
   return count;
 }
@@ -95,8 +91,8 @@ void refuse_other_fields(const onnx::TensorProto& t, const char* allowed, const 
                          const std::string& holder) {
   for (const TypedField& field : typed_fields(t)) {
     if (field.size != 0 && (!allowed || std::strcmp(field.name, allowed) != 0)) {
-      refuse(what, std::string(field.name) + " holds values beside " + holder + " of a " +
-                       type_name(t.data_type()) + " tensor");
+      refuse_tensor(what, std::string(field.name) + " holds values beside " + holder + " of a " +
+                              type_name(t.data_type()) + " tensor");
     }
   }
 }
@@ -119,8 +115,8 @@ std::vector<std::byte> narrowed(const Field& field, std::int32_t low, std::int32
                                 const std::string& what) {
   for (const std::int32_t value : field) {
     if (value < low || value > high) {
-      refuse(what, std::string(kind) + " value " + std::to_string(value) + " is outside " + std::to_string(low) +
-                       ".." + std::to_string(high));
+      refuse_tensor(what, std::string(kind) + " value " + std::to_string(value) + " is outside " + std::to_string(low) +
+                              ".." + std::to_string(high));
     }
   }
   return elements<To>(field);
@@ -134,8 +130,8 @@ std::vector<std::byte> typed_values(const onnx::TensorProto& t, DType dtype, std
   int held = 0;
   for (const TypedField& field : typed_fields(t)) held = std::strcmp(field.name, name) == 0 ? field.size : held;
   if (static_cast<std::uint64_t>(held) != count) {
-    refuse(what, std::string(name) + " holds " + std::to_string(held) + " values but its dims need " +
-                     std::to_string(count));
+    refuse_tensor(what, std::string(name) + " holds " + std::to_string(held) + " values but its dims need " +
+                            std::to_string(count));
   }
   switch (dtype) {
     case DType::float32: return elements<float>(t.float_data());
@@ -144,7 +140,9 @@ std::vector<std::byte> typed_values(const onnx::TensorProto& t, DType dtype, std
     case DType::int32: return elements<std::int32_t>(t.int32_data());
     case DType::boolean:
       for (const std::int32_t value : t.int32_data()) {
-        if (value != 0 && value != 1) refuse(what, "bool value " + std::to_string(value) + " is neither 0 nor 1");
+        if (value != 0 && value != 1) {
+          refuse_tensor(what, "bool value " + std::to_string(value) + " is neither 0 nor 1");
+        }
       }
       return elements<std::uint8_t>(t.int32_data());
     case DType::float16: return narrowed<std::uint16_t>(t.int32_data(), 0, 0xffff, "float16 bit pattern", what);
@@ -158,18 +156,18 @@ std::vector<std::byte> typed_values(const onnx::TensorProto& t, DType dtype, std
 void require_booleans(const std::vector<std::byte>& bytes, const std::string& what) {
   for (const std::byte b : bytes) {
     if (b != std::byte{0} && b != std::byte{1}) {
-      refuse(what, "bool byte " + std::to_string(std::to_integer<int>(b)) + " is neither 0 nor 1");
+      refuse_tensor(what, "bool byte " + std::to_string(std::to_integer<int>(b)) + " is neither 0 nor 1");
     }
   }
 }
 
 onnx::TensorProto parse(std::span<const std::byte> bytes, const std::string& what) {
   if (bytes.size() > static_cast<std::size_t>(INT_MAX)) {
-    refuse(what, std::to_string(bytes.size()) + " bytes, more than protobuf's 2 GiB limit");
+    refuse_tensor(what, std::to_string(bytes.size()) + " bytes, more than protobuf's 2 GiB limit");
   }
   onnx::TensorProto proto;
   if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    refuse(what, "its bytes do not parse as onnx.TensorProto");
+    refuse_tensor(what, "its bytes do not parse as onnx.TensorProto");
   }
   return proto;
 }
@@ -179,8 +177,8 @@ onnx::TensorProto parse(std::span<const std::byte> bytes, const std::string& wha
 std::string encode_tensor_proto(const Tensor& tensor) {
   const std::string what = "tensor " + display_json(json(tensor.name));
   if (!tensor.consistent()) {
-    refuse(what, std::to_string(tensor.bytes.size()) + " bytes are not what " + std::string(dtype_name(tensor.dtype)) +
-                     " and shape " + dims_text(tensor.shape) + " need");
+    refuse_tensor(what, std::to_string(tensor.bytes.size()) + " bytes are not what " +
+                            std::string(dtype_name(tensor.dtype)) + " and shape " + dims_text(tensor.shape) + " need");
   }
   if (tensor.dtype == DType::boolean) require_booleans(tensor.bytes, what);
   onnx::TensorProto proto;
@@ -189,16 +187,16 @@ std::string encode_tensor_proto(const Tensor& tensor) {
   proto.set_name(tensor.name);
   proto.set_raw_data(std::string(reinterpret_cast<const char*>(tensor.bytes.data()), tensor.bytes.size()));
   std::string out;
-  if (!proto.SerializeToString(&out)) refuse(what, "does not serialise as onnx.TensorProto (over 2 GiB?)");
+  if (!proto.SerializeToString(&out)) refuse_tensor(what, "does not serialise as onnx.TensorProto (over 2 GiB?)");
   return out;
 }
 
 Tensor decode_tensor_proto(std::span<const std::byte> bytes, const std::string& what, std::uint64_t max_bytes) {
   const onnx::TensorProto proto = parse(bytes, what);
-  if (is_external(proto)) refuse(what, "its data is external (data_location EXTERNAL)");
-  if (proto.has_segment()) refuse(what, "it is a segment of a larger tensor");
+  if (is_external(proto)) refuse_tensor(what, "its data is external (data_location EXTERNAL)");
+  if (proto.has_segment()) refuse_tensor(what, "it is a segment of a larger tensor");
   const std::optional<DType> dtype = dtype_of_onnx_element_type(proto.data_type());
-  if (!dtype) refuse(what, "unsupported data_type " + type_name(proto.data_type()));
+  if (!dtype) refuse_tensor(what, "unsupported data_type " + type_name(proto.data_type()));
   Tensor out{proto.name(), *dtype, {proto.dims().begin(), proto.dims().end()}, {}};
   const std::size_t size = dtype_size(*dtype);
   const std::uint64_t count = checked_count(out.shape, size, what, max_bytes);
@@ -206,8 +204,8 @@ Tensor decode_tensor_proto(std::span<const std::byte> bytes, const std::string& 
     refuse_other_fields(proto, nullptr, what, "raw_data");
     const std::string& raw = proto.raw_data();
     if (raw.size() != count * size) {
-      refuse(what, "raw_data holds " + std::to_string(raw.size()) + " bytes but its dims need " +
-                       std::to_string(count) + " elements of " + std::to_string(size) + " bytes");
+      refuse_tensor(what, "raw_data holds " + std::to_string(raw.size()) + " bytes but its dims need " +
+                              std::to_string(count) + " elements of " + std::to_string(size) + " bytes");
     }
     const auto* first = reinterpret_cast<const std::byte*>(raw.data());
     out.bytes.assign(first, first + raw.size());

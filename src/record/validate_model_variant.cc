@@ -11,7 +11,7 @@
 namespace nnx::validation {
 namespace {
 
-namespace key = rf::model_key;
+namespace model_key = rf::model_key;
 namespace imported = rf::imported_key;
 
 // The manifest's sha256 of the model file, or "".
@@ -31,9 +31,9 @@ void check_imported(const JsonView& record, const JsonView& variant, const Stage
   const std::string where = at(at(at(rf::kStages, "export"), rf::stage_key::kDetail), imported::kImported);
   const JsonView detail = record[rf::kStages]["export"][rf::stage_key::kDetail][imported::kImported];
   if (!is_object_or_report(detail, where, out)) return;
-  if (!(detail[imported::kSource] == variant[key::kOnnx])) {
+  if (!(detail[imported::kSource] == variant[model_key::kOnnx])) {
     out.push_back(at(where, imported::kSource) + ": " + text_of(detail[imported::kSource]) + " is not " +
-                  at(rf::kModel, key::kOnnx) + " " + text_of(variant[key::kOnnx]));
+                  at(rf::kModel, model_key::kOnnx) + " " + text_of(variant[model_key::kOnnx]));
   }
   const JsonView sha = detail[imported::kSha256];
   if (!sha.is_string() || !is_sha256_hex(sha.string())) {
@@ -67,29 +67,30 @@ void check_identity(const JsonView& m, bool no_factory, const Stages& view, Prob
 void check_model_variant(const JsonView& record, const Stages& view, Problems& out) {
   const JsonView m = record[rf::kModel];
   if (!m.exists() || !is_object_or_report(m, rf::kModel, out)) return;
-  if (!m[key::kKind].is_text(rf::kKindOnnxFile)) {
-    out.push_back(at(rf::kModel, key::kKind) + ": must be \"" + rf::kKindOnnxFile + "\", not " + text_of(m[key::kKind]));
+  if (!m[model_key::kKind].is_text(rf::kKindOnnxFile)) {
+    out.push_back(at(rf::kModel, model_key::kKind) + ": must be \"" + rf::kKindOnnxFile + "\", not " + text_of(m[model_key::kKind]));
     return;
   }
-  exact_keys(m, rf::kModel, key::kOnnxFileKeys, out);
-  if (const JsonView onnx = m[key::kOnnx]; onnx.exists() && (!onnx.is_string() || onnx.string().empty())) {
-    out.push_back(at(rf::kModel, key::kOnnx) + ": must be a non-empty string, not " + text_of(onnx));
+  exact_keys(m, rf::kModel, model_key::kOnnxFileKeys, out);
+  if (const JsonView onnx = m[model_key::kOnnx]; onnx.exists() && (!onnx.is_string() || onnx.string().empty())) {
+    out.push_back(at(rf::kModel, model_key::kOnnx) + ": must be a non-empty string, not " + text_of(onnx));
   }
-  if (const JsonView data = m[key::kData]; data.exists() && !data.is_null() && !data.is_string()) {
-    out.push_back(at(rf::kModel, key::kData) + ": must be null or a string, not " + text_of(data));
+  if (const JsonView data = m[model_key::kData]; data.exists() && !data.is_null() && !data.is_string()) {
+    out.push_back(at(rf::kModel, model_key::kData) + ": must be null or a string, not " + text_of(data));
   }
-  const JsonView factory = m[key::kFactory];
+  const JsonView factory = m[model_key::kFactory];
   if (factory.exists() && !factory.is_null() && (!factory.is_string() || factory.string().empty())) {
-    out.push_back(at(rf::kModel, key::kFactory) + ": must be null or a non-empty string, not " + text_of(factory));
+    out.push_back(at(rf::kModel, model_key::kFactory) + ": must be null or a non-empty string, not " +
+                  text_of(factory));
   }
-  if (factory.is_null() == m[key::kData].is_null()) {
+  if (factory.is_null() == m[model_key::kData].is_null()) {
     out.push_back(std::string(rf::kModel) + ": names " + (factory.is_null() ? "neither" : "both") +
                   " data and factory; exactly one is what the file is compared with");
   }
-  if (const JsonView bind = m[key::kBind]; bind.exists() && is_object_or_report(bind, at(rf::kModel, key::kBind), out)) {
+  if (const JsonView bind = m[model_key::kBind]; bind.exists() && is_object_or_report(bind, at(rf::kModel, model_key::kBind), out)) {
     for (const auto& [graph, parameter] : bind.members()) {
       if (!parameter.is_string() || parameter.string().empty()) {
-        out.push_back(at(at(rf::kModel, key::kBind), graph) + ": must be a parameter's name, not " + text_of(parameter));
+        out.push_back(at(at(rf::kModel, model_key::kBind), graph) + ": must be a parameter's name, not " + text_of(parameter));
       }
     }
   }

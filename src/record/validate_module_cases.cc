@@ -18,13 +18,14 @@
 namespace nnx::validation {
 namespace {
 
-namespace key = rf::case_key;
+namespace case_key = rf::case_key;
 namespace mkey = rf::module_case_key;
 
 // v1's case keys with shape replaced by dims, inputs and outputs, in the record's order (§10).
-constexpr std::array<const char*, 12> kModuleCaseKeys = {key::kName,    mkey::kDims,   mkey::kInputs,  mkey::kOutputs,
-                                                         key::kSeed,    key::kExpect,  key::kOutcome,  key::kPassed,
-                                                         key::kFailure, key::kMaxAbsError, key::kMaxRelError, key::kDetail};
+constexpr std::array<const char*, 12> kModuleCaseKeys = {
+    case_key::kName,    mkey::kDims,            mkey::kInputs,          mkey::kOutputs,
+    case_key::kSeed,    case_key::kExpect,      case_key::kOutcome,     case_key::kPassed,
+    case_key::kFailure, case_key::kMaxAbsError, case_key::kMaxRelError, case_key::kDetail};
 constexpr std::array<const char*, 4> kInputKeys = {rf::input_key::kName, rf::input_key::kDtype, rf::input_key::kShape,
                                                    mkey::kFile};
 constexpr std::array<const char*, 5> kOutputKeys = {rf::input_key::kName, rf::input_key::kDtype, rf::input_key::kShape,
@@ -231,20 +232,20 @@ bool check_case_outputs(CaseWalk& walk, const JsonView& outputs, const CaseAt& c
 // The module's part of one case: its name's uniqueness, dims, inputs and outputs (CaseShapeRule).
 bool check_module_case(CaseWalk& walk, const JsonView& item, const std::string& label, Problems& out) {
   CaseAt c{label, std::nullopt, false, "", std::nullopt};
-  const JsonView name = item[key::kName];
+  const JsonView name = item[case_key::kName];
   if (name.is_string()) c.name = name.string();
   bool ok = true;
   if (!c.name.empty()) {
     if (const auto earlier = walk.names.add(c.name, label)) {
-      out.push_back(at(label, key::kName) + ": names the same case as " + *earlier);
+      out.push_back(at(label, case_key::kName) + ": names the same case as " + *earlier);
     }
   }
-  const JsonView expect = item[key::kExpect];
+  const JsonView expect = item[case_key::kExpect];
   if (expect.is_text(rf::kExpectMatch)) c.match = walk.match_cases++;
   c.refusal = expect.is_text(rf::kExpectRejected);
   const std::string refusal_problem = c.refusal && !c.name.empty() ? refusal_name_problem(c.name) : "";
   if (!refusal_problem.empty()) {
-    out.push_back(at(label, key::kName) + ": " + quote(c.name) + " " + refusal_problem);
+    out.push_back(at(label, case_key::kName) + ": " + quote(c.name) + " " + refusal_problem);
     c.refusal = false;  // no folder to compare with
     ok = false;
   }

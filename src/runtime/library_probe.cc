@@ -14,6 +14,8 @@
 
 #include <onnxruntime_c_api.h>
 
+#include "base/interrupt.h"
+
 namespace nnx {
 namespace {
 
@@ -23,11 +25,6 @@ constexpr char kVersionMark = 'V';  // the child's answer: 'V' + the version, or
 constexpr char kProblemMark = 'P';
 constexpr char kExitMark = 'X';     // or 'X' + the status the library passed to exit()
 constexpr int kAnswerFd = 3;
-
-std::string signal_name(int signal) {
-  const char* abbreviation = sigabbrev_np(signal);
-  return abbreviation ? std::string("SIG") + abbreviation : "signal " + std::to_string(signal);
-}
 
 void write_all(int fd, const std::string& text) {
   std::size_t done = 0;
@@ -162,7 +159,8 @@ std::optional<std::string> probe_problem(const std::string& path) {
            " s (a constructor that blocks?); the child was killed";
   }
   if (WIFSIGNALED(status)) {
-    return tried + "loading it killed the process with " + signal_name(WTERMSIG(status)) + " (a constructor that crashes?)";
+    return tried + "loading it killed the process with " + signal_text(WTERMSIG(status)) +
+           " (a constructor that crashes?)";
   }
   if (!answer.empty() && answer[0] == kExitMark) {
     return tried + "loading it called exit(" + answer.substr(1) + ") (a constructor that ends the process?)";

@@ -66,10 +66,6 @@ Tolerance judged_by(const Tensor& reference, const Tolerance& profile, Evidence&
   return used;
 }
 
-void set_case(RecordCase& c, const char* outcome, std::optional<FailureClass> failure, std::string detail) {
-  set_case_outcome(c, outcome, failure, std::move(detail));
-}
-
 std::string names_of(const std::vector<Tensor>& tensors) {
   std::string out;
   for (const auto& t : tensors) out += (out.empty() ? "" : ", ") + t.name;
@@ -136,7 +132,7 @@ void compare_outputs(RecordCase& c, const std::vector<Tensor>& outputs, const st
       if (actual != nullptr && actual->dtype != references[j].dtype) {
         evidence.dtype_differs.push_back(dtype_finding(c.name, references[j].name, actual->dtype, references[j].dtype));
       }
-      return set_case(c, rf::kOutcomeMismatch, FailureClass::mismatch, why);
+      return set_case_outcome(c, rf::kOutcomeMismatch, FailureClass::mismatch, why);
     }
     if (compares_exactly(references[j].dtype)) {
       exact_output(c.name, *actual, references[j], j < oracle.size() ? oracle[j] : std::nullopt, profile_tolerance,
@@ -149,7 +145,7 @@ void compare_outputs(RecordCase& c, const std::vector<Tensor>& outputs, const st
     if (const auto bad_runtime = nonfinite(runtime), bad_reference = nonfinite(reference); bad_runtime || bad_reference) {
       evidence.runtime_departs = evidence.runtime_departs || bad_runtime;
       evidence.reference_departs = evidence.reference_departs || bad_reference;
-      return set_case(c, rf::kOutcomeMismatch, FailureClass::mismatch,
+      return set_case_outcome(c, rf::kOutcomeMismatch, FailureClass::mismatch,
                       "output " + references[j].name + ": " + std::to_string(bad_runtime) + " runtime and " +
                           std::to_string(bad_reference) + " reference values are not finite");
     }
@@ -342,7 +338,7 @@ bool run_module_parity_stage(StageContext& context) {
       run_case(c, context, unused, evidence);
     } catch (const ConformanceError& e) {  // a stored tensor that is not the record's, a reference not computed
       evidence.reference_departs = true;
-      set_case(c, rf::kOutcomeMismatch, FailureClass::mismatch, e.what());
+      set_case_outcome(c, rf::kOutcomeMismatch, FailureClass::mismatch, e.what());
     }
   }
   return record_outcome(context, evidence, unused);

@@ -39,10 +39,6 @@ struct ParityEvidence {
   std::vector<CaseTriangulation> triangulation;
 };
 
-void set_case(RecordCase& c, const char* outcome, std::optional<FailureClass> failure, std::string detail) {
-  set_case_outcome(c, outcome, failure, std::move(detail));
-}
-
 // The reason a run's outputs cannot be compared with the reference, or "" when they can.
 std::string incomparable(const std::vector<TensorOutput>& outputs, const std::vector<std::int64_t>& expected_shape) {
   if (outputs.size() != 1) {
@@ -98,11 +94,11 @@ void compare_case(RecordCase& c, const std::vector<TensorOutput>& outputs, const
                   const StageContext& context, std::span<const float> input, ParityEvidence& evidence) {
   if (const std::string why = incomparable(outputs, {c.shape[0], context.model->output_width()}); !why.empty()) {
     evidence.runtime_departs = true;
-    return set_case(c, rf::kOutcomeMismatch, FailureClass::mismatch, why);
+    return set_case_outcome(c, rf::kOutcomeMismatch, FailureClass::mismatch, why);
   }
   if (reference.reference == nullptr) {
     evidence.reference_departs = true;
-    return set_case(c, rf::kOutcomeMismatch, FailureClass::mismatch, "not compared: " + reference.missing);
+    return set_case_outcome(c, rf::kOutcomeMismatch, FailureClass::mismatch, "not compared: " + reference.missing);
   }
   const std::vector<float>& values = outputs.front().values;
   const std::size_t nonfinite_runtime = count_nonfinite(values);
@@ -110,7 +106,7 @@ void compare_case(RecordCase& c, const std::vector<TensorOutput>& outputs, const
   if (nonfinite_runtime || nonfinite_reference) {
     evidence.runtime_departs = evidence.runtime_departs || nonfinite_runtime;
     evidence.reference_departs = evidence.reference_departs || nonfinite_reference;
-    return set_case(c, rf::kOutcomeMismatch, FailureClass::mismatch,
+    return set_case_outcome(c, rf::kOutcomeMismatch, FailureClass::mismatch,
                     std::to_string(nonfinite_runtime) + " runtime and " + std::to_string(nonfinite_reference) +
                         " reference values are not finite");
   }

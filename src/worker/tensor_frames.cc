@@ -13,7 +13,7 @@ namespace {
 
 static_assert(std::endian::native == std::endian::little, "frames carry little-endian numbers");
 
-constexpr std::string_view kMagic = "NNXF";
+constexpr std::string_view kFrameMagic = "NNXF";
 
 std::uint64_t read_u64(const char* at) {
   std::uint64_t value;
@@ -107,7 +107,7 @@ WireDType wire_dtype(DType dtype) {
 }
 
 std::string frame_header(WireDType dtype, const std::vector<std::int64_t>& shape, std::uint64_t byte_count) {
-  std::string out(kMagic);
+  std::string out(kFrameMagic);
   out += static_cast<char>(static_cast<std::uint8_t>(dtype));
   out += static_cast<char>(static_cast<std::uint8_t>(shape.size()));
   out.append(2, '\0');
@@ -186,7 +186,7 @@ std::size_t FrameReader::feed(std::string_view bytes) {
     used += take;
     if (header_.size() == kFrameFixedBytes) {
       const std::string what = "tensor frame " + std::to_string(frames_.size()) + ": ";
-      if (std::string_view(header_).substr(0, 4) != kMagic || header_[6] != '\0' || header_[7] != '\0') {
+      if (std::string_view(header_).substr(0, 4) != kFrameMagic || header_[6] != '\0' || header_[7] != '\0') {
         throw WorkerError(WorkerError::Kind::malformed, what + "no frame header (\"NNXF\", dtype, rank, 0, 0)");
       }
       if (static_cast<std::uint8_t>(header_[5]) > kMaxFrameRank) {

@@ -12,7 +12,7 @@ namespace {
 
 namespace wire = worker_protocol;
 
-[[noreturn]] void refuse(const std::string& what, const std::string& why) {
+[[noreturn]] void refuse_malformed(const std::string& what, const std::string& why) {
   throw WorkerError(WorkerError::Kind::malformed, what + ": " + why);
 }
 
@@ -35,13 +35,13 @@ Tensor AnswerFrames::take(const nlohmann::json& ref, const std::string& what) {
   const auto frame = ref.is_object() ? ref.find(wire::kFrame) : ref.end();
   if (!ref.is_object() || name == ref.end() || !name->is_string() || frame == ref.end() ||
       !frame->is_number_integer() || frame->get<std::int64_t>() < 0) {
-    refuse(what, "needs \"name\" (a string) and \"frame\" (the index of a tensor frame after the line)");
+    refuse_malformed(what, "needs \"name\" (a string) and \"frame\" (the index of a tensor frame after the line)");
   }
   const auto index = static_cast<std::uint64_t>(frame->get<std::int64_t>());
   if (index >= frames_.size()) {
-    refuse(what, "frame " + std::to_string(index) + " of " + std::to_string(frames_.size()) + " sent");
+    refuse_malformed(what, "frame " + std::to_string(index) + " of " + std::to_string(frames_.size()) + " sent");
   }
-  if (taken_[index]) refuse(what, "frame " + std::to_string(index) + " is named twice");
+  if (taken_[index]) refuse_malformed(what, "frame " + std::to_string(index) + " is named twice");
   taken_[index] = true;
   TensorFrame& f = frames_[index];
   const auto dtype = core_dtype(f.dtype);
@@ -55,7 +55,7 @@ Tensor AnswerFrames::take(const nlohmann::json& ref, const std::string& what) {
 
 std::vector<float> float32_values(const Tensor& tensor, const std::string& what) {
   if (tensor.dtype != DType::float32) {
-    refuse(what, "is " + std::string(dtype_name(tensor.dtype)) + ", not float32");
+    refuse_malformed(what, "is " + std::string(dtype_name(tensor.dtype)) + ", not float32");
   }
   const auto values = tensor.float32_values();
   return {values.begin(), values.end()};

@@ -3,11 +3,11 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <string.h>
 #include <unistd.h>
 
 #include <cerrno>
 
+#include "base/error.h"
 #include "worker/worker_error.h"
 
 namespace nnx::worker_io {
@@ -25,8 +25,6 @@ int move_high(int fd) {
 }
 
 }  // namespace
-
-std::string errno_text(int err) { return std::string(strerror(err)); }
 
 void close_fd(int& fd) {
   if (fd >= 0) ::close(fd);

@@ -18,7 +18,6 @@
 
 namespace nnx::worker_io {
 
-std::string errno_text(int err);
 // Closes fd (when open) and sets it to -1.
 void close_fd(int& fd);
 void set_nonblocking(int fd);

@@ -16,6 +16,7 @@
 
 #include "base/child_process.h"
 #include "base/error.h"
+#include "base/interrupt.h"
 #include "worker/worker_answer.h"
 #include "worker/worker_pipes.h"
 #include "worker/worker_protocol.h"
@@ -27,15 +28,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using worker_io::close_fd;
-using worker_io::errno_text;
 constexpr std::chrono::milliseconds kGracePeriod{2000};
 constexpr std::chrono::milliseconds kPollSlice{50};
 constexpr std::size_t kChunk = 1 << 16;
 constexpr int kMaxChunksPerDrain = 64;  // a fast writer cannot starve the loop
 
-std::string signal_name(int sig) {
-  const char* abbrev = sigabbrev_np(sig);
-  std::string name = abbrev ? "SIG" + std::string(abbrev) : "signal " + std::to_string(sig);
+// "SIGSEGV (Segmentation fault)": the signal's name and the system's description of it.
+std::string signal_described(int sig) {
+  std::string name = signal_text(sig);
   const char* text = sigdescr_np(sig);
   if (text) name += " (" + std::string(text) + ")";
   return name;
@@ -154,7 +154,7 @@ std::string WorkerProcess::exit_description() const {
   if (!status_ || *status_ < 0) return text + "is gone (its exit status is unknown)";
   int status = *status_;
   if (WIFEXITED(status)) return text + "exited with status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return text + "was killed by signal " + signal_name(WTERMSIG(status));
+  if (WIFSIGNALED(status)) return text + "was killed by signal " + signal_described(WTERMSIG(status));
   return text + "ended with wait status " + std::to_string(status);
 }
 

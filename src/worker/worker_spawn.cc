@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/child_process.h"
+#include "base/error.h"
 #include "runtime/runtime_telemetry.h"
 #include "worker/worker_error.h"
 #include "worker/worker_pipes.h"
