@@ -4,7 +4,9 @@ is the assertion for a test suite. torch is imported only when a module object i
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -162,6 +164,28 @@ def _save(module: Any, folder: Path, force: bool) -> str:
     return f"{folder / 'factory.py'}:load"
 
 
+# ONNX's TensorProto data type of each dtype a module input may have (onnx.proto's DataType).
+_ONNX_TYPES = {"float32": 1, "uint8": 2, "int8": 3, "int32": 6, "int64": 7, "bool": 9, "float16": 10, "float64": 11,
+               "bfloat16": 16}
+
+
+def _write_example(folder: Path, specs: Sequence[Mapping[str, Any]], examples: Sequence[Any]) -> Path:
+    """The example tensors as one data set of given inputs, ``folder/example/test_data_set_0/input_<j>.pb``
+    (each a TensorProto named after its input, the values as raw little-endian bytes); the data folder."""
+    import onnx
+    import torch
+
+    data_set = folder / "example" / "test_data_set_0"
+    shutil.rmtree(folder / "example", ignore_errors=True)  # an earlier run's (force): no stale input_<j>.pb
+    data_set.mkdir(parents=True, exist_ok=True)
+    for j, (spec, tensor) in enumerate(zip(specs, examples)):
+        proto = onnx.TensorProto(name=spec["name"], data_type=_ONNX_TYPES[spec["dtype"]], dims=list(tensor.shape))
+        flat = tensor.detach().to("cpu").contiguous().reshape(-1)
+        proto.raw_data = flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
+        (data_set / f"input_{j}.pb").write_bytes(proto.SerializeToString())
+    return folder / "example"
+
+
 def check_module(
     module: Any,
     example_inputs: Any,
@@ -179,6 +203,7 @@ def check_module(
     force: bool = False,
     source_revision: Optional[str] = None,
     onnxruntime: Optional[PathLike] = None,
+    keep_example: bool = False,
 ) -> dict[str, Any]:
     """Run a module object as a module profile and return its record (``nnx.module-conformance/1``).
 
@@ -191,7 +216,9 @@ def check_module(
     values, the first the example's size there (the export's). An integer input's ``[low, high)`` range is
     given (``inputs``' ``range`` or ``ranges={"ids": [0, 1000]}``), never inferred from the example: without
     one the core refuses the profile. The example tensors give shapes and dtypes only: the cases' values are
-    drawn from their seeds, as a profile file's.
+    drawn from their seeds, as a profile file's; with ``keep_example=True`` the example's own values are also
+    one more case, ``data-set-0`` (written as given inputs beside ``module.pt``, ``example/test_data_set_0/``:
+    the profile's ``data``, doc/profile-files.md "Inputs you give").
 
     Limits: the worker process rebuilds the module by unpickling it, so every class in it must be
     importable there: defined at the top level of a ``.py`` file that was imported (its folder is put on
@@ -206,7 +233,14 @@ def check_module(
     # Checked by the core before anything is written (the module object stands as a placeholder factory).
     profile = ModuleProfile(name, exporter, module, specs, dict(dims or {}), outputs=outputs, opset=opset, rtol=rtol,
                             atol=atol)
-    profile = profile.with_module(_save(module, _module_folder(root, name), force))
+    folder = _module_folder(root, name)
+    profile = profile.with_module(_save(module, folder, force))
+    if keep_example:
+        try:
+            profile = dataclasses.replace(profile, data=str(_write_example(folder, specs, examples)))
+        except OSError as exc:
+            raise UsageError(f"check_module: cannot write the example's values under {folder}: {exc.strerror or exc}; "
+                             f"give a root this process may write") from None
     return run_profile(profile, root, source_revision=source_revision, force=force, onnxruntime=onnxruntime)
 
 

@@ -8,9 +8,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
 import dataclasses
+import os
 
 from . import _core
-from ._boundary import _dumps, _is_sequence, _plain
+from ._boundary import PathLike, _dumps, _is_sequence, _plain
 from ._errors import UsageError
 from ._module_objects import PLACEHOLDER_FACTORY, holds_object, refuse_bad_object
 from ._profile_family import ProfileFamily, profile_kind
@@ -46,7 +47,9 @@ class ModuleProfile(ProfileFamily):
     ``outputs`` names the outputs (None: the exporter's names). ``module`` may also be an ``nn.Module`` or a
     callable of no argument returning one: when the profile runs it is saved under the run's root as
     :func:`check_module` saves it, and that factory is the profile's (python/nnx/_module_objects.py); such a
-    profile has no profile-file form (:meth:`to_json` refuses it) until then.
+    profile has no profile-file form (:meth:`to_json` refuses it) until then. ``data`` names a folder of
+    given inputs, ``test_data_set_<N>/input_<j>.pb`` (each TensorProto named after the input it gives; the
+    others drawn): one more case per data set (doc/profile-files.md, "Inputs you give").
 
     The core checks it when it is made, with the reader of ``run --profile-file``: an invalid one raises
     :class:`UsageError` whose ``problems`` are the profile file's lines without their ``profiles[i]: ``
@@ -64,6 +67,7 @@ class ModuleProfile(ProfileFamily):
     atol: float = MODULE_ATOL
     runtime: str = _RUNTIME
     provider: str = _PROVIDER
+    data: Optional[PathLike] = None
     _described_as = "the module profile"  # not a field: no annotation
 
     def __post_init__(self) -> None:
@@ -104,6 +108,8 @@ class ModuleProfile(ProfileFamily):
         }
         if self.outputs is not None:
             out["outputs"] = _plain(list(self.outputs)) if _is_sequence(self.outputs) else _plain(self.outputs)
+        if self.data is not None:
+            out["data"] = os.fspath(self.data) if isinstance(self.data, (str, os.PathLike)) else _plain(self.data)
         out["opset_version"] = self.opset  # the one spelling of every kind (src/profile/profile_spelling.h)
         out["rtol"] = self.rtol
         out["atol"] = self.atol
@@ -119,7 +125,7 @@ class ModuleProfile(ProfileFamily):
         and tolerances spelled ``opset_version``, ``rtol``, ``atol`` or, as their alias, ``opset`` and
         ``tolerances {rtol, atol}``."""
         known = {"name", "exporter", "module", "inputs", "dims", "outputs", "opset_version", "opset", "rtol", "atol",
-                 "tolerances", "runtime", "provider"}
+                 "tolerances", "runtime", "provider", "data"}
         tolerances = value.get("tolerances", {})
         both = ("opset_version" in value and "opset" in value) or \
             ("tolerances" in value and ("rtol" in value or "atol" in value))
@@ -127,7 +133,7 @@ class ModuleProfile(ProfileFamily):
         if set(value) - known or both or odd:  # the core's words for it, through the profile file's reader
             _core.checked_profile(_dumps(dict(value), "the module profile"))
         fields = {k: value[k] for k in ("name", "exporter", "module", "inputs", "dims", "outputs", "runtime",
-                                        "provider", "rtol", "atol") if k in value}
+                                        "provider", "rtol", "atol", "data") if k in value}
         for spelling in ("opset_version", "opset"):
             if spelling in value:
                 fields["opset"] = value[spelling]

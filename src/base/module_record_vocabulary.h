@@ -50,10 +50,11 @@ inline constexpr std::array<const char*, 4> kKeys = {kName, kShape, kDtype, kRan
 
 namespace module_case_key {  // a module record's input_cases[i]: v1's keys with shape replaced by these
 inline constexpr const char* kDims = "dims";
-inline constexpr const char* kInputs = "inputs";    // [{name, dtype, shape, file}]
+inline constexpr const char* kInputs = "inputs";    // [{name, dtype, shape, file[, given]}]
 inline constexpr const char* kOutputs = "outputs";  // null, or [{name, dtype, shape, file, oracle_file}]
 inline constexpr const char* kFile = "file";
 inline constexpr const char* kOracleFile = "oracle_file";
+inline constexpr const char* kGiven = "given";  // an input a data set gave: "test_data_set_<N>/input_<j>.pb"
 }  // namespace module_case_key
 
 namespace exact_key {  // a module record's stages.parity.detail, only where the situation arises (§10)

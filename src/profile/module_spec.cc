@@ -7,6 +7,7 @@
 
 #include "artifacts/layout.h"
 #include "base/json_fields.h"
+#include "base/model_record_vocabulary.h"
 #include "base/module_record_vocabulary.h"
 #include "base/record_vocabulary.h"
 #include "profile/module_factory.h"
@@ -189,7 +190,7 @@ std::vector<ModuleCase> ModuleSpec::cases() const {
   const auto base = export_dims(*this);
   auto add = [&](std::string name, std::vector<std::pair<std::string, std::int64_t>> dims,
                  std::vector<std::vector<std::int64_t>> shapes, std::uint64_t seed, const char* expect) {
-    out.push_back({std::move(name), std::move(dims), std::move(shapes), seed, expect});
+    out.push_back({std::move(name), std::move(dims), std::move(shapes), seed, expect, std::nullopt});
   };
   const std::string first = dims.empty() ? std::string("export") : dims.front().first + "-" +
                                                                       std::to_string(base.front().second);
@@ -203,6 +204,11 @@ std::vector<ModuleCase> ModuleSpec::cases() const {
       const std::uint64_t seed = 1000 + out.size();
       add(std::move(name), std::move(case_dims), std::move(shapes), seed, rf::kExpectMatch);
     }
+  }
+  for (std::size_t k = 0; k < given.size(); ++k) {
+    add("data-set-" + std::to_string(given[k].number), given[k].dims, shapes_with(*this, given[k].dims), 1000 + out.size(),
+        rf::kExpectMatch);
+    out.back().data_set = k;
   }
   std::uint64_t refusal = 0;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -222,10 +228,12 @@ json ModuleSpec::to_json() const {
   for (const auto& input : inputs) inputs_json.push_back(input.to_json());
   json dims_json = json::object();
   for (const auto& [name, values] : dims) dims_json[name] = values;
-  return json{{rf::kModule, factory},
-              {rf::kInputs, inputs_json},
-              {rf::kDims, dims_json},
-              {rf::kOutputs, outputs ? json(*outputs) : json()}};
+  json out{{rf::kModule, factory},
+           {rf::kInputs, inputs_json},
+           {rf::kDims, dims_json},
+           {rf::kOutputs, outputs ? json(*outputs) : json()}};
+  if (!data.empty()) out[rf::model_key::kData] = data;
+  return out;
 }
 
 std::vector<std::string> ModuleSpec::problems() const {

@@ -6,8 +6,9 @@
 // `package.module:FACTORY` (the rule: module_factory.h); the factory takes no argument and returns an nn.Module. An input's shape holds
 // fixed sizes and symbolic names; `dims` gives each symbolic name its values, the first being the export's.
 // `cases()` is the one rule for a module profile's cases: the export case, then every other value of every
-// dim (the other dims at their export values), then one refusal case per fixed size of every input (that
-// size + 1, which the runtime must refuse). `problems()` names every violation of the limits below and of the
+// dim (the other dims at their export values), then one case per data set of given inputs (`data`,
+// given_inputs.h), then one refusal case per fixed size of every input (that size + 1, which the runtime must
+// refuse). `problems()` names every violation of the limits below and of the
 // rules a module record's specs and cases are validated with (module_spec_rules.h: outputs, case names),
 // seen without running anything; a factory file that does not exist is one of them.
 #pragma once
@@ -53,6 +54,24 @@ struct InputSpec {
 // and the record validator.
 std::optional<std::pair<std::int64_t, std::int64_t>> integer_input_bounds(DType dtype);
 
+// One input a data set gives (profile/given_inputs.h): the spec input it is, the file it was read from (as
+// found, and relative to the data folder) and what the file held when the profile was read.
+struct GivenInput {
+  std::size_t input = 0;  // index into ModuleSpec::inputs
+  std::string source;     // the .pb file as found under the data folder
+  std::string relative;   // "test_data_set_<N>/input_<j>.pb": the record's `given`
+  DType dtype = DType::float32;
+  std::vector<std::int64_t> shape;
+};
+
+// One data set of given inputs: one case expected to match, named data-set-<N>, its dims bound by the given
+// tensors' shapes (the others at their export values).
+struct GivenDataSet {
+  std::uint64_t number = 0;  // N of test_data_set_<N>
+  std::vector<GivenInput> inputs;
+  std::vector<std::pair<std::string, std::int64_t>> dims;  // every symbolic dim's value, in dims order
+};
+
 // One case of a module profile: each input's concrete shape and the dims' values it was made from.
 struct ModuleCase {
   std::string name;                                          // "batch-1", "image-axis1-4"
@@ -60,6 +79,7 @@ struct ModuleCase {
   std::vector<std::vector<std::int64_t>> input_shapes;       // one per input, in inputs order
   std::uint64_t seed = 0;
   std::string expect;                                        // rf::kExpectMatch | rf::kExpectRejected
+  std::optional<std::size_t> data_set;  // index into ModuleSpec::given: the case whose inputs a data set gives
 };
 
 struct ModuleSpec {
@@ -67,6 +87,8 @@ struct ModuleSpec {
   std::vector<InputSpec> inputs;
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> dims;  // in the profile's order
   std::optional<std::vector<std::string>> outputs;                       // the outputs' names, when given
+  std::string data;                  // `"data"`: the folder of given inputs (given_inputs.h), or ""
+  std::vector<GivenDataSet> given;   // read from `data` when the profile was read
 
   // The factory's file for `FILE.py:FACTORY`, else nullopt; and the factory's name after the colon.
   std::optional<std::string> factory_file() const;
@@ -74,7 +96,7 @@ struct ModuleSpec {
   std::vector<ModuleCase> cases() const;
   // Each input's shape at the dims' export values.
   std::vector<std::vector<std::int64_t>> export_shapes() const;
-  nlohmann::json to_json() const;  // {module, inputs, dims, outputs}: a profile file's own fields
+  nlohmann::json to_json() const;  // {module, inputs, dims, outputs[, data]}: a profile file's own fields
   std::vector<std::string> problems() const;
 };
 

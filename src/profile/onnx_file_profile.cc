@@ -5,6 +5,7 @@
 
 #include "base/json_fields.h"
 #include "base/model_record_vocabulary.h"
+#include "profile/given_inputs.h"
 #include "profile/module_factory.h"
 #include "profile/module_spec.h"
 #include "profile/profile_module.h"
@@ -88,7 +89,8 @@ std::vector<std::string> read_input_names(const json& given, std::vector<std::pa
 }
 
 // A file checked against its factory: the profile's dims and ranges on the graph's signature, bind checked,
-// and the module rule's cases drawn (module_spec.h).
+// the data sets' given inputs read when `data` is named too (given_inputs.h: bound by graph input name), and the
+// module rule's cases drawn (module_spec.h).
 void draw_against_factory(const json& value, const std::vector<std::pair<std::string, json>>& ranges, Profile& p,
                           std::vector<std::string>& problems) {
   OnnxFileSpec& file = *p.onnx_file;
@@ -116,6 +118,7 @@ void draw_against_factory(const json& value, const std::vector<std::pair<std::st
     }
   }
   for (auto& problem : spec.problems()) problems.push_back(std::move(problem));
+  if (problems.empty() && !file.data.empty()) read_given_inputs(file.data, spec, problems);
   if (problems.empty()) file.cases = spec.cases();
 }
 
@@ -134,11 +137,9 @@ Profile onnx_file_profile_from_json(const json& value, std::vector<std::string>&
   r.string(rf::model_key::kOnnx, onnx);
   if (value.contains(rf::model_key::kData)) r.string(rf::model_key::kData, data);
   if (value.contains(rf::kModule)) r.string(rf::kModule, factory);
-  if (data.empty() == factory.empty()) {
-    problems.push_back(factory.empty() ? "profile.data: missing: name a folder holding test_data_set_<N>/input_<j>.pb and "
-                                         "output_<j>.pb, or the module factory the file is checked against"
-                                       : "profile: give data or module, not both (a file checked against both is not "
-                                         "supported yet)");
+  if (data.empty() && factory.empty()) {
+    problems.push_back("profile.data: missing: name a folder holding test_data_set_<N>/input_<j>.pb and output_<j>.pb, "
+                       "or the module factory the file is checked against (or both: the data sets then give inputs)");
   }
   if (const json* given = value.contains(rf::model_key::kBind) ? r.object(rf::model_key::kBind) : nullptr) {
     for (const auto& [graph, parameter] : given->items()) {
@@ -158,7 +159,9 @@ Profile onnx_file_profile_from_json(const json& value, std::vector<std::string>&
   r.finish();
   if (!problems.empty()) return p;
   ModuleSpec signature;
-  p.onnx_file = read_onnx_file_spec(onnx, data, inputs ? &*inputs : nullptr, signature, problems);
+  // Against a factory, data sets give inputs (given_inputs.h, read by draw_against_factory), not the reference.
+  p.onnx_file = read_onnx_file_spec(onnx, factory.empty() ? data : "", inputs ? &*inputs : nullptr, signature, problems);
+  p.onnx_file->data = data;
   p.onnx_file->factory = factory;
   p.onnx_file->bind = std::move(bind);
   p.module = std::move(signature);

@@ -6,7 +6,6 @@
 #include <deque>
 #include <iterator>
 #include <map>
-#include <regex>
 #include <sys/stat.h>
 
 #include "artifacts/artifact_path.h"
@@ -15,6 +14,7 @@
 #include "base/model_record_vocabulary.h"
 #include "onnx_file/onnx_model_file.h"
 #include "onnx_file/tensor_proto.h"
+#include "profile/data_set_folder.h"
 
 namespace nnx {
 namespace {
@@ -59,16 +59,6 @@ void signature_of(const OnnxModelFile& model, ModuleSpec& spec, std::vector<std:
 }
 
 
-// The numbered files `<prefix>_<j>.pb` of a data set folder, j from 0 without a gap.
-std::vector<fs::path> numbered(const fs::path& folder, const std::string& prefix) {
-  std::vector<fs::path> out;
-  for (std::size_t j = 0;; ++j) {
-    const fs::path file = folder / (prefix + "_" + std::to_string(j) + ".pb");
-    if (!fs::exists(file)) return out;
-    out.push_back(file);
-  }
-}
-
 // The tensors of `files`, bound to `graph` names: by each file's own name when every file names one, else
 // by position. Appends problems.
 std::vector<DataSetTensor> bound(const std::vector<fs::path>& files, const std::vector<std::string>& graph,
@@ -103,19 +93,6 @@ std::vector<DataSetTensor> bound(const std::vector<fs::path>& files, const std::
   return out;
 }
 
-// Every test_data_set_<N> of `data`, in N's order.
-std::vector<std::pair<std::uint64_t, fs::path>> data_set_folders(const fs::path& data) {
-  static const std::regex kName("test_data_set_([0-9]{1,9})");
-  std::vector<std::pair<std::uint64_t, fs::path>> out;
-  for (const auto& entry : fs::directory_iterator(data)) {
-    std::smatch m;
-    const std::string name = entry.path().filename().string();
-    if (entry.is_directory() && std::regex_match(name, m, kName)) out.emplace_back(std::stoull(m[1].str()), entry.path());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 }  // namespace
 
 namespace {
@@ -124,7 +101,7 @@ namespace {
 // values (each dim one value within a case). Appends problems; dims' values are collected into `values`.
 ModuleCase case_of(const OnnxDataSet& set, const ModuleSpec& spec, std::map<std::string, std::vector<std::int64_t>>& values,
                    std::vector<std::string>& order, std::vector<std::string>& problems) {
-  ModuleCase c{"data-set-" + set.folder.substr(set.folder.rfind('_') + 1), {}, {}, 0, rf::kExpectMatch};
+  ModuleCase c{"data-set-" + set.folder.substr(set.folder.rfind('_') + 1), {}, {}, 0, rf::kExpectMatch, std::nullopt};
   std::map<std::string, std::int64_t> dims;
   for (std::size_t j = 0; j < spec.inputs.size() && j < set.inputs.size(); ++j) {
     const InputSpec& in = spec.inputs[j];
@@ -191,9 +168,9 @@ void read_data_sets(const fs::path& data, OnnxFileSpec& out, ModuleSpec& spec, s
   std::vector<std::string> order;
   for (const auto& [n, folder] : folders) {
     OnnxDataSet set{folder.filename().string(), {}, {}};
-    set.inputs = bound(numbered(folder, "input"), out.graph_inputs, "input", total, problems);
+    set.inputs = bound(numbered_files(folder, "input"), out.graph_inputs, "input", total, problems);
     std::uint64_t output_bytes = 0;
-    set.outputs = bound(numbered(folder, "output"), out.graph_outputs, "output", output_bytes, problems);
+    set.outputs = bound(numbered_files(folder, "output"), out.graph_outputs, "output", output_bytes, problems);
     if (!problems.empty()) return;
     out.cases.push_back(case_of(set, spec, values, order, problems));
     out.data_sets.push_back(std::move(set));
@@ -254,12 +231,6 @@ OnnxModelFile read_imported_model(const fs::path& model, std::span<const std::by
 OnnxModelFile read_imported_model_file(const fs::path& model, ErrorKind kind) {
   const std::string bytes = read_file_bytes(model, kMaxImportedFileBytes, "the imported file limit", kind);
   return read_imported_model(model, std::as_bytes(std::span(bytes.data(), bytes.size())), kind);
-}
-
-Tensor read_data_set_tensor(const fs::path& file, ErrorKind kind) {
-  const std::string bytes = read_file_bytes(file, module_limits::kMaxTensorBytes + (1 << 20), "a stored tensor's limit", kind);
-  return decode_tensor_proto(std::as_bytes(std::span(bytes.data(), bytes.size())), file.string(),
-                             module_limits::kMaxTensorBytes);
 }
 
 nlohmann::json OnnxFileSpec::variant() const {

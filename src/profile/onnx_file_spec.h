@@ -27,6 +27,7 @@
 
 #include "base/error.h"
 #include "onnx_file/onnx_model_file.h"
+#include "profile/data_set_folder.h"
 #include "profile/module_spec.h"
 
 namespace nnx {
@@ -47,7 +48,7 @@ struct OnnxDataSet {
 
 struct OnnxFileSpec {
   std::string onnx;  // as the profile names it
-  std::string data;  // as the profile names it; "" when the file is checked against its factory alone
+  std::string data;  // as the profile names it, or "": with a factory, its data sets give inputs (given_inputs.h)
   std::string factory;  // `"module"`: the factory the file is checked against (module_factory.h), or ""
   // `"bind"`: graph input -> the forward parameter it is given to, where the names differ (the others are
   // given to the parameter of their own name)
@@ -82,12 +83,6 @@ inline constexpr std::uint64_t kMaxImportedFileBytes = std::uint64_t{4} << 30;
 // reading of an imported file the profile check and the check stage share. An unreadable file is an Error of
 // `kind`.
 OnnxModelFile read_imported_model_file(const std::filesystem::path& model, ErrorKind kind);
-
-// One data set's .pb file decoded (onnx_file/tensor_proto.h), its values at most module_limits::kMaxTensorBytes
-// (the file a MiB more, for the TensorProto's framing): the one reading of a data-set tensor the profile
-// check and the import share. An unreadable file is an Error of `kind`; bytes that do not decode a
-// ConformanceError naming the file.
-Tensor read_data_set_tensor(const std::filesystem::path& file, ErrorKind kind);
 
 // Reads `onnx` and, unless `data` is "", `data` (and checks the spec's `inputs` names when given) into a spec and the ModuleSpec of
 // its graph; appends every problem.

@@ -4,6 +4,8 @@
 #include "base/json_fields.h"
 #include "base/module_record_vocabulary.h"
 #include "base/record_vocabulary.h"
+#include "base/model_record_vocabulary.h"
+#include "profile/given_inputs.h"
 #include "profile/profile_spelling.h"
 
 namespace nnx {
@@ -94,6 +96,11 @@ Profile module_profile_from_json(const json& value, std::vector<std::string>& pr
   p.module = module_spec_from_json(value, problems);
   FieldReader r(value, "profile", problems);
   for (const char* k : {rf::kModule, rf::kInputs, rf::kDims, rf::kOutputs}) r.allow_extra(k);
+  std::string data;  // given inputs (given_inputs.h), read once the spec itself is sound
+  if (value.contains(rf::model_key::kData) && r.string(rf::model_key::kData, data) && problems.empty() &&
+      p.module->problems().empty()) {
+    read_given_inputs(data, *p.module, problems);
+  }
   r.may_hold({key::kName, key::kExporter, key::kRuntime, key::kProvider});
   if (value.contains(key::kName)) r.string(key::kName, p.name); else problems.push_back("profile.name: missing");
   if (value.contains(key::kExporter)) r.string(key::kExporter, p.exporter);

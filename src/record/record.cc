@@ -78,7 +78,11 @@ void blank_module_parts(Record& r, const Profile& profile, const std::vector<Inp
     const bool matching = mc.expect == rf::kExpectMatch;
     for (std::size_t j = 0; j < spec.inputs.size(); ++j) {
       fields.inputs.push_back({spec.inputs[j].name, std::string(dtype_name(spec.inputs[j].dtype)), mc.input_shapes[j],
-                               matching ? test_input_path(match, j) : refusal_input_path(mc.name, j), std::nullopt});
+                               matching ? test_input_path(match, j) : refusal_input_path(mc.name, j), std::nullopt,
+                               std::nullopt});
+    }
+    if (mc.data_set) {
+      for (const GivenInput& g : spec.given.at(*mc.data_set).inputs) fields.inputs[g.input].given = g.relative;
     }
     if (matching) ++match;
     rc.shape.clear();

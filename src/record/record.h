@@ -73,6 +73,8 @@ struct CaseTensor {
   std::vector<std::int64_t> shape;
   std::string file;                  // relative to the profile folder
   std::optional<std::string> oracle_file;  // outputs only: the float64 oracle's file, when it was computed
+  std::optional<std::string> given;        // inputs only: "test_data_set_<N>/input_<j>.pb", the data-set file that
+                                           // gave it (profile/given_inputs.h), written only when given
   json to_json(bool output) const;
 };
 

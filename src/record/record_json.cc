@@ -35,8 +35,9 @@ CaseTensor read_tensor(const json& t, bool output) {
   namespace key = rf::module_case_key;
   CaseTensor out{t[rf::input_key::kName].get<std::string>(), t[rf::input_key::kDtype].get<std::string>(),
                  t[rf::input_key::kShape].get<std::vector<std::int64_t>>(), t[key::kFile].get<std::string>(),
-                 std::nullopt};
+                 std::nullopt, std::nullopt};
   if (output) out.oracle_file = read_optional_string(t[key::kOracleFile]);
+  if (!output && t.contains(key::kGiven)) out.given = t[key::kGiven].get<std::string>();
   return out;
 }
 
@@ -176,6 +177,7 @@ json CaseTensor::to_json(bool output) const {
   namespace key = rf::module_case_key;
   json out{{rf::input_key::kName, name}, {rf::input_key::kDtype, dtype}, {rf::input_key::kShape, shape}, {key::kFile, file}};
   if (output) out[key::kOracleFile] = optional_string(oracle_file);
+  if (!output && given) out[key::kGiven] = *given;
   return out;
 }
 

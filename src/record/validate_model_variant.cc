@@ -1,7 +1,7 @@
 // The `model` of an nnx.model-conformance/1 record (doc/record-format.md §11; validate_module.h): the kind's
 // variant. The one kind written today is "onnx-file": exactly {kind, onnx, data, factory, bind, class,
-// source_sha256, state_sha256}, onnx a non-empty string, exactly one of data (a string) and factory (a
-// non-empty string) set, bind {graph input: parameter}, the identity null without a factory or an export. Once the export (the import) passed, its detail's `imported` names the
+// source_sha256, state_sha256}, onnx a non-empty string, data (a string) or factory (a non-empty
+// string) or both set (both: the data sets gave inputs, the factory the reference), bind {graph input: parameter}, the identity null without a factory or an export. Once the export (the import) passed, its detail's `imported` names the
 // same source and states the sha256 of the bytes it copied; once check passed, that is the sha256 the
 // manifest lists for the model file (the copy is the file named, byte for byte).
 #include "base/model_record_vocabulary.h"
@@ -83,9 +83,8 @@ void check_model_variant(const JsonView& record, const Stages& view, Problems& o
     out.push_back(at(rf::kModel, model_key::kFactory) + ": must be null or a non-empty string, not " +
                   text_of(factory));
   }
-  if (factory.is_null() == m[model_key::kData].is_null()) {
-    out.push_back(std::string(rf::kModel) + ": names " + (factory.is_null() ? "neither" : "both") +
-                  " data and factory; exactly one is what the file is compared with");
+  if (factory.is_null() && m[model_key::kData].is_null()) {
+    out.push_back(std::string(rf::kModel) + ": names neither data nor factory; one is what the file is compared with");
   }
   if (const JsonView bind = m[model_key::kBind]; bind.exists() && is_object_or_report(bind, at(rf::kModel, model_key::kBind), out)) {
     for (const auto& [graph, parameter] : bind.members()) {

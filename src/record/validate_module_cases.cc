@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -28,6 +29,9 @@ constexpr std::array<const char*, 12> kModuleCaseKeys = {
     case_key::kFailure, case_key::kMaxAbsError, case_key::kMaxRelError, case_key::kDetail};
 constexpr std::array<const char*, 4> kInputKeys = {rf::input_key::kName, rf::input_key::kDtype, rf::input_key::kShape,
                                                    mkey::kFile};
+// An input a data set gave (profile/given_inputs.h) also names the file it was given as.
+constexpr std::array<const char*, 5> kGivenInputKeys = {rf::input_key::kName, rf::input_key::kDtype,
+                                                        rf::input_key::kShape, mkey::kFile, mkey::kGiven};
 constexpr std::array<const char*, 5> kOutputKeys = {rf::input_key::kName, rf::input_key::kDtype, rf::input_key::kShape,
                                                     mkey::kFile, mkey::kOracleFile};
 
@@ -106,11 +110,23 @@ void check_file(CaseWalk& walk, const JsonView& file, const std::string& where, 
   if (file.is_string()) walk.named.push_back({std::string(file.string()), where});
 }
 
+// A `given` input's file as a data set names it, in a case expected to match.
+bool given_input_ok(const JsonView& given, const CaseAt& c) {
+  static const std::regex kGivenFile("test_data_set_[0-9]{1,9}/input_[0-9]{1,4}\\.pb");
+  return c.match && given.is_string() && std::regex_match(std::string(given.string()), kGivenFile);
+}
+
 // One input against its spec; adds to `differing` the fixed sizes a refusal case changes.
 bool check_case_input(CaseWalk& walk, const JsonView& t, const std::string& w, const CaseAt& c, std::size_t j,
                       std::size_t& differing, Problems& out) {
   if (!is_object_or_report(t, w, out)) return false;
-  bool ok = exact_keys(t, w, kInputKeys, out);
+  const JsonView given = t[mkey::kGiven];
+  bool ok = given.exists() ? exact_keys(t, w, kGivenInputKeys, out) : exact_keys(t, w, kInputKeys, out);
+  if (given.exists() && !given_input_ok(given, c)) {
+    out.push_back(at(w, mkey::kGiven) + ": " + text_of(given) + " is not test_data_set_<N>/input_<j>.pb of a case " +
+                  "expected to match (the data-set file that gave the input)");
+    ok = false;
+  }
   const SpecInput* spec = walk.specs.usable ? &walk.specs.inputs[j] : nullptr;
   const JsonView name = t[rf::input_key::kName], dtype = t[rf::input_key::kDtype];
   if (spec && !name.is_text(spec->name)) {

@@ -121,7 +121,7 @@ void store_case_tensors(StageContext& context, const std::vector<std::vector<Ten
     std::vector<CaseTensor> outputs;
     for (std::size_t j = 0; j < references[match].size(); ++j) {
       const Tensor& t = references[match][j].value();
-      CaseTensor out{t.name, std::string(dtype_name(t.dtype)), t.shape, test_output_path(match, j), std::nullopt};
+      CaseTensor out{t.name, std::string(dtype_name(t.dtype)), t.shape, test_output_path(match, j), std::nullopt, std::nullopt};
       write_stored_tensor(folder, out.file, t);
       if (has_oracle && j < oracle[match].size() && oracle[match][j]) {
         out.oracle_file = oracle_output_path(match, j);
@@ -260,9 +260,9 @@ bool record_answer(StageContext& context, const json& answer, AnswerFrames& fram
 bool run_module_export_stage(StageContext& context) {
   const ModuleSpec& spec = *context.profile->module;
   std::vector<std::vector<Tensor>> inputs;
-  for (const auto& c : context.profile->input_cases()) inputs.push_back(draw_case_inputs(spec, *c.module));
   json answer;
-  try {
+  try {  // a given input whose file changed since the profile was read is refused here (tool-error, naming it)
+    for (const auto& c : context.profile->input_cases()) inputs.push_back(draw_case_inputs(spec, *c.module));
     OutgoingFrames sent;
     const json request = export_request(context, inputs, sent);
     WorkerReply reply = context.exporter->export_model(request, sent);
@@ -280,7 +280,7 @@ bool run_module_export_stage(StageContext& context) {
     throw;
   } catch (const std::exception& e) {  // a stored tensor that cannot be written, an answer that does not parse:
     return stage_failed(context, FailureClass::tool_error,     // the tool's own step, never the exporter's
-                json{{detail_key::kError, std::string("storing the case tensors or the factory's copy: ") + e.what()},
+                json{{detail_key::kError, std::string("reading the given inputs, storing the case tensors or the factory's copy: ") + e.what()},
                      {detail_key::kLog, answer.value(wire::kLog, "")}});
   }
 }

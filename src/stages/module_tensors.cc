@@ -9,6 +9,7 @@
 #include "model/feedfwd.h"
 #include "model/torch_random.h"
 #include "onnx_file/tensor_proto.h"
+#include "profile/data_set_folder.h"
 
 namespace nnx {
 namespace {
@@ -77,6 +78,11 @@ std::vector<Tensor> draw_case_inputs(const ModuleSpec& spec, const ModuleCase& c
   std::vector<Tensor> inputs;
   for (std::size_t i = 0; i < spec.inputs.size(); ++i) {
     inputs.push_back(draw_input(spec.inputs[i], c.input_shapes[i], input_seed(c.seed, i)));
+  }
+  if (c.data_set) {  // the inputs its data set gives, read again (a file that changed is refused)
+    for (const GivenInput& given : spec.given.at(*c.data_set).inputs) {
+      inputs[given.input] = reread_data_set_tensor(given.source, given.dtype, given.shape, spec.inputs[given.input].name);
+    }
   }
   return inputs;
 }

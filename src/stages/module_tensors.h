@@ -19,7 +19,8 @@
 
 namespace nnx {
 
-// Every input of `c`, named and typed by the spec.
+// Every input of `c`, named and typed by the spec: drawn, but for those its data set gives (given_inputs.h),
+// which are read again from their files (ConformanceError naming a file that changed since the profile read it).
 std::vector<Tensor> draw_case_inputs(const ModuleSpec& spec, const ModuleCase& c);
 
 // Writes `tensor` as TensorProto bytes at <folder>/<relative> (atomically; folders made as needed).

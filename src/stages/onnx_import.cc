@@ -49,15 +49,9 @@ json copy_model(const OnnxFileSpec& spec, const fs::path& folder) {
                                      {"domain", p.domain}, {"model_version", p.model_version}, {"ir_version", p.ir_version}}}};
 }
 
-// Data set tensor `t` read again, named after its graph value, and written to `relative`; ConformanceError when
-// it is no longer the tensor the profile read.
+// Data set tensor `t` read again (data_set_folder.h), named after its graph value, and written to `relative`.
 Tensor store(const DataSetTensor& t, const fs::path& folder, const std::string& relative) {
-  Tensor tensor = read_data_set_tensor(t.source, ErrorKind::unreadable);
-  if (tensor.dtype != t.dtype || tensor.shape != t.shape) {
-    throw ConformanceError(t.source + " changed since the profile was read (now " + std::string(dtype_name(tensor.dtype)) +
-                           " " + json(tensor.shape).dump() + ")");
-  }
-  tensor.name = t.name;
+  Tensor tensor = reread_data_set_tensor(t.source, t.dtype, t.shape, t.name);
   write_stored_tensor(folder, relative, tensor);
   return tensor;
 }
@@ -74,7 +68,7 @@ json store_data_sets(StageContext& context, const fs::path& folder) {
     std::vector<CaseTensor> stored;
     for (std::size_t j = 0; j < set.outputs.size(); ++j) {
       const Tensor t = store(set.outputs[j], folder, test_output_path(k, j));
-      stored.push_back({t.name, std::string(dtype_name(t.dtype)), t.shape, test_output_path(k, j), std::nullopt});
+      stored.push_back({t.name, std::string(dtype_name(t.dtype)), t.shape, test_output_path(k, j), std::nullopt, std::nullopt});
     }
     outputs.push_back(std::move(stored));
     sets.push_back(set.folder);

@@ -56,7 +56,7 @@ Record blank_module_record() {
     ModuleCaseFields fields;
     fields.dims = {{"batch", spec.batch}};
     fields.inputs = {{"image", "float32", spec.shape, spec.match ? test_input_path(k++, 0) : refusal_input_path(spec.name, 0),
-                      std::nullopt}};
+                      std::nullopt, std::nullopt}};
     c.module = std::move(fields);
     r.input_cases.push_back(std::move(c));
   }
@@ -72,7 +72,8 @@ void fill_export(Record& r) {
   for (RecordCase& c : r.input_cases) {
     if (c.expect != rf::kExpectMatch) continue;
     c.module->outputs = std::vector<CaseTensor>{
-        {"logits", "float32", {c.module->dims[0].second, 1000}, test_output_path(k, 0), oracle_output_path(k, 0)}};
+        {"logits", "float32", {c.module->dims[0].second, 1000}, test_output_path(k, 0), oracle_output_path(k, 0),
+         std::nullopt}};
     ++k;
   }
 }

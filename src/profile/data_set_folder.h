@@ -1,0 +1,34 @@
+// ONNX Runtime's onnx_test_runner layout of data sets, as a profile's `"data": FOLDER` names them: numbered
+// folders `test_data_set_<N>/` holding `input_<j>.pb` and `output_<j>.pb`, TensorProto files
+// (onnx_file/tensor_proto.h). The one reading of that layout, shared by an ONNX-file profile's data sets
+// (onnx_file_spec.h) and a module profile's given inputs (given_inputs.h).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/error.h"
+#include "base/tensor.h"
+
+namespace nnx {
+
+// Every test_data_set_<N> folder directly under `data` (N of at most 9 digits), in N's order.
+std::vector<std::pair<std::uint64_t, std::filesystem::path>> data_set_folders(const std::filesystem::path& data);
+
+// The numbered files `<prefix>_<j>.pb` of a data set folder, j from 0 until the first one missing.
+std::vector<std::filesystem::path> numbered_files(const std::filesystem::path& folder, const std::string& prefix);
+
+// One data set's .pb file decoded, its values at most module_limits::kMaxTensorBytes (the file a MiB more,
+// for the TensorProto's framing): the one reading of a data-set tensor the profile check and the stages
+// share. An unreadable file is an Error of `kind`; bytes that do not decode a ConformanceError naming the file.
+Tensor read_data_set_tensor(const std::filesystem::path& file, ErrorKind kind);
+
+// The data-set tensor at `file` read again when a stage uses it, named `name`: a ConformanceError naming the
+// file when it no longer has the dtype and shape the profile read from it.
+Tensor reread_data_set_tensor(const std::filesystem::path& file, DType dtype, const std::vector<std::int64_t>& shape,
+                              const std::string& name);
+
+}  // namespace nnx
