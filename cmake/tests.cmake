@@ -49,6 +49,7 @@ set(NNX_UNIT_TEST_SOURCES
   tests/unit/json_tape_test.cc
   tests/unit/json_view_test.cc
   tests/unit/runtime_log_test.cc
+  tests/unit/dont_care_test.cc
   tests/unit/terminal_text_test.cc
   tests/unit/load_stage_test.cc
   tests/unit/child_process_test.cc

@@ -31,7 +31,7 @@ def _input_spec(spec: Any) -> Any:
     out = dict(spec)
     if "range" in out and out["range"] is None:
         del out["range"]
-    for key in ("shape", "range"):
+    for key in ("shape", "range", "hides"):
         if _is_sequence(out.get(key)):
             out[key] = list(out[key])
     return out

@@ -46,7 +46,17 @@ inline constexpr const char* kShape = "shape";
 inline constexpr const char* kDtype = "dtype";
 inline constexpr const char* kRange = "range";
 inline constexpr std::array<const char*, 4> kKeys = {kName, kShape, kDtype, kRange};
+inline constexpr const char* kHides = "hides";  // the outputs whose positions this mask input's zeros hide
+inline constexpr std::array<const char*, 5> kKeysWithHides = {kName, kShape, kDtype, kRange, kHides};
 }  // namespace input_key
+
+namespace dont_care_key {  // a module record's stages.parity.detail.dont_care, only when an input hides outputs (§10)
+inline constexpr const char* kDontCare = "dont_care";  // [{case, output, input, excluded}]
+inline constexpr const char* kCase = "case";
+inline constexpr const char* kOutput = "output";
+inline constexpr const char* kInput = "input";
+inline constexpr const char* kExcluded = "excluded";
+}  // namespace dont_care_key
 
 namespace module_case_key {  // a module record's input_cases[i]: v1's keys with shape replaced by these
 inline constexpr const char* kDims = "dims";

@@ -160,10 +160,12 @@ json DimSize::to_json() const { return fixed ? json(*fixed) : json(symbol); }
 json InputSpec::to_json() const {
   json shape_json = json::array();
   for (const auto& size : shape) shape_json.push_back(size.to_json());
-  return json{{ik::kName, name},
-              {ik::kShape, shape_json},
-              {ik::kDtype, std::string(dtype_name(dtype))},
-              {ik::kRange, range ? json::array({range->first, range->second}) : json()}};
+  json out{{ik::kName, name},
+           {ik::kShape, shape_json},
+           {ik::kDtype, std::string(dtype_name(dtype))},
+           {ik::kRange, range ? json::array({range->first, range->second}) : json()}};
+  if (!hides.empty()) out[ik::kHides] = hides;
+  return out;
 }
 
 std::optional<std::string> ModuleSpec::factory_file() const {
@@ -263,6 +265,11 @@ std::vector<std::string> ModuleSpec::problems() const {
   }
   for (const auto& symbol : used) {
     if (!given.count(symbol)) out.push_back("dims: the dimension \"" + symbol + "\" has no values");
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].hides.empty()) continue;
+    const std::string problem = hides_problem(std::string(dtype_name(inputs[i].dtype)), inputs[i].hides, outputs);
+    if (!problem.empty()) out.push_back("inputs[" + std::to_string(i) + "].hides: " + problem);
   }
   if (outputs) {
     if (const std::string problem = outputs_problem(*outputs); !problem.empty()) out.push_back("outputs: " + problem);

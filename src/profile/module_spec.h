@@ -46,7 +46,8 @@ struct InputSpec {
   DType dtype = DType::float32;  // any of base/tensor.h's: floats drawn from N(0, 1) (half precisions rounded),
                                  // bool 0 or 1, integers uniformly from `range`
   std::optional<std::pair<std::int64_t, std::int64_t>> range;  // integer inputs: [low, high)
-  nlohmann::json to_json() const;
+  std::vector<std::string> hides;  // outputs whose positions this mask's zeros hide (stages/dont_care.h)
+  nlohmann::json to_json() const;  // {name, shape, dtype, range[, hides]}
 };
 
 // The values an integer input dtype holds, [lowest, highest]; nullopt for a dtype that takes no range (the

@@ -48,7 +48,7 @@ InputSpec input_spec_of(const json& object, const std::string& where, std::vecto
     }
   }
   std::string dtype = "float32";
-  reader.may_hold({ik::kDtype});
+  reader.may_hold({ik::kDtype, ik::kHides});
   if (object.contains(ik::kDtype)) reader.string(ik::kDtype, dtype);
   if (const auto parsed = parse_dtype(dtype)) {
     input.dtype = *parsed;
@@ -63,6 +63,10 @@ InputSpec input_spec_of(const json& object, const std::string& where, std::vecto
     problems.push_back(where + ".dtype: unknown dtype \"" + dtype + "\" (" + listed + ")" + did_you_mean(dtype, names));
   }
   read_range(reader, object, where, input, problems);
+  if (object.is_object() && object.contains(ik::kHides) && reader.string_list(ik::kHides, input.hides) &&
+      input.hides.empty()) {
+    problems.push_back(where + ".hides: an empty list hides nothing (leave it out)");
+  }
   reader.finish();
   return input;
 }

@@ -1,6 +1,7 @@
 // The rules module profiles and module records share (module_spec_rules.h; doc/record-format.md §10).
 #include "profile/module_spec_rules.h"
 
+#include <algorithm>
 #include <set>
 
 #include "artifacts/layout.h"
@@ -21,6 +22,22 @@ std::optional<std::string> CaseNames::add(const std::string& name, const std::st
   const auto [it, fresh] = first_.try_emplace(name, where);
   if (fresh) return std::nullopt;
   return it->second;
+}
+
+std::string hides_problem(const std::string& dtype, const std::vector<std::string>& hides,
+                          const std::optional<std::vector<std::string>>& outputs) {
+  static const std::set<std::string> kMaskDtypes = {"bool", "int64", "int32", "int8", "uint8"};
+  if (!kMaskDtypes.count(dtype)) return "only a bool or integer input hides positions (its zeros), not a " + dtype + " one";
+  if (!outputs) return "name the outputs (`outputs`) to hide positions of one";
+  if (hides.empty()) return "an empty list hides nothing (leave it out)";
+  std::set<std::string> seen;
+  for (const auto& name : hides) {
+    if (std::find(outputs->begin(), outputs->end(), name) == outputs->end()) {
+      return "\"" + name + "\" is not one of the outputs";
+    }
+    if (!seen.insert(name).second) return "\"" + name + "\" is named twice";
+  }
+  return "";
 }
 
 std::string refusal_name_problem(const std::string& name) {

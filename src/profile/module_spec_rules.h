@@ -6,6 +6,8 @@
 //   outputs_problem         `outputs` is a non-empty list of non-empty names, no two alike
 //   CaseNames               no two cases share a name (a match case's `<dim>-<value>` and a refusal case's
 //                           `<input>-axis<k>-<size>` can meet: a dim named "x-axis1" meets input x's axis 1)
+//   hides_problem           an input's `hides` (don't-care positions, stages/dont_care.h): a bool or integer
+//                           input, a non-empty list of distinct names of the named `outputs`
 //   refusal_name_problem    a refusal case's name is its folder's (refusal_cases/<name>/): a plain name of at
 //                           most kMaxFolderNameBytes bytes
 // Each returns "" (or nothing) when the rule holds, else what is wrong, for the caller to prefix with where.
@@ -31,5 +33,9 @@ class CaseNames {
 };
 
 std::string refusal_name_problem(const std::string& name);
+
+// `dtype` is the input's dtype name; `outputs` the spec's output names, nullopt when it names none.
+std::string hides_problem(const std::string& dtype, const std::vector<std::string>& hides,
+                          const std::optional<std::vector<std::string>>& outputs);
 
 }  // namespace nnx

@@ -33,6 +33,7 @@ struct SpecInput {
   std::string name;
   std::string dtype;
   std::vector<SpecSize> shape;
+  std::optional<std::vector<std::string>> hides;  // when given: checked against outputs (module_spec_rules.h)
 };
 
 // The record's inputs, dims and outputs as far as they are well formed.

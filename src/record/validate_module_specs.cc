@@ -86,7 +86,8 @@ void check_range(const JsonView& range, const std::string& where, std::string_vi
 bool read_input(const JsonView& item, const std::string& where, SpecInput& in, Problems& out) {
   namespace key = rf::input_key;
   if (!is_object_or_report(item, where, out)) return false;
-  bool ok = exact_keys(item, where, key::kKeys, out);
+  const JsonView hides = item[key::kHides];
+  bool ok = hides.exists() ? exact_keys(item, where, key::kKeysWithHides, out) : exact_keys(item, where, key::kKeys, out);
   const JsonView name = item[key::kName];
   if (name.is_string() && !name.string().empty()) {
     in.name = name.string();
@@ -123,6 +124,14 @@ bool read_input(const JsonView& item, const std::string& where, SpecInput& in, P
     ++i;
   }
   check_range(item[key::kRange], where, in.dtype, out);
+  if (hides.exists()) {
+    in.hides.emplace();
+    for (const JsonView name : hides.items()) in.hides->emplace_back(name.is_string() ? name.string() : "");
+    if (!hides.is_array() || std::find(in.hides->begin(), in.hides->end(), "") != in.hides->end()) {
+      out.push_back(at(where, key::kHides) + ": must be a list of output names, not " + text_of(hides));
+      in.hides.reset();
+    }
+  }
   return ok;
 }
 
@@ -227,6 +236,13 @@ ModuleSpecs check_module_specs(const JsonView& record, const Stages& view, Probl
   const bool used_ok = inputs_ok && dims_ok && check_dims_used(specs, out);
   specs.usable = used_ok;
   read_outputs(record[rf::kOutputs], specs, out);
+  for (std::size_t i = 0; i < specs.inputs.size(); ++i) {  // the one rule a profile was checked with
+    const SpecInput& in = specs.inputs[i];
+    if (!in.hides) continue;
+    if (const std::string problem = hides_problem(in.dtype, *in.hides, specs.outputs); !problem.empty()) {
+      out.push_back(std::string(rf::kInputs) + "[" + std::to_string(i) + "]." + rf::input_key::kHides + ": " + problem);
+    }
+  }
   return specs;
 }
 

@@ -8,7 +8,8 @@
 // largest over its outputs. An integer or bool output compares exactly, near ties judged by the oracle's
 // stored scores, and a dtype that is not PyTorch's is a finding of its own (stages/exact_outputs.h). A
 // floating output an all-zero output would pass in every case is stated (stages/vacuous_tolerance.h). A
-// float16 or bfloat16 output is judged under its dtype's tolerance (base/dtype_tolerance.h), stated. The
+// float16 or bfloat16 output is judged under its dtype's tolerance (base/dtype_tolerance.h), stated. Positions
+// a mask input hides (`hides`) are excluded from every comparison and counted (stages/dont_care.h). The
 // triangulation measures the runtime and the reference against the stored float64 oracle where it was
 // computed (a stored oracle holding a value that is not finite is not measured against: both departures are
 // {max_abs_error: null, margin: null, reason}, and the record stays valid); the blame is
@@ -27,6 +28,7 @@
 #include "model/feedfwd.h"
 #include "record/record.h"
 #include "stages/case_outcome.h"
+#include "stages/dont_care.h"
 #include "stages/exact_outputs.h"
 #include "stages/module_reference.h"
 #include "stages/module_stages.h"
@@ -49,6 +51,7 @@ struct Evidence {
   json dtype_differs = json::array();
   VacuousTolerance vacuous;  // floating outputs an all-zero output would pass in every case
   json dtype_tolerances = json::array();  // the tolerance each half-precision output was judged by
+  json dont_care = json::array();  // positions excluded from the comparison (dont_care.h)
 };
 
 // The tolerance output `reference` is judged by (base/dtype_tolerance.h), stated once per half output.
@@ -261,6 +264,33 @@ std::optional<std::string> frozen_dimension(const Record& record, const RecordCa
   return std::nullopt;
 }
 
+// Excludes the positions the case's mask inputs hide (dont_care.h) from its outputs, reference and oracle
+// alike; "" when done, else why an output cannot be hidden so (the case's mismatch).
+std::string hide_dont_care(const StageContext& context, const RecordCase& c, std::vector<Tensor>& outputs,
+                           CaseTruth& truth, Evidence& evidence) {
+  namespace dk = rf::dont_care_key;
+  for (const HiddenOutput& h : hidden_outputs(context.record.module->inputs)) {
+    const auto in = std::find_if(c.module->inputs.begin(), c.module->inputs.end(),
+                                 [&](const CaseTensor& t) { return t.name == h.input; });
+    const auto ref = std::find_if(truth.references.begin(), truth.references.end(),
+                                  [&](const Tensor& t) { return t.name == h.output; });
+    if (in == c.module->inputs.end() || ref == truth.references.end()) continue;  // a missing output is named later
+    const Tensor mask = stored_tensor(context.stored, *in, in->file);
+    const auto hidden = hide_positions(*ref, mask);
+    if (!hidden) {
+      return "output " + h.output + " " + shape_text(ref->shape) + " does not begin with the shape of " + h.input + " " +
+             shape_text(mask.shape) + ", whose zeros `hides` says hide its positions";
+    }
+    const std::size_t j = static_cast<std::size_t>(ref - truth.references.begin());
+    for (Tensor& actual : outputs) {
+      if (actual.name == h.output && actual.shape == ref->shape) hide_positions(actual, mask);
+    }
+    if (j < truth.oracle.size() && truth.oracle[j]) hide_positions(*truth.oracle[j], mask);
+    evidence.dont_care.push_back({{dk::kCase, c.name}, {dk::kOutput, h.output}, {dk::kInput, h.input}, {dk::kExcluded, *hidden}});
+  }
+  return "";
+}
+
 void run_case(RecordCase& c, StageContext& context, std::vector<std::string>& unused, Evidence& evidence) {
   std::vector<Tensor> outputs;
   try {
@@ -278,7 +308,10 @@ void run_case(RecordCase& c, StageContext& context, std::vector<std::string>& un
     evidence.runtime_departs = record_unexpected_run(c, shapes);
     return;
   }
-  const CaseTruth truth = truth_of(context, c);
+  CaseTruth truth = truth_of(context, c);
+  if (const std::string why = hide_dont_care(context, c, outputs, truth, evidence); !why.empty()) {
+    return set_case_outcome(c, rf::kOutcomeMismatch, FailureClass::mismatch, why);
+  }
   const Tolerance tolerance{context.record.tolerances.rtol.value(), context.record.tolerances.atol.value()};
   compare_outputs(c, outputs, truth.references, truth.oracle, tolerance, evidence);
 }
@@ -303,6 +336,7 @@ bool record_outcome(StageContext& context, Evidence& evidence, const std::vector
   if (!context.module_reference_ran.is_null()) detail[detail_key::kFactoryRun] = context.module_reference_ran;
   if (!evidence.exact_outputs.empty()) detail[rf::exact_key::kExactOutputs] = evidence.exact_outputs;
   if (!evidence.dtype_differs.empty()) detail[rf::exact_key::kDtypeDiffers] = evidence.dtype_differs;
+  if (!evidence.dont_care.empty()) detail[rf::dont_care_key::kDontCare] = evidence.dont_care;
   if (!evidence.dtype_tolerances.empty()) detail[rf::dtype_tolerance_key::kDtypeTolerances] = evidence.dtype_tolerances;
   if (json vacuous = evidence.vacuous.to_json(); !vacuous.is_null()) {
     detail[rf::vacuous_key::kVacuousTolerance] = std::move(vacuous);

@@ -25,7 +25,7 @@ using test_support::module_record_json;
 ModuleSpec image_spec() {
   ModuleSpec spec;
   spec.factory = "vision.models:image_net";
-  spec.inputs = {InputSpec{"image", {{std::nullopt, "batch"}, {3, ""}, {64, ""}, {64, ""}}, DType::float32, {}}};
+  spec.inputs = {InputSpec{"image", {{std::nullopt, "batch"}, {3, ""}, {64, ""}, {64, ""}}, DType::float32, {}, {}}};
   spec.dims = {{"batch", {2, 1, 3}}};
   spec.outputs = std::vector<std::string>{"logits"};
   return spec;
