@@ -6,7 +6,10 @@
 // `execute --reference torch`, PyTorch's recomputed ones: context.module_references), every element
 // within |runtime - reference| <= atol + rtol * |reference| (base/tolerance_compare.h); its errors are the
 // largest over its outputs. An integer or bool output compares exactly, near ties judged by the oracle's
-// stored scores, and a dtype that is not PyTorch's is a finding of its own (stages/exact_outputs.h). A
+// stored scores, and a dtype that is not PyTorch's is a finding of its own (stages/exact_outputs.h). An output
+// that cannot be compared (missing, another dtype or shape: a detector's boxes) makes the case a mismatch naming
+// each such output and both shapes, the others still compared and their errors said; a stored oracle whose shape
+// is not its output's (the float64 copy found other boxes) is not measured against, the reason stated. A
 // floating output an all-zero output would pass in every case is stated (stages/vacuous_tolerance.h). A
 // float16 or bfloat16 output is judged under its dtype's tolerance (base/dtype_tolerance.h), stated. Positions
 // a mask input hides (`hides`) are excluded from every comparison and counted (stages/dont_care.h). The
@@ -82,6 +85,14 @@ const Tensor* named(const std::vector<Tensor>& tensors, const std::string& name)
   return nullptr;
 }
 
+// Whether a stored oracle has its output's shape (an exact output's scores: that shape + [candidates]); a
+// detector's boxes need not (the float64 copy may find other boxes).
+bool oracle_fits(const Tensor& oracle, const Tensor& reference) {
+  if (!compares_exactly(reference.dtype)) return oracle.shape == reference.shape;
+  return oracle.shape.size() == reference.shape.size() + 1 &&
+         std::equal(reference.shape.begin(), reference.shape.end(), oracle.shape.begin());
+}
+
 // Why `actual` cannot be compared with `expected`, or "".
 std::string incomparable(const Tensor* actual, const Tensor& expected, const std::vector<Tensor>& outputs) {
   if (actual == nullptr) return "the runtime returned no output named " + expected.name + " (it returned: " + names_of(outputs) + ")";
@@ -128,6 +139,8 @@ void compare_outputs(RecordCase& c, const std::vector<Tensor>& outputs, const st
   bool triangulated = !oracle.empty();
   bool measured = false;  // a floating output measured against the oracle (an exact output never is)
   std::string oracle_unusable;  // why the stored oracle cannot be measured against, or ""
+  std::string differences;      // the outputs that cannot be compared (missing, another dtype or shape)
+  std::size_t compared = 0;     // the outputs that could be
   for (std::size_t j = 0; j < references.size(); ++j) {
     const Tensor* actual = named(outputs, references[j].name);
     if (const std::string why = incomparable(actual, references[j], outputs); !why.empty()) {
@@ -135,11 +148,25 @@ void compare_outputs(RecordCase& c, const std::vector<Tensor>& outputs, const st
       if (actual != nullptr && actual->dtype != references[j].dtype) {
         evidence.dtype_differs.push_back(dtype_finding(c.name, references[j].name, actual->dtype, references[j].dtype));
       }
-      return set_case_outcome(c, rf::kOutcomeMismatch, FailureClass::mismatch, why);
+      const bool oracle_stored = actual != nullptr && j < oracle.size() && oracle[j];
+      differences += (differences.empty() ? "" : "; ") + why +
+                     (oracle_stored ? " (the float64 oracle's: " + shape_text(oracle[j]->shape) + ")" : "");
+      continue;  // the other outputs are still compared, and said below
+    }
+    if (j < oracle.size() && oracle[j] && !oracle_fits(*oracle[j], references[j])) {  // a data-dependent shape
+      oracle_unusable = "the float64 oracle's " + references[j].name + " has shape " + shape_text(oracle[j]->shape) +
+                        ", PyTorch's " + shape_text(references[j].shape) + " (a shape that depends on the values)";
+      triangulated = false;
+      if (compares_exactly(references[j].dtype)) {
+        exact_output(c.name, *actual, references[j], std::nullopt, profile_tolerance, worst, evidence);
+        ++compared;
+        continue;
+      }
     }
     if (compares_exactly(references[j].dtype)) {
       exact_output(c.name, *actual, references[j], j < oracle.size() ? oracle[j] : std::nullopt, profile_tolerance,
                    worst, evidence);
+      ++compared;
       continue;
     }
     const Tolerance tolerance = judged_by(references[j], profile_tolerance, evidence);
@@ -154,16 +181,18 @@ void compare_outputs(RecordCase& c, const std::vector<Tensor>& outputs, const st
     }
     evidence.vacuous.observe(references[j].name, reference, tolerance);
     const ToleranceComparison errors = compare_to_tolerance(runtime, reference, tolerance);
+    ++compared;
     worst.max_abs = std::max(worst.max_abs, errors.max_abs);
     worst.max_rel = std::max(worst.max_rel, errors.max_rel);
     worst.within = worst.within && errors.within;
     if (!errors.margin || (worst.margin && *errors.margin > *worst.margin)) worst.margin = errors.margin;
-    const auto exact = j < oracle.size() && oracle[j] ? oracle[j]->as_doubles() : std::vector<double>{};
+    const bool fits = j < oracle.size() && oracle[j] && oracle_fits(*oracle[j], references[j]);
+    const auto exact = fits ? oracle[j]->as_doubles() : std::vector<double>{};
     if (const std::size_t bad = nonfinite(exact)) {
       oracle_unusable = "the stored oracle of output " + references[j].name + " holds " + std::to_string(bad) +
                         " value(s) that are not finite";
       triangulated = false;
-    } else if (j < oracle.size() && oracle[j]) {
+    } else if (fits) {
       const Departure ro = departure(runtime, exact, tolerance.rtol, tolerance.atol);
       const Departure fo = departure(reference, exact, tolerance.rtol, tolerance.atol);
       if (!ro.margin || (runtime_oracle.margin && *ro.margin > *runtime_oracle.margin)) runtime_oracle = ro;
@@ -174,6 +203,12 @@ void compare_outputs(RecordCase& c, const std::vector<Tensor>& outputs, const st
     } else {
       triangulated = false;
     }
+  }
+  if (!differences.empty()) {  // stated output by output, then what the outputs that could be compared showed
+    const std::string others = compared > 0 ? "; the outputs that could be compared: max_abs_error " +
+                                   std::to_string(worst.max_abs) + (worst.within ? ", within tolerance" : ", beyond tolerance")
+                                                                    : "";
+    return set_case_outcome(c, rf::kOutcomeMismatch, FailureClass::mismatch, differences + others);
   }
   triangulated = triangulated && measured;
   c.outcome = worst.within ? rf::kOutcomeMatch : rf::kOutcomeMismatch;

@@ -31,9 +31,11 @@ void write_stored_tensor(const std::filesystem::path& folder, const std::string&
 Tensor stored_tensor(const std::map<std::string, std::vector<std::byte>>& verified, const CaseTensor& expected,
                      const std::string& relative);
 
-// The stored float64 oracle of the output `expected` at `relative`: float64 with the output's name and shape,
-// or, for an output that compares exactly (base/exact_compare.h), the scores its index was chosen from (the
-// output's shape + [candidates]); ConformanceError otherwise, as stored_tensor.
+// The stored float64 oracle of the output `expected` at `relative`: float64 with the output's name, of any shape
+// (the output's; for an output that compares exactly, base/exact_compare.h, the scores its index was chosen
+// from, the output's shape + [candidates]; for a shape that depends on the values, such as a detector's boxes,
+// whatever the float64 copy found: parity measures against it only where it fits); ConformanceError otherwise,
+// as stored_tensor.
 Tensor stored_oracle(const std::map<std::string, std::vector<std::byte>>& verified, const CaseTensor& expected,
                      const std::string& relative);
 
