@@ -61,7 +61,7 @@ JSON_SOURCES=(base/json_strict base/json_python record/validate_record artifacts
               profile/profile_module profile/module_spec
               profile/module_spec_json base/tensor base/tolerance_compare record/validate_triangulation
               profile/module_spec_rules profile/module_factory profile/profile_spelling
-              profile/onnx_file_profile profile/onnx_file_spec record/validate_model_variant
+              profile/onnx_file_profile profile/onnx_file_spec profile/data_set_folder profile/given_inputs record/validate_model_variant
               onnx_file/onnx_model_file onnx_file/onnx_tensor onnx_file/tensor_proto base/nearest_name
               profile/python_names)
 ONNX_SOURCES=(onnx_file/onnx_model_file onnx_file/onnx_tensor onnx_file/tensor_proto base/tensor base/error base/failure
@@ -70,7 +70,7 @@ PROFILE_SOURCES=(profile/profile_file profile/profile profile/profile_module pro
                  profile/module_spec_json model/model_config artifacts/artifact_path artifacts/layout base/json_strict base/json_fields
                  base/record_vocabulary base/file_bytes base/error base/failure base/interrupt base/tensor base/json_python
                  base/tolerance_compare profile/module_spec_rules profile/module_factory profile/profile_spelling
-                 profile/onnx_file_profile profile/onnx_file_spec onnx_file/onnx_model_file onnx_file/onnx_tensor
+                 profile/onnx_file_profile profile/onnx_file_spec profile/data_set_folder profile/given_inputs onnx_file/onnx_model_file onnx_file/onnx_tensor
                  onnx_file/tensor_proto base/nearest_name profile/python_names)
 declare -A TARGET_SOURCES=(
   [json_record_fuzzer]="${JSON_SOURCES[*]}"

@@ -1,38 +1,26 @@
 // The parity stage of a module record (doc/record-format.md §10; module_stages.h): every case runs on the
 // stored inputs it names (the verified bytes the load stage kept: stages/module_tensors.h); the graph's own
 // inputs are fed by name (an input the exporter dropped is not fed, and the detail says so). A refusal as an
-// invalid argument is `rejected`, any other runtime failure `error` (v1's case table). A case that ran is
-// compared output by output, matched by name, with the stored reference outputs (or, for
-// `execute --reference torch`, PyTorch's recomputed ones: context.module_references), every element
-// within |runtime - reference| <= atol + rtol * |reference| (base/tolerance_compare.h); its errors are the
-// largest over its outputs. An integer or bool output compares exactly, near ties judged by the oracle's
-// stored scores, and a dtype that is not PyTorch's is a finding of its own (stages/exact_outputs.h). An output
-// that cannot be compared (missing, another dtype or shape: a detector's boxes) makes the case a mismatch naming
-// each such output and both shapes, the others still compared and their errors said; a stored oracle whose shape
-// is not its output's (the float64 copy found other boxes) is not measured against, the reason stated. A
-// floating output an all-zero output would pass in every case is stated (stages/vacuous_tolerance.h). A
-// float16 or bfloat16 output is judged under its dtype's tolerance (base/dtype_tolerance.h), stated. Positions
-// a mask input hides (`hides`) are excluded from every comparison and counted (stages/dont_care.h). The
-// triangulation measures the runtime and the reference against the stored float64 oracle where it was
-// computed (a stored oracle holding a value that is not finite is not measured against: both departures are
-// {max_abs_error: null, margin: null, reason}, and the record stays valid); the blame is
-// stages/triangulation.h's, with `weights` when the export found state-dict entries nothing in the graph
-// explains.
+// invalid argument is `rejected`, any other runtime failure `error` (v1's case table). A case that ran has the
+// positions its mask inputs hide (`hides`) excluded and counted (stages/dont_care.h), then its outputs are
+// compared with the stored reference outputs (or, for `execute --reference torch`, PyTorch's recomputed ones:
+// context.module_references) and the stored float64 oracle by stages/case_comparison.h. The detail gathers
+// what the cases showed (triangulation, exact outputs, dtype findings and tolerances, a vacuous tolerance,
+// don't-care counts); the blame is stages/triangulation.h's, with `weights` when the export found state-dict
+// entries nothing in the graph explains.
 #include <algorithm>
-#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "base/dtype_tolerance.h"
 #include "base/error.h"
 #include "base/module_record_vocabulary.h"
 #include "base/tolerance_compare.h"
 #include "model/feedfwd.h"
 #include "record/record.h"
+#include "stages/case_comparison.h"
 #include "stages/case_outcome.h"
 #include "stages/dont_care.h"
-#include "stages/exact_outputs.h"
 #include "stages/module_reference.h"
 #include "stages/module_stages.h"
 #include "stages/module_tensors.h"
@@ -45,191 +33,6 @@ namespace {
 
 using nlohmann::json;
 namespace detail_key = rf::detail_key;
-
-struct Evidence {
-  bool runtime_departs = false;
-  bool reference_departs = false;
-  json triangulation = json::array();
-  json exact_outputs = json::array();  // integer and bool outputs (exact_outputs.h)
-  json dtype_differs = json::array();
-  VacuousTolerance vacuous;  // floating outputs an all-zero output would pass in every case
-  json dtype_tolerances = json::array();  // the tolerance each half-precision output was judged by
-  json dont_care = json::array();  // positions excluded from the comparison (dont_care.h)
-};
-
-// The tolerance output `reference` is judged by (base/dtype_tolerance.h), stated once per half output.
-Tolerance judged_by(const Tensor& reference, const Tolerance& profile, Evidence& evidence) {
-  namespace dk = rf::dtype_tolerance_key;
-  const Tolerance used = tolerance_for(reference.dtype, profile);
-  if (!half_epsilon(reference.dtype)) return used;
-  for (const auto& entry : evidence.dtype_tolerances) {
-    if (entry[dk::kOutput] == reference.name) return used;
-  }
-  evidence.dtype_tolerances.push_back({{dk::kOutput, reference.name},
-                                       {dk::kDtype, std::string(dtype_name(reference.dtype))},
-                                       {dk::kRtol, used.rtol},
-                                       {dk::kAtol, used.atol}});
-  return used;
-}
-
-std::string names_of(const std::vector<Tensor>& tensors) {
-  std::string out;
-  for (const auto& t : tensors) out += (out.empty() ? "" : ", ") + t.name;
-  return out.empty() ? "none" : out;
-}
-
-const Tensor* named(const std::vector<Tensor>& tensors, const std::string& name) {
-  for (const auto& t : tensors) {
-    if (t.name == name) return &t;
-  }
-  return nullptr;
-}
-
-// Whether a stored oracle has its output's shape (an exact output's scores: that shape + [candidates]); a
-// detector's boxes need not (the float64 copy may find other boxes).
-bool oracle_fits(const Tensor& oracle, const Tensor& reference) {
-  if (!compares_exactly(reference.dtype)) return oracle.shape == reference.shape;
-  return oracle.shape.size() == reference.shape.size() + 1 &&
-         std::equal(reference.shape.begin(), reference.shape.end(), oracle.shape.begin());
-}
-
-// Why `actual` cannot be compared with `expected`, or "".
-std::string incomparable(const Tensor* actual, const Tensor& expected, const std::vector<Tensor>& outputs) {
-  if (actual == nullptr) return "the runtime returned no output named " + expected.name + " (it returned: " + names_of(outputs) + ")";
-  if (actual->dtype != expected.dtype) {
-    return "output " + expected.name + " is " + std::string(dtype_name(actual->dtype)) + ", not PyTorch's " +
-           std::string(dtype_name(expected.dtype)) + " (a dtype finding: stages.parity.detail.dtype_differs)";
-  }
-  if (actual->shape != expected.shape) return "output " + expected.name + " has shape " + shape_text(actual->shape) +
-                                              ", not the reference's " + shape_text(expected.shape);
-  return "";
-}
-
-std::size_t nonfinite(const std::vector<double>& values) {
-  return static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); }));
-}
-
-// A departure from the oracle that was not measured, and why: null errors, never a refused record.
-json unmeasured(const std::string& reason) {
-  namespace tk = rf::triangulation_key;
-  return json{{tk::kMaxAbsError, nullptr}, {tk::kMargin, nullptr}, {tk::kReason, reason}};
-}
-
-// An integer or bool output (exact_outputs.h): its entry, and a counted difference makes the case fail with
-// an infinite margin, departing the runtime (both sides where the oracle cannot tell).
-void exact_output(const std::string& name, const Tensor& actual, const Tensor& reference,
-                  const std::optional<Tensor>& scores, const Tolerance& tolerance, ToleranceComparison& worst,
-                  Evidence& evidence) {
-  ExactVerdict verdict = judge_exact_output(name, actual, reference, scores, tolerance);
-  evidence.exact_outputs.push_back(std::move(verdict.entry));
-  if (verdict.comparison.within()) return;
-  worst.within = false;
-  worst.margin.reset();
-  evidence.runtime_departs = true;
-  evidence.reference_departs = evidence.reference_departs || !verdict.comparison.near_ties;
-}
-
-// Compares every reference output; fills the case and its triangulation entry. A stored oracle output that
-// holds a value that is not finite is not measured against (its departures are `unmeasured`, with the reason).
-void compare_outputs(RecordCase& c, const std::vector<Tensor>& outputs, const std::vector<Tensor>& references,
-                     const std::vector<std::optional<Tensor>>& oracle, const Tolerance& profile_tolerance,
-                     Evidence& evidence) {
-  ToleranceComparison worst;
-  Departure runtime_oracle, reference_oracle;
-  bool triangulated = !oracle.empty();
-  bool measured = false;  // a floating output measured against the oracle (an exact output never is)
-  std::string oracle_unusable;  // why the stored oracle cannot be measured against, or ""
-  std::string differences;      // the outputs that cannot be compared (missing, another dtype or shape)
-  std::size_t compared = 0;     // the outputs that could be
-  for (std::size_t j = 0; j < references.size(); ++j) {
-    const Tensor* actual = named(outputs, references[j].name);
-    if (const std::string why = incomparable(actual, references[j], outputs); !why.empty()) {
-      evidence.runtime_departs = true;
-      if (actual != nullptr && actual->dtype != references[j].dtype) {
-        evidence.dtype_differs.push_back(dtype_finding(c.name, references[j].name, actual->dtype, references[j].dtype));
-      }
-      const bool oracle_stored = actual != nullptr && j < oracle.size() && oracle[j];
-      differences += (differences.empty() ? "" : "; ") + why +
-                     (oracle_stored ? " (the float64 oracle's: " + shape_text(oracle[j]->shape) + ")" : "");
-      continue;  // the other outputs are still compared, and said below
-    }
-    if (j < oracle.size() && oracle[j] && !oracle_fits(*oracle[j], references[j])) {  // a data-dependent shape
-      oracle_unusable = "the float64 oracle's " + references[j].name + " has shape " + shape_text(oracle[j]->shape) +
-                        ", PyTorch's " + shape_text(references[j].shape) + " (a shape that depends on the values)";
-      triangulated = false;
-      if (compares_exactly(references[j].dtype)) {
-        exact_output(c.name, *actual, references[j], std::nullopt, profile_tolerance, worst, evidence);
-        ++compared;
-        continue;
-      }
-    }
-    if (compares_exactly(references[j].dtype)) {
-      exact_output(c.name, *actual, references[j], j < oracle.size() ? oracle[j] : std::nullopt, profile_tolerance,
-                   worst, evidence);
-      ++compared;
-      continue;
-    }
-    const Tolerance tolerance = judged_by(references[j], profile_tolerance, evidence);
-    const auto runtime = actual->as_doubles();
-    const auto reference = references[j].as_doubles();
-    if (const auto bad_runtime = nonfinite(runtime), bad_reference = nonfinite(reference); bad_runtime || bad_reference) {
-      evidence.runtime_departs = evidence.runtime_departs || bad_runtime;
-      evidence.reference_departs = evidence.reference_departs || bad_reference;
-      return set_case_outcome(c, rf::kOutcomeMismatch, FailureClass::mismatch,
-                      "output " + references[j].name + ": " + std::to_string(bad_runtime) + " runtime and " +
-                          std::to_string(bad_reference) + " reference values are not finite");
-    }
-    evidence.vacuous.observe(references[j].name, reference, tolerance);
-    const ToleranceComparison errors = compare_to_tolerance(runtime, reference, tolerance);
-    ++compared;
-    worst.max_abs = std::max(worst.max_abs, errors.max_abs);
-    worst.max_rel = std::max(worst.max_rel, errors.max_rel);
-    worst.within = worst.within && errors.within;
-    if (!errors.margin || (worst.margin && *errors.margin > *worst.margin)) worst.margin = errors.margin;
-    const bool fits = j < oracle.size() && oracle[j] && oracle_fits(*oracle[j], references[j]);
-    const auto exact = fits ? oracle[j]->as_doubles() : std::vector<double>{};
-    if (const std::size_t bad = nonfinite(exact)) {
-      oracle_unusable = "the stored oracle of output " + references[j].name + " holds " + std::to_string(bad) +
-                        " value(s) that are not finite";
-      triangulated = false;
-    } else if (fits) {
-      const Departure ro = departure(runtime, exact, tolerance.rtol, tolerance.atol);
-      const Departure fo = departure(reference, exact, tolerance.rtol, tolerance.atol);
-      if (!ro.margin || (runtime_oracle.margin && *ro.margin > *runtime_oracle.margin)) runtime_oracle = ro;
-      if (!fo.margin || (reference_oracle.margin && *fo.margin > *reference_oracle.margin)) reference_oracle = fo;
-      runtime_oracle.max_abs_error = std::max(runtime_oracle.max_abs_error, ro.max_abs_error);
-      reference_oracle.max_abs_error = std::max(reference_oracle.max_abs_error, fo.max_abs_error);
-      measured = true;
-    } else {
-      triangulated = false;
-    }
-  }
-  if (!differences.empty()) {  // stated output by output, then what the outputs that could be compared showed
-    const std::string others = compared > 0 ? "; the outputs that could be compared: max_abs_error " +
-                                   std::to_string(worst.max_abs) + (worst.within ? ", within tolerance" : ", beyond tolerance")
-                                                                    : "";
-    return set_case_outcome(c, rf::kOutcomeMismatch, FailureClass::mismatch, differences + others);
-  }
-  triangulated = triangulated && measured;
-  c.outcome = worst.within ? rf::kOutcomeMatch : rf::kOutcomeMismatch;
-  c.failure = worst.within ? std::nullopt : std::optional<FailureClass>(FailureClass::mismatch);
-  c.passed = worst.within;
-  c.max_abs_error = worst.max_abs;
-  c.max_rel_error = worst.max_rel;
-  c.detail.reset();
-  namespace tk = rf::triangulation_key;
-  json entry{{tk::kCase, c.name}, {tk::kMargin, departure_of(worst).to_json()[tk::kMargin]}};
-  const json untriangulated = oracle_unusable.empty() ? json() : unmeasured(oracle_unusable);
-  entry[tk::kRuntimeVsOracle] = triangulated ? runtime_oracle.to_json() : untriangulated;
-  entry[tk::kReferenceVsOracle] = triangulated ? reference_oracle.to_json() : untriangulated;
-  if (triangulated) {
-    evidence.runtime_departs = evidence.runtime_departs || runtime_oracle.beyond_tolerance();
-    evidence.reference_departs = evidence.reference_departs || reference_oracle.beyond_tolerance();
-  } else if (!worst.within) {
-    evidence.runtime_departs = evidence.reference_departs = true;  // no oracle: either side may be off
-  }
-  evidence.triangulation.push_back(std::move(entry));
-}
 
 // The stored tensors of a case's outputs (reference and, where stored, oracle).
 struct CaseTruth {
@@ -302,7 +105,7 @@ std::optional<std::string> frozen_dimension(const Record& record, const RecordCa
 // Excludes the positions the case's mask inputs hide (dont_care.h) from its outputs, reference and oracle
 // alike; "" when done, else why an output cannot be hidden so (the case's mismatch).
 std::string hide_dont_care(const StageContext& context, const RecordCase& c, std::vector<Tensor>& outputs,
-                           CaseTruth& truth, Evidence& evidence) {
+                           CaseTruth& truth, CaseEvidence& evidence) {
   namespace dk = rf::dont_care_key;
   for (const HiddenOutput& h : hidden_outputs(context.record.module->inputs)) {
     const auto in = std::find_if(c.module->inputs.begin(), c.module->inputs.end(),
@@ -326,7 +129,7 @@ std::string hide_dont_care(const StageContext& context, const RecordCase& c, std
   return "";
 }
 
-void run_case(RecordCase& c, StageContext& context, std::vector<std::string>& unused, Evidence& evidence) {
+void run_case(RecordCase& c, StageContext& context, std::vector<std::string>& unused, CaseEvidence& evidence) {
   std::vector<Tensor> outputs;
   try {
     const std::vector<Tensor> inputs = graph_inputs(context, c, unused);
@@ -348,7 +151,7 @@ void run_case(RecordCase& c, StageContext& context, std::vector<std::string>& un
     return set_case_outcome(c, rf::kOutcomeMismatch, FailureClass::mismatch, why);
   }
   const Tolerance tolerance{context.record.tolerances.rtol.value(), context.record.tolerances.atol.value()};
-  compare_outputs(c, outputs, truth.references, truth.oracle, tolerance, evidence);
+  compare_case_outputs(c, outputs, truth.references, truth.oracle, tolerance, evidence);
 }
 
 // Whether the export found state-dict entries that nothing in the graph explains (worker/PROTOCOL.md).
@@ -361,7 +164,7 @@ bool weights_missing(const Record& record, json& missing) {
   return !missing.empty();
 }
 
-bool record_outcome(StageContext& context, Evidence& evidence, const std::vector<std::string>& unused) {
+bool record_outcome(StageContext& context, CaseEvidence& evidence, const std::vector<std::string>& unused) {
   json missing = json::array();
   const bool weights_differ = weights_missing(context.record, missing);
   json detail{{detail_key::kReference, reference_name(context.reference)},
@@ -400,7 +203,7 @@ bool run_module_parity_stage(StageContext& context) {
   provide_reference(context);
   Record& record = context.record;
   record.reset_input_cases();
-  Evidence evidence;
+  CaseEvidence evidence;
   std::vector<std::string> unused;
   for (RecordCase& c : record.input_cases) {
     try {
