@@ -1,17 +1,17 @@
-# Unity build (BENCHMARKS.md, "Build time"): nnx_unity_batches(target size) compiles the target's own sources
-# under src/ `size` at a time, each batch one translation unit in the build folder (<build>/unity/) that
-# includes its files by their path under src/ ("base/atomic_file.cc", found through the core's include
-# folder). A batch therefore reads the same in every clone, so ccache (CMakeLists.txt: CCACHE_BASEDIR) still
+# Unity build (BENCHMARKS.md, "Build time"): nnx_unity_batches(target size folder) compiles the target's own
+# sources under `folder` (src, or tests for the unit tests) `size` at a time, each batch one translation unit in
+# the build folder (<build>/unity/) that includes its files by their path under that folder
+# ("base/atomic_file.cc", "unit/record_test.cc", found through the target's include folders). A batch therefore reads the same in every clone, so ccache (CMakeLists.txt: CCACHE_BASEDIR) still
 # hits across clones; CMake's own UNITY_BUILD writes absolute paths into its batches, which would not. A
 # source with compile definitions of its own (base/build_info.cc) or a generated one (onnx.pb.cc) is
 # compiled alone. The files of one batch share one scope: their file-local names must differ (the compiler
 # refuses a clash). A batch file is rewritten only when its list changes.
-function(nnx_unity_batches target size)
+function(nnx_unity_batches target size folder)
   get_target_property(sources ${target} SOURCES)
   set(batched "")
   foreach(source IN LISTS sources)
     get_source_file_property(definitions "${source}" COMPILE_DEFINITIONS)
-    if(source MATCHES "^src/.+\\.cc$" AND NOT definitions)
+    if(source MATCHES "^${folder}/.+\\.cc$" AND NOT definitions)
       list(APPEND batched "${source}")
     endif()
   endforeach()
@@ -26,7 +26,7 @@ function(nnx_unity_batches target size)
     endif()
     foreach(at RANGE ${first} ${last})
       list(GET batched ${at} source)
-      string(REGEX REPLACE "^src/" "" included "${source}")
+      string(REGEX REPLACE "^${folder}/" "" included "${source}")
       string(APPEND text "#include \"${included}\"\n")
       set_source_files_properties("${source}" PROPERTIES HEADER_FILE_ONLY ON)
     endforeach()

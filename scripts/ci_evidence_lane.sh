@@ -42,7 +42,9 @@ mkdir -p "$LANE" "$OUT"
 # --- the wheel ------------------------------------------------------------------------------------------------
 step "wheel: scripts/wheel.sh (pip wheel, build folder $BUILD-wheel; auditwheel repair into dist/)"
 t0=$(seconds)
-NNX_BUILD_DIR="$BUILD" "$ROOT/scripts/wheel.sh" | grep -v '^/' || fail "the wheel did not build or repair"
+# Nothing else runs during this step: the wheel's compile takes every core (make wheel's default is one job).
+CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" NNX_BUILD_DIR="$BUILD" "$ROOT/scripts/wheel.sh" |
+  grep -v '^/' || fail "the wheel did not build or repair"
 wheel=("$ROOT"/dist/nnx_conformance-*manylinux*.whl)
 [[ -f "${wheel[0]}" ]] || fail "no repaired wheel in dist/"
 ok "built and repaired $(basename "${wheel[0]}") ($(stat -c %s "${wheel[0]}") bytes) in $(($(seconds) - t0)) s"

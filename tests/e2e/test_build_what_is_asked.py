@@ -28,11 +28,13 @@ BATCHED = re.compile(r'^#include "(\S+\.cc)"$', re.M)
 
 
 def compiled_sources(commands: str) -> set[str]:
-    """The files `commands` compile, by repository path; a unity batch by the src/ files it includes."""
+    """The files `commands` compile, by repository path; a unity batch by the files it includes (the unit
+    tests' batches from tests/, every other from src/)."""
     sources = set()
     for compiled in map(Path, re.findall(r"-c (\S+\.cc)", commands)):
         if compiled.resolve().parent == UNITY:
-            sources |= {"src/" + name for name in BATCHED.findall(compiled.read_text())}
+            folder = "tests/" if compiled.name.startswith("nnx_tests_") else "src/"
+            sources |= {folder + name for name in BATCHED.findall(compiled.read_text())}
         else:
             sources.add(str(compiled).split(str(REPO) + "/", 1)[-1])
     return sources

@@ -18,7 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kWriteModel = R"PY(
+constexpr const char* kWriteValueInfoModel = R"PY(
 import sys
 import numpy as np
 import onnx
@@ -47,7 +47,7 @@ class OnnxValueInfoTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     folder_ = new test_support::TempDir("nnx-onnx-io");
-    test_support::write_with_onnx_python(folder_->path(), "write_model.py", kWriteModel);
+    test_support::write_with_onnx_python(folder_->path(), "write_model.py", kWriteValueInfoModel);
   }
   static void TearDownTestSuite() { delete folder_; }
   static OnnxModelFile read() {
