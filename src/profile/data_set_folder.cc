@@ -53,4 +53,44 @@ Tensor reread_data_set_tensor(const fs::path& file, DType dtype, const std::vect
   return tensor;
 }
 
+void bind_data_set_tensor(const InputSpec& in, DType dtype, const std::vector<std::int64_t>& shape,
+                          const std::string& where,
+                          const std::vector<std::pair<std::string, std::vector<std::int64_t>>>* allowed,
+                          std::map<std::string, std::int64_t>& dims, std::vector<std::string>& problems) {
+  if (dtype != in.dtype) {
+    problems.push_back(where + " is " + std::string(dtype_name(dtype)) + ", input " + in.name + " is " +
+                       std::string(dtype_name(in.dtype)));
+  }
+  if (shape.size() != in.shape.size()) {
+    problems.push_back(where + " has rank " + std::to_string(shape.size()) + ", input " + in.name + " rank " +
+                       std::to_string(in.shape.size()));
+    return;
+  }
+  for (std::size_t axis = 0; axis < in.shape.size(); ++axis) {
+    const DimSize& d = in.shape[axis];
+    const std::int64_t size = shape[axis];
+    if (d.fixed) {
+      if (*d.fixed != size) {
+        problems.push_back(where + " has size " + std::to_string(size) + " on axis " + std::to_string(axis) +
+                           ", input " + in.name + " the fixed size " + std::to_string(*d.fixed));
+      }
+      continue;
+    }
+    if (allowed) {
+      const auto values = std::find_if(allowed->begin(), allowed->end(), [&](const auto& e) { return e.first == d.symbol; });
+      if (values == allowed->end()) continue;  // a spec problem, named by ModuleSpec::problems()
+      if (std::find(values->second.begin(), values->second.end(), size) == values->second.end()) {
+        problems.push_back(where + " gives dim " + d.symbol + " the size " + std::to_string(size) + ", not one of dims." +
+                           d.symbol + " " + nlohmann::json(values->second).dump() + ": add it there");
+        continue;
+      }
+    }
+    const auto [it, added] = dims.emplace(d.symbol, size);
+    if (!added && it->second != size) {
+      problems.push_back(where + " gives dim " + d.symbol + " the size " + std::to_string(size) +
+                         ", another tensor of its data set " + std::to_string(it->second));
+    }
+  }
+}
+
 }  // namespace nnx

@@ -1,17 +1,20 @@
 // ONNX Runtime's onnx_test_runner layout of data sets, as a profile's `"data": FOLDER` names them: numbered
 // folders `test_data_set_<N>/` holding `input_<j>.pb` and `output_<j>.pb`, TensorProto files
-// (onnx_file/tensor_proto.h). The one reading of that layout, shared by an ONNX-file profile's data sets
-// (onnx_file_spec.h) and a module profile's given inputs (given_inputs.h).
+// (onnx_file/tensor_proto.h). The one reading of that layout, and the one check of a data-set tensor against
+// the input it is bound to, shared by an ONNX-file profile's data sets (onnx_file_spec.h) and a module
+// profile's given inputs (given_inputs.h).
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "base/error.h"
 #include "base/tensor.h"
+#include "profile/module_spec.h"
 
 namespace nnx {
 
@@ -30,5 +33,14 @@ Tensor read_data_set_tensor(const std::filesystem::path& file, ErrorKind kind);
 // file when it no longer has the dtype and shape the profile read from it.
 Tensor reread_data_set_tensor(const std::filesystem::path& file, DType dtype, const std::vector<std::int64_t>& shape,
                               const std::string& name);
+
+// A data-set tensor of `dtype` and `shape` against the input `in` it is bound to: its dtype, rank and fixed
+// sizes must be the input's; each symbolic size is bound into `dims` (one value per dim within a data set)
+// and, when `allowed` is given (a module profile's dims), must be one of that dim's values there. Appends
+// "<where> ..." problems naming the input.
+void bind_data_set_tensor(const InputSpec& in, DType dtype, const std::vector<std::int64_t>& shape,
+                          const std::string& where,
+                          const std::vector<std::pair<std::string, std::vector<std::int64_t>>>* allowed,
+                          std::map<std::string, std::int64_t>& dims, std::vector<std::string>& problems);
 
 }  // namespace nnx

@@ -19,8 +19,6 @@ std::string input_names(const ModuleSpec& spec) {
   return nlohmann::json(names).dump();
 }
 
-std::string values_text(const std::vector<std::int64_t>& values) { return nlohmann::json(values).dump(); }
-
 // The spec input `file` gives (by its TensorProto name); nullopt, with a problem, when it names none of them.
 std::optional<std::size_t> bound_input(const ModuleSpec& spec, const std::string& where, const Tensor& t,
                                        const std::vector<bool>& taken, std::vector<std::string>& problems) {
@@ -34,44 +32,6 @@ std::optional<std::size_t> bound_input(const ModuleSpec& spec, const std::string
                      " of the profile's " + input_names(spec) +
                      ": a given tensor is bound by its TensorProto name (numpy_helper.from_array(values, name=...))");
   return std::nullopt;
-}
-
-// Binds `given`'s symbolic sizes into `dims`; appends the problems of its dtype, rank, fixed sizes and values.
-void bind_sizes(const ModuleSpec& spec, const GivenInput& given, const std::string& where,
-                std::map<std::string, std::int64_t>& dims, std::vector<std::string>& problems) {
-  const InputSpec& in = spec.inputs[given.input];
-  if (given.dtype != in.dtype) {
-    problems.push_back(where + " is " + std::string(dtype_name(given.dtype)) + ", input " + in.name + " is " +
-                       std::string(dtype_name(in.dtype)));
-  }
-  if (given.shape.size() != in.shape.size()) {
-    problems.push_back(where + " has rank " + std::to_string(given.shape.size()) + ", input " + in.name + " rank " +
-                       std::to_string(in.shape.size()));
-    return;
-  }
-  for (std::size_t axis = 0; axis < in.shape.size(); ++axis) {
-    const DimSize& d = in.shape[axis];
-    const std::int64_t size = given.shape[axis];
-    if (d.fixed) {
-      if (*d.fixed != size) {
-        problems.push_back(where + " has size " + std::to_string(size) + " on axis " + std::to_string(axis) +
-                           ", input " + in.name + " the fixed size " + std::to_string(*d.fixed));
-      }
-      continue;
-    }
-    const auto values = std::find_if(spec.dims.begin(), spec.dims.end(), [&](const auto& e) { return e.first == d.symbol; });
-    if (values == spec.dims.end()) continue;  // a spec problem, named by ModuleSpec::problems()
-    if (std::find(values->second.begin(), values->second.end(), size) == values->second.end()) {
-      problems.push_back(where + " gives dim " + d.symbol + " the size " + std::to_string(size) + ", not one of dims." +
-                         d.symbol + " " + values_text(values->second) + ": add it there");
-      continue;
-    }
-    const auto [it, added] = dims.emplace(d.symbol, size);
-    if (!added && it->second != size) {
-      problems.push_back(where + " gives dim " + d.symbol + " the size " + std::to_string(size) +
-                         ", another given input of its data set " + std::to_string(it->second));
-    }
-  }
 }
 
 GivenDataSet read_data_set(const ModuleSpec& spec, std::uint64_t number, const fs::path& folder,
@@ -94,7 +54,7 @@ GivenDataSet read_data_set(const ModuleSpec& spec, std::uint64_t number, const f
     if (!input) continue;
     taken[*input] = true;
     GivenInput given{*input, files[j].string(), name + "/" + files[j].filename().string(), t.dtype, t.shape};
-    bind_sizes(spec, given, where, dims, problems);
+    bind_data_set_tensor(spec.inputs[*input], t.dtype, t.shape, where, &spec.dims, dims, problems);
     set.inputs.push_back(std::move(given));
   }
   for (const auto& [dim, values] : spec.dims) {

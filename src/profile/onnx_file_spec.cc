@@ -106,28 +106,9 @@ ModuleCase case_of(const OnnxDataSet& set, const ModuleSpec& spec, std::map<std:
   for (std::size_t j = 0; j < spec.inputs.size() && j < set.inputs.size(); ++j) {
     const InputSpec& in = spec.inputs[j];
     const DataSetTensor& t = set.inputs[j];
-    const std::string where = "data: " + t.source + " (graph input " + in.name + ")";
-    if (t.dtype != in.dtype) {
-      problems.push_back(where + " is " + std::string(dtype_name(t.dtype)) + ", the graph's " + std::string(dtype_name(in.dtype)));
-    }
-    if (t.shape.size() != in.shape.size()) {
-      problems.push_back(where + " has rank " + std::to_string(t.shape.size()) + ", the graph's " +
-                         std::to_string(in.shape.size()));
-      continue;
-    }
-    for (std::size_t axis = 0; axis < in.shape.size(); ++axis) {
-      const DimSize& d = in.shape[axis];
-      if (d.fixed && *d.fixed != t.shape[axis]) {
-        problems.push_back(where + " has size " + std::to_string(t.shape[axis]) + " on axis " + std::to_string(axis) +
-                           ", the graph's " + std::to_string(*d.fixed));
-      } else if (!d.fixed) {
-        const auto [it, added] = dims.emplace(d.symbol, t.shape[axis]);
-        if (!added && it->second != t.shape[axis]) {
-          problems.push_back(where + " gives dim " + d.symbol + " the value " + std::to_string(t.shape[axis]) +
-                             ", another input " + std::to_string(it->second));
-        }
-      }
-    }
+    // the graph's input: its dims take whatever values the data sets give (no `allowed` list)
+    bind_data_set_tensor(in, t.dtype, t.shape, "data: " + t.source, nullptr, dims, problems);
+    if (t.shape.size() != in.shape.size()) continue;  // named above
     c.input_shapes.push_back(t.shape);
   }
   for (const auto& [name, value] : dims) {

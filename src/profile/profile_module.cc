@@ -2,9 +2,9 @@
 #include "profile/profile_module.h"
 
 #include "base/json_fields.h"
+#include "base/model_record_vocabulary.h"
 #include "base/module_record_vocabulary.h"
 #include "base/record_vocabulary.h"
-#include "base/model_record_vocabulary.h"
 #include "profile/given_inputs.h"
 #include "profile/profile_spelling.h"
 
