@@ -102,8 +102,9 @@ struct OutputWalk {
   std::size_t compared = 0;     // the outputs that could be
 };
 
-// A floating output within the tolerance it is judged by, and against the oracle where that fits.
-void compare_floating(const Tensor& actual, const Tensor& reference_tensor, const std::optional<Tensor>* oracle,
+// A floating output within the tolerance it is judged by, and against `oracle` (the stored oracle when it fits
+// the output's shape, else nullptr: not triangulated).
+void compare_floating(const Tensor& actual, const Tensor& reference_tensor, const Tensor* oracle,
                       const Tolerance& profile_tolerance, OutputWalk& walk, CaseEvidence& evidence) {
   const Tolerance tolerance = judged_by(reference_tensor, profile_tolerance, evidence);
   const auto runtime = actual.as_doubles();
@@ -123,13 +124,12 @@ void compare_floating(const Tensor& actual, const Tensor& reference_tensor, cons
   worst.max_rel = std::max(worst.max_rel, errors.max_rel);
   worst.within = worst.within && errors.within;
   if (!errors.margin || (worst.margin && *errors.margin > *worst.margin)) worst.margin = errors.margin;
-  const bool fits = oracle && *oracle && oracle_fits(**oracle, reference_tensor);
-  const auto exact = fits ? (*oracle)->as_doubles() : std::vector<double>{};
+  const auto exact = oracle ? oracle->as_doubles() : std::vector<double>{};
   if (const std::size_t bad = nonfinite(exact)) {
     walk.oracle_unusable = "the stored oracle of output " + reference_tensor.name + " holds " + std::to_string(bad) +
                            " value(s) that are not finite";
     walk.triangulated = false;
-  } else if (fits) {
+  } else if (oracle) {
     const Departure ro = departure(runtime, exact, tolerance.rtol, tolerance.atol);
     const Departure fo = departure(reference, exact, tolerance.rtol, tolerance.atol);
     if (!ro.margin || (walk.runtime_oracle.margin && *ro.margin > *walk.runtime_oracle.margin)) walk.runtime_oracle = ro;
@@ -169,7 +169,7 @@ void compare_output(const std::string& case_name, const std::vector<Tensor>& out
     ++walk.compared;
     return;
   }
-  compare_floating(*actual, reference, fits || !oracle ? oracle : nullptr, profile_tolerance, walk, evidence);
+  compare_floating(*actual, reference, fits ? &**oracle : nullptr, profile_tolerance, walk, evidence);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 // don't-care counts); the blame is stages/triangulation.h's, with `weights` when the export found state-dict
 // entries nothing in the graph explains.
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -107,13 +108,16 @@ std::optional<std::string> frozen_dimension(const Record& record, const RecordCa
 std::string hide_dont_care(const StageContext& context, const RecordCase& c, std::vector<Tensor>& outputs,
                            CaseTruth& truth, CaseEvidence& evidence) {
   namespace dk = rf::dont_care_key;
+  std::map<std::string, Tensor> masks;  // each mask input read once per case, however many outputs it hides
   for (const HiddenOutput& h : hidden_outputs(context.record.module->inputs)) {
     const auto in = std::find_if(c.module->inputs.begin(), c.module->inputs.end(),
                                  [&](const CaseTensor& t) { return t.name == h.input; });
     const auto ref = std::find_if(truth.references.begin(), truth.references.end(),
                                   [&](const Tensor& t) { return t.name == h.output; });
     if (in == c.module->inputs.end() || ref == truth.references.end()) continue;  // a missing output is named later
-    const Tensor mask = stored_tensor(context.stored, *in, in->file);
+    auto read = masks.find(h.input);
+    if (read == masks.end()) read = masks.emplace(h.input, stored_tensor(context.stored, *in, in->file)).first;
+    const Tensor& mask = read->second;
     const auto hidden = hide_positions(*ref, mask);
     if (!hidden) {
       return "output " + h.output + " " + shape_text(ref->shape) + " does not begin with the shape of " + h.input + " " +
