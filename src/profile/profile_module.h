@@ -1,8 +1,9 @@
 // The module profile's side of Profile (profile.h; doc/record-format.md §10): what each Profile member does
 // for a profile with a `module`, kept beside the feed-forward rules so that profile.cc only dispatches.
 // A module profile file object has the keys name, exporter, module, inputs, dims and, optionally, outputs,
-// opset_version (default 18), rtol and atol (default the tested profiles'), runtime and provider; `opset`
-// and `tolerances {rtol, atol}` are read as their alias (profile_spelling.h).
+// data (a folder of given inputs, read once the spec is sound: given_inputs.h), opset_version (default 18),
+// rtol and atol (default the tested profiles'), runtime and provider; `opset` and `tolerances {rtol, atol}`
+// are read as their alias (profile_spelling.h).
 #pragma once
 #include <string>
 #include <vector>

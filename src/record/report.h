@@ -18,7 +18,8 @@ json make_report(const std::vector<json>& records);
 void save_report(const json& report, const std::filesystem::path& path);
 
 // `<profile>: <status>[ (<failure>)]; level=<level>; exporter=...; n/m input cases passed`, and for a module
-// record whose parity states a vacuous tolerance `; the tolerance cannot fail for <outputs> (...)`.
+// record whose parity states a vacuous tolerance `; the tolerance cannot fail for <outputs> (...)`; under a
+// failed module or successor-format record, its diagnosis, one indented line each (base/failure_diagnosis.h).
 std::vector<std::string> summary_lines(const std::vector<json>& records);
 // 0 when every record passed (and there is one); else the class code of the FIRST failing record;
 // 1 for no records or an unknown failure value.
