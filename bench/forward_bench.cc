@@ -62,7 +62,8 @@ void native_forward(benchmark::State& state) {
 }
 
 void ort_run(benchmark::State& state) {
-  for (auto _ : state) benchmark::DoNotOptimize(g->session->run_float(g->input_name, g->input, g->shape));
+  const nnx::Tensor input = nnx::Tensor::float32(g->input_name, g->shape, g->input);
+  for (auto _ : state) benchmark::DoNotOptimize(g->session->run(std::span<const nnx::Tensor>(&input, 1)));
   counters(state);
 }
 

@@ -3,9 +3,9 @@
 //
 // A Runtime creates Sessions from bytes in memory (the model and its external data, already verified
 // against the record), never from a path, so the bytes executed are the bytes hashed. A Session runs one
-// set of named, typed input tensors and returns every output as a named, typed tensor (base/tensor.h); `run_float`
-// is the one-float32-input form the feed-forward profiles use, over the same run. Failures are RuntimeFailure carrying whether the runtime refused
-// the input as an INVALID ARGUMENT (parity's `rejected`) and the runtime's own code name.
+// set of named, typed input tensors and returns every output as a named, typed tensor (base/tensor.h), for every
+// model kind. Failures are RuntimeFailure carrying whether the runtime refused the input as an INVALID ARGUMENT
+// (parity's `rejected`) and the runtime's own code name.
 // `open_runtime` is the one place that maps a profile's runtime name to an implementation; a run is given
 // a RuntimeOpener (default: open_runtime), which is where tests wrap the real runtime (tests/fakes/).
 #pragma once
@@ -46,16 +46,6 @@ struct ExternalFile {
   std::span<const std::byte> bytes;
 };
 
-// The runtime's lowercase name of an element type ("float", "double", "int64", "int32", "bool").
-std::string runtime_type_name(DType dtype);
-
-struct TensorOutput {
-  std::string name;
-  std::string dtype;                 // lowercase ONNX element type ("float", "double", ...)
-  std::vector<std::int64_t> shape;
-  std::vector<float> values;         // filled only when dtype == "float"
-};
-
 // A runtime's failure: `invalid_argument` when it refused the input as an invalid argument.
 class RuntimeFailure : public std::runtime_error {
  public:
@@ -80,9 +70,6 @@ class Session {
   virtual std::vector<Tensor> run(std::span<const Tensor> inputs) = 0;
   // The session's input names, in the graph's order.
   virtual std::vector<std::string> input_names() const = 0;
-  // One float32 input; outputs as TensorOutput (values filled for float outputs). Throws RuntimeFailure.
-  std::vector<TensorOutput> run_float(const std::string& input_name, std::span<const float> values,
-                                      const std::vector<std::int64_t>& shape);
 };
 
 class Runtime {

@@ -174,39 +174,48 @@ void compare_output(const std::string& case_name, const std::vector<Tensor>& out
 
 }  // namespace
 
-void compare_case_outputs(RecordCase& c, const std::vector<Tensor>& outputs, const std::vector<Tensor>& references,
-                          const std::vector<std::optional<Tensor>>& oracle, const Tolerance& profile_tolerance,
-                          CaseEvidence& evidence) {
+std::optional<ComparedCase> compare_case_outputs(RecordCase& c, const std::vector<Tensor>& outputs,
+                                                 const std::vector<Tensor>& references,
+                                                 const std::vector<std::optional<Tensor>>& oracle,
+                                                 const Tolerance& profile_tolerance, CaseEvidence& evidence) {
   OutputWalk walk;
   walk.triangulated = !oracle.empty();
   for (std::size_t j = 0; j < references.size(); ++j) {
     compare_output(c.name, outputs, references[j], j < oracle.size() ? &oracle[j] : nullptr, profile_tolerance, walk,
                    evidence);
-    if (!walk.nonfinite.empty()) return set_case_outcome(c, rf::kOutcomeMismatch, FailureClass::mismatch, walk.nonfinite);
+    if (!walk.nonfinite.empty()) {
+      set_case_outcome(c, rf::kOutcomeMismatch, FailureClass::mismatch, walk.nonfinite);
+      return std::nullopt;
+    }
   }
   const ToleranceComparison& worst = walk.worst;
   if (!walk.differences.empty()) {  // stated output by output, then what the outputs that could be compared showed
     const std::string others = walk.compared > 0 ? "; the outputs that could be compared: max_abs_error " +
                                    std::to_string(worst.max_abs) + (worst.within ? ", within tolerance" : ", beyond tolerance")
                                                                     : "";
-    return set_case_outcome(c, rf::kOutcomeMismatch, FailureClass::mismatch, walk.differences + others);
+    set_case_outcome(c, rf::kOutcomeMismatch, FailureClass::mismatch, walk.differences + others);
+    return std::nullopt;
   }
-  const bool triangulated = walk.triangulated && walk.measured;
   c.outcome = worst.within ? rf::kOutcomeMatch : rf::kOutcomeMismatch;
   c.failure = worst.within ? std::nullopt : std::optional<FailureClass>(FailureClass::mismatch);
   c.passed = worst.within;
   c.max_abs_error = worst.max_abs;
   c.max_rel_error = worst.max_rel;
   c.detail.reset();
+  return ComparedCase{worst, walk.runtime_oracle, walk.reference_oracle, walk.triangulated && walk.measured,
+                      walk.oracle_unusable};
+}
+
+void triangulate_against_stored_oracle(const RecordCase& c, const ComparedCase& compared, CaseEvidence& evidence) {
   namespace tk = rf::triangulation_key;
-  json entry{{tk::kCase, c.name}, {tk::kMargin, departure_of(worst).to_json()[tk::kMargin]}};
-  const json untriangulated = walk.oracle_unusable.empty() ? json() : unmeasured(walk.oracle_unusable);
-  entry[tk::kRuntimeVsOracle] = triangulated ? walk.runtime_oracle.to_json() : untriangulated;
-  entry[tk::kReferenceVsOracle] = triangulated ? walk.reference_oracle.to_json() : untriangulated;
-  if (triangulated) {
-    evidence.runtime_departs = evidence.runtime_departs || walk.runtime_oracle.beyond_tolerance();
-    evidence.reference_departs = evidence.reference_departs || walk.reference_oracle.beyond_tolerance();
-  } else if (!worst.within) {
+  json entry{{tk::kCase, c.name}, {tk::kMargin, departure_of(compared.worst).to_json()[tk::kMargin]}};
+  const json untriangulated = compared.oracle_unusable.empty() ? json() : unmeasured(compared.oracle_unusable);
+  entry[tk::kRuntimeVsOracle] = compared.triangulated ? compared.runtime_vs_oracle.to_json() : untriangulated;
+  entry[tk::kReferenceVsOracle] = compared.triangulated ? compared.reference_vs_oracle.to_json() : untriangulated;
+  if (compared.triangulated) {
+    evidence.runtime_departs = evidence.runtime_departs || compared.runtime_vs_oracle.beyond_tolerance();
+    evidence.reference_departs = evidence.reference_departs || compared.reference_vs_oracle.beyond_tolerance();
+  } else if (!compared.worst.within) {
     evidence.runtime_departs = evidence.reference_departs = true;  // no oracle: either side may be off
   }
   evidence.triangulation.push_back(std::move(entry));

@@ -1,5 +1,5 @@
-// One module case's outputs compared with its reference and the float64 oracle (doc/record-format.md §10;
-// the parity stage, module_parity.cc, runs the cases and writes the detail). Outputs are matched by name and
+// One case's outputs compared with its reference and the float64 oracle, whatever the model kind
+// (doc/record-format.md §4 parity, §10; the parity stage, parity.cc, runs the cases and writes the detail). Outputs are matched by name and
 // compared by structure and shape first: an output the runtime does not return, or returns in another dtype
 // or shape (a detector's boxes), makes the case a mismatch naming each such output with both shapes (and the
 // oracle's), the others still compared and what they showed said. A floating output is within
@@ -13,6 +13,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,7 @@
 #include "base/tensor.h"
 #include "base/tolerance_compare.h"
 #include "record/record.h"
+#include "stages/triangulation.h"
 #include "stages/vacuous_tolerance.h"
 
 namespace nnx {
@@ -36,11 +38,30 @@ struct CaseEvidence {
   nlohmann::json dont_care = nlohmann::json::array();  // positions excluded from the comparison (dont_care.h)
 };
 
-// Compares the runtime's `outputs` with `references` (and `oracle`, one per reference or empty); fills the
-// case's outcome, errors and detail, and adds its triangulation entry (none when an output could not be
-// compared) and findings to `evidence`.
-void compare_case_outputs(RecordCase& c, const std::vector<Tensor>& outputs, const std::vector<Tensor>& references,
-                          const std::vector<std::optional<Tensor>>& oracle, const Tolerance& profile_tolerance,
-                          CaseEvidence& evidence);
+// What comparing a case's outputs showed when every output could be compared: the worst comparison over its
+// outputs (the case's errors) and the departures from the oracle given (measured when `triangulated`; else
+// `oracle_unusable` says why, or is "" when no oracle was given).
+struct ComparedCase {
+  ToleranceComparison worst;
+  Departure runtime_vs_oracle;
+  Departure reference_vs_oracle;
+  bool triangulated = false;
+  std::string oracle_unusable;
+};
+
+// Compares the runtime's `outputs` with `references` (and `oracle`, one per reference or empty) and fills the
+// case's outcome, errors and detail, and the findings of `evidence` (exact outputs, dtypes, tolerances). An
+// output that cannot be compared, or values that are not finite, make the case a mismatch saying why: nullopt
+// (the side that departs is in `evidence`). Otherwise what the comparison showed, for the kind's
+// triangulation entry (parity_kind.h).
+std::optional<ComparedCase> compare_case_outputs(RecordCase& c, const std::vector<Tensor>& outputs,
+                                                 const std::vector<Tensor>& references,
+                                                 const std::vector<std::optional<Tensor>>& oracle,
+                                                 const Tolerance& profile_tolerance, CaseEvidence& evidence);
+
+// The triangulation entry of a case measured against a stored float64 oracle (a module's or an ONNX file's:
+// case, margin, runtime_vs_oracle, reference_vs_oracle, null departures with the reason where not measured),
+// appended to `evidence` with the sides that depart (either, when nothing could tell and the case failed).
+void triangulate_against_stored_oracle(const RecordCase& c, const ComparedCase& compared, CaseEvidence& evidence);
 
 }  // namespace nnx

@@ -1,9 +1,8 @@
 // A parity case's outcome when nothing was compared (doc/record-format.md §4 parity, §5 the case table),
-// the one rule both parity stages use (parity.cc for a feed-forward record, module_parity.cc for a
-// module's): a refusal as an invalid argument is `rejected` (input-contract unless a refusal was
+// the one rule of the parity stage (parity.cc) for every kind: a refusal as an invalid argument is `rejected` (input-contract unless a refusal was
 // expected), any other runtime failure `error` (runtime-error), and a run of a case that had to be refused
 // `accepted` (input-contract). Each returns whether the runtime departed from what the case expected.
-// `record_parity_stage` is the stage's outcome from its cases, for both stages: passed, or failed with the
+// `record_parity_stage` is the stage's outcome from its cases: passed, or failed with the
 // failed cases, the blame and the first of runtime-error, mismatch, input-contract (§4 parity).
 #pragma once
 #include <cstddef>

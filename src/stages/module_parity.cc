@@ -1,45 +1,33 @@
-// The parity stage of a module record (doc/record-format.md §10; module_stages.h): every case runs on the
-// stored inputs it names (the verified bytes the load stage kept: stages/module_tensors.h); the graph's own
-// inputs are fed by name (an input the exporter dropped is not fed, and the detail says so). A refusal as an
-// invalid argument is `rejected`, any other runtime failure `error` (v1's case table). A case that ran has the
-// positions its mask inputs hide (`hides`) excluded and counted (stages/dont_care.h), then its outputs are
-// compared with the stored reference outputs (or, for `execute --reference torch`, PyTorch's recomputed ones:
-// context.module_references) and the stored float64 oracle by stages/case_comparison.h. The detail gathers
-// what the cases showed (triangulation, exact outputs, dtype findings and tolerances, a vacuous tolerance,
-// don't-care counts); the blame is stages/triangulation.h's, with `weights` when the export found state-dict
-// entries nothing in the graph explains.
+// A module's and an ONNX file's side of the parity stage (parity_kind.h; doc/record-format.md §10, §11): their
+// hooks on the one path. A case runs on the stored inputs it names (the verified bytes the load stage kept:
+// stages/module_tensors.h) that the graph takes, fed by name (an input the exporter dropped is not fed, and
+// the detail's `unused_inputs` says so); a refusal or failure where the graph fixes one of the case's
+// dimensions at another size says which (the export detail's dims_in_graph). Its outputs are compared with the
+// stored reference outputs (or, for `execute --reference torch`, PyTorch's recomputed ones:
+// context.module_references) and the stored float64 oracle, after the positions its mask inputs hide
+// (`hides`) are excluded from both and counted (stages/dont_care.h). Its own detail keys: the unused inputs,
+// the state-dict entries nothing in the graph explains (`missing_weights`, the `weights` blame) and what the
+// torch reference ran.
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/error.h"
 #include "base/module_record_vocabulary.h"
-#include "base/tolerance_compare.h"
 #include "model/feedfwd.h"
 #include "record/record.h"
-#include "stages/case_comparison.h"
-#include "stages/case_outcome.h"
 #include "stages/dont_care.h"
 #include "stages/module_reference.h"
-#include "stages/module_stages.h"
 #include "stages/module_tensors.h"
-#include "stages/stages.h"
-#include "stages/triangulation.h"
-#include "stages/vacuous_tolerance.h"
+#include "stages/parity_kind.h"
 
 namespace nnx {
 namespace {
 
 using nlohmann::json;
-namespace detail_key = rf::detail_key;
-
-// The stored tensors of a case's outputs (reference and, where stored, oracle).
-struct CaseTruth {
-  std::vector<Tensor> references;
-  std::vector<std::optional<Tensor>> oracle;  // empty when no output has an oracle file
-};
 
 CaseTruth truth_of(const StageContext& context, const RecordCase& c) {
   CaseTruth truth;
@@ -133,31 +121,6 @@ std::string hide_dont_care(const StageContext& context, const RecordCase& c, std
   return "";
 }
 
-void run_case(RecordCase& c, StageContext& context, std::vector<std::string>& unused, CaseEvidence& evidence) {
-  std::vector<Tensor> outputs;
-  try {
-    const std::vector<Tensor> inputs = graph_inputs(context, c, unused);
-    outputs = context.session->run(inputs);
-  } catch (const RuntimeFailure& e) {
-    const auto frozen = frozen_dimension(context.record, c);
-    const bool departs = frozen ? record_frozen_size_failure(c, e, *frozen) : record_runtime_failure(c, e);
-    evidence.runtime_departs = departs || evidence.runtime_departs;
-    return;
-  }
-  if (c.expect == rf::kExpectRejected) {
-    std::string shapes;
-    for (const auto& o : outputs) shapes += (shapes.empty() ? "" : ", ") + o.name + " " + shape_text(o.shape);
-    evidence.runtime_departs = record_unexpected_run(c, shapes);
-    return;
-  }
-  CaseTruth truth = truth_of(context, c);
-  if (const std::string why = hide_dont_care(context, c, outputs, truth, evidence); !why.empty()) {
-    return set_case_outcome(c, rf::kOutcomeMismatch, FailureClass::mismatch, why);
-  }
-  const Tolerance tolerance{context.record.tolerances.rtol.value(), context.record.tolerances.atol.value()};
-  compare_case_outputs(c, outputs, truth.references, truth.oracle, tolerance, evidence);
-}
-
 // Whether the export found state-dict entries that nothing in the graph explains (worker/PROTOCOL.md).
 bool weights_missing(const Record& record, json& missing) {
   const json& detail = record.stage(Stage::export_model).detail;
@@ -166,25 +129,6 @@ bool weights_missing(const Record& record, json& missing) {
   if (!weights.is_object() || !weights.contains("missing") || !weights["missing"].is_array()) return false;
   missing = weights["missing"];
   return !missing.empty();
-}
-
-bool record_outcome(StageContext& context, CaseEvidence& evidence, const std::vector<std::string>& unused) {
-  json missing = json::array();
-  const bool weights_differ = weights_missing(context.record, missing);
-  json detail{{detail_key::kReference, reference_name(context.reference)},
-              {detail_key::kTriangulation, evidence.triangulation},
-              {rf::detail_key::kUnusedInputs, unused},
-              {rf::detail_key::kMissingWeights, missing}};
-  if (!context.module_reference_ran.is_null()) detail[detail_key::kFactoryRun] = context.module_reference_ran;
-  if (!evidence.exact_outputs.empty()) detail[rf::exact_key::kExactOutputs] = evidence.exact_outputs;
-  if (!evidence.dtype_differs.empty()) detail[rf::exact_key::kDtypeDiffers] = evidence.dtype_differs;
-  if (!evidence.dont_care.empty()) detail[rf::dont_care_key::kDontCare] = evidence.dont_care;
-  if (!evidence.dtype_tolerances.empty()) detail[rf::dtype_tolerance_key::kDtypeTolerances] = evidence.dtype_tolerances;
-  if (json vacuous = evidence.vacuous.to_json(); !vacuous.is_null()) {
-    detail[rf::vacuous_key::kVacuousTolerance] = std::move(vacuous);
-  }
-  return record_parity_stage(context.record, std::move(detail), evidence.triangulation.size(),
-                             {weights_differ, evidence.runtime_departs, evidence.reference_departs});
 }
 
 // The module record's reference provider, by kind (reference_outputs.h): a run's export stored PyTorch's
@@ -201,23 +145,49 @@ void provide_reference(StageContext& context) {
   }
 }
 
+
+class ModuleParity final : public ParityKind {
+ public:
+  explicit ModuleParity(StageContext& context) : context_(context) {}
+
+  void prepare() override {
+    provide_reference(context_);
+    context_.prepared_parity = PreparedParity{};  // its reference is stored, or was just recomputed
+  }
+
+  std::vector<Tensor> inputs(std::size_t, const RecordCase& c) override { return graph_inputs(context_, c, unused_); }
+
+  std::optional<std::string> frozen_dimension(const RecordCase& c) const override {
+    return nnx::frozen_dimension(context_.record, c);
+  }
+
+  CaseTruth truth(std::size_t, const RecordCase& c, std::vector<Tensor>& outputs, CaseEvidence& evidence) override {
+    CaseTruth truth = truth_of(context_, c);
+    truth.incomparable = hide_dont_care(context_, c, outputs, truth, evidence);
+    return truth;
+  }
+
+  void triangulate(std::size_t, const RecordCase& c, const std::vector<Tensor>&, const CaseTruth&,
+                   const ComparedCase& compared, CaseEvidence& evidence) override {
+    triangulate_against_stored_oracle(c, compared, evidence);
+  }
+
+  KindParityDetail detail() const override {
+    json missing = json::array();
+    const bool weights_differ = weights_missing(context_.record, missing);
+    KindParityDetail own{{{rf::detail_key::kUnusedInputs, unused_}, {rf::detail_key::kMissingWeights, missing}},
+                         weights_differ};
+    if (!context_.module_reference_ran.is_null()) own.keys[rf::detail_key::kFactoryRun] = context_.module_reference_ran;
+    return own;
+  }
+
+ private:
+  StageContext& context_;
+  std::vector<std::string> unused_;
+};
+
 }  // namespace
 
-bool run_module_parity_stage(StageContext& context) {
-  provide_reference(context);
-  Record& record = context.record;
-  record.reset_input_cases();
-  CaseEvidence evidence;
-  std::vector<std::string> unused;
-  for (RecordCase& c : record.input_cases) {
-    try {
-      run_case(c, context, unused, evidence);
-    } catch (const ConformanceError& e) {  // a stored tensor that is not the record's, a reference not computed
-      evidence.reference_departs = true;
-      set_case_outcome(c, rf::kOutcomeMismatch, FailureClass::mismatch, e.what());
-    }
-  }
-  return record_outcome(context, evidence, unused);
-}
+std::unique_ptr<ParityKind> module_parity(StageContext& context) { return std::make_unique<ModuleParity>(context); }
 
 }  // namespace nnx

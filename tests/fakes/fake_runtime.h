@@ -19,12 +19,10 @@
 
 namespace nnx::fakes {
 
-// One run: the input's name, values and shape in; every output out.
-using SessionAnswer = std::function<std::vector<TensorOutput>(const std::string& input_name,
-                                                              std::span<const float> values,
-                                                              const std::vector<std::int64_t>& shape)>;
+// One run: the named, typed inputs in; every output out, named and typed (as Session::run).
+using SessionAnswer = std::function<std::vector<Tensor>(std::span<const Tensor> inputs)>;
 
-struct SessionRun {
+struct SessionRun {  // the first input's name and shape
   std::string input_name;
   std::vector<std::int64_t> shape;
 };
@@ -33,7 +31,7 @@ class FakeSession : public Session {
  public:
   FakeSession(SessionAnswer answer, std::vector<std::string> providers = {"CPUExecutionProvider"});
   const std::vector<std::string>& providers() const override { return providers_; }
-  // The first input (float32) is handed to the answer; its TensorOutputs come back as tensors.
+  // The inputs are handed to the answer, whose tensors come back as they are.
   std::vector<Tensor> run(std::span<const Tensor> inputs) override;
   std::vector<std::string> input_names() const override { return {"features"}; }
   const std::vector<SessionRun>& runs() const { return runs_; }  // every run asked, in order
@@ -70,8 +68,5 @@ class FakeRuntime : public Runtime {
   std::optional<RuntimeFailure> refusal_;
   std::vector<SessionRequest> requests_;
 };
-
-// One float32 output tensor.
-TensorOutput float_output(std::string name, std::vector<std::int64_t> shape, std::vector<float> values);
 
 }  // namespace nnx::fakes

@@ -30,7 +30,7 @@ namespace {
 namespace fs = std::filesystem;
 using test_support::write_file;
 
-std::vector<TensorOutput> no_outputs(const std::string&, std::span<const float>, const std::vector<std::int64_t>&) {
+std::vector<Tensor> no_outputs(std::span<const Tensor>) {
   return {};
 }
 

@@ -26,9 +26,13 @@
 namespace nnx {
 namespace {
 
-using fakes::float_output;
 using fakes::SessionAnswer;
-using Outputs = std::vector<TensorOutput>;
+using Outputs = std::vector<Tensor>;
+using Inputs = std::span<const Tensor>;
+
+Tensor float_output(std::string name, std::vector<std::int64_t> shape, const std::vector<float>& values) {
+  return Tensor::float32(std::move(name), std::move(shape), values);
+}
 
 const char* const kInvalidDimensions = "Got invalid dimensions for input: features";
 
@@ -49,35 +53,38 @@ class ParityStage : public ::testing::Test {
   }
 
   // What the runtime does with a valid batch: the model's own outputs; with the wrong width: a refusal.
-  Outputs faithful(std::span<const float> values, const std::vector<std::int64_t>& shape) const {
+  Outputs faithful(Inputs inputs) const {
+    const std::vector<std::int64_t>& shape = inputs.front().shape;
     if (shape[1] != model_.config().input_dim) throw RuntimeFailure(true, "INVALID_ARGUMENT", kInvalidDimensions);
-    return {float_output("logits", {shape[0], model_.output_width()}, model_.forward(values, shape[0]))};
+    return {float_output("logits", {shape[0], model_.output_width()},
+                         model_.forward(inputs.front().float32_values(), shape[0]))};
   }
   // The faithful outputs with `delta` added to the first value.
   SessionAnswer off_by(float delta) const {
-    return [this, delta](const std::string&, std::span<const float> values, const std::vector<std::int64_t>& shape) {
-      Outputs out = faithful(values, shape);
-      out[0].values[0] += delta;
+    return [this, delta](Inputs inputs) {
+      Outputs out = faithful(inputs);
+      std::vector<float> values(out[0].float32_values().begin(), out[0].float32_values().end());
+      values[0] += delta;
+      out[0] = float_output(out[0].name, out[0].shape, values);
       return out;
     };
   }
   static SessionAnswer returns(Outputs outputs) {
-    return [outputs](const std::string&, std::span<const float>, const std::vector<std::int64_t>&) { return outputs; };
+    return [outputs](Inputs) { return outputs; };
   }
   static SessionAnswer throws(bool invalid_argument, const std::string& code, const std::string& message) {
-    return [=](const std::string&, std::span<const float>, const std::vector<std::int64_t>&) -> Outputs {
+    return [=](Inputs) -> Outputs {
       throw RuntimeFailure(invalid_argument, code, message);
     };
   }
 
   // Runs the stage with the session answering the cases named in `answers` so, the others faithfully.
   bool run(std::map<std::string, SessionAnswer> answers = {}) {
-    auto by_case = [this, answers](const std::string& input, std::span<const float> values,
-                                   const std::vector<std::int64_t>& shape) {
+    auto by_case = [this, answers](Inputs inputs) {
       for (const auto& c : record_.input_cases) {
-        if (c.shape == shape && answers.count(c.name)) return answers.at(c.name)(input, values, shape);
+        if (c.shape == inputs.front().shape && answers.count(c.name)) return answers.at(c.name)(inputs);
       }
-      return faithful(values, shape);
+      return faithful(inputs);
     };
     auto session = std::make_unique<fakes::FakeSession>(by_case);
     session_ = session.get();
@@ -169,7 +176,7 @@ TEST_F(ParityStage, ARuntimeErrorIsErrorAndRuntimeErrorWhateverTheCaseExpects) {
 TEST_F(ParityStage, AWrongSizeCaseTheRuntimeRanIsAcceptedAndAnInputContractFailure) {
   EXPECT_FALSE(run({{"width-5", returns({float_output("logits", {3, 2}, std::vector<float>(6, 0.0f))})}}));
   expect_uncompared(named("width-5"), rf::kOutcomeAccepted, FailureClass::input_contract,
-                    "a refusal was expected, but the runtime ran it (output [3, 2])");
+                    "a refusal was expected, but the runtime ran it (output logits [3, 2])");
   EXPECT_EQ(stage().failure, FailureClass::input_contract);
   EXPECT_EQ(failed_cases(stage()), std::vector<std::string>{"width-5"});
   EXPECT_EQ(stage().detail.at("blame"), "runtime-or-graph");
@@ -205,7 +212,7 @@ TEST_F(ParityStage, ADifferenceBeyondTheToleranceIsAMismatchWithItsErrors) {
 TEST_F(ParityStage, NonFiniteRuntimeValuesAreAMismatchWithoutErrors) {
   EXPECT_FALSE(run({{"batch-2", off_by(std::numeric_limits<float>::quiet_NaN())}}));
   expect_uncompared(named("batch-2"), rf::kOutcomeMismatch, FailureClass::mismatch,
-                    "1 runtime and 0 reference values are not finite");
+                    "output logits: 1 runtime and 0 reference values are not finite");
   EXPECT_EQ(stage().detail.at("blame"), "runtime-or-graph");
 }
 
@@ -213,23 +220,23 @@ TEST_F(ParityStage, NonFiniteReferenceValuesAreAMismatchBlamedOnTheReference) {
   context_.prepared_parity->references[0][1] = std::numeric_limits<float>::infinity();
   EXPECT_FALSE(run());
   expect_uncompared(named("batch-1"), rf::kOutcomeMismatch, FailureClass::mismatch,
-                    "0 runtime and 1 reference values are not finite");
+                    "output logits: 0 runtime and 1 reference values are not finite");
   EXPECT_EQ(stage().detail.at("blame"), "reference");
 }
 
 TEST_F(ParityStage, OutputsThatCannotBeComparedAreAMismatchNamingWhy) {
   const Outputs wrong_shape = {float_output("logits", {2, 3}, std::vector<float>(6, 0.0f))};
-  const Outputs wrong_dtype = {TensorOutput{"logits", "double", {3, 2}, {}}};
-  const Outputs two = {float_output("logits", {7, 2}, std::vector<float>(14, 0.0f)),
-                       float_output("extra", {7, 2}, std::vector<float>(14, 0.0f))};
-  EXPECT_FALSE(run({{"batch-2", returns(wrong_shape)}, {"batch-3", returns(wrong_dtype)}, {"batch-7", returns(two)}}));
+  const Outputs wrong_dtype = {Tensor{"logits", DType::float64, {3, 2}, std::vector<std::byte>(6 * sizeof(double))}};
+  const Outputs renamed = {float_output("scores", {7, 2}, std::vector<float>(14, 0.0f))};
+  EXPECT_FALSE(run({{"batch-2", returns(wrong_shape)}, {"batch-3", returns(wrong_dtype)}, {"batch-7", returns(renamed)}}));
   expect_uncompared(named("batch-2"), rf::kOutcomeMismatch, FailureClass::mismatch,
-                    "output shape [2, 3] differs from the reference's [2, 2]");
+                    "output logits has shape [2, 3], not the reference's [2, 2]");
   expect_uncompared(named("batch-3"), rf::kOutcomeMismatch, FailureClass::mismatch,
-                    "output logits is double, not float32");
+                    "output logits is float64, not PyTorch's float32 (a dtype finding: stages.parity.detail.dtype_differs)");
   expect_uncompared(named("batch-7"), rf::kOutcomeMismatch, FailureClass::mismatch,
-                    "the runtime returned 2 outputs, not exactly one");
+                    "the runtime returned no output named logits (it returned: scores)");
   EXPECT_EQ(failed_cases(stage()), (std::vector<std::string>{"batch-2", "batch-3", "batch-7"}));
+  EXPECT_EQ(stage().detail.at("dtype_differs").size(), 1u);  // the finding the message names is there
   EXPECT_EQ(stage().detail.at("blame"), "runtime-or-graph");
 }
 
