@@ -24,6 +24,7 @@
 #include "artifacts/artifacts.h"
 #include "app/execute_record.h"
 #include "model/feedfwd.h"
+#include "model/input_draw.h"
 #include "base/json_strict.h"
 #include "base/json_tape.h"
 #include "base/json_view.h"
@@ -189,7 +190,7 @@ nnx::ModelConfig forward_config(std::int64_t which) {
 void BM_NativeForward(benchmark::State& state) {
   const nnx::FeedFwdNN net(forward_config(state.range(0)));
   const std::int64_t batch = state.range(1);
-  const std::vector<float> input = nnx::draw_input({batch, net.config().input_dim}, 1000 + batch);
+  const std::vector<float> input = nnx::draw_randn({batch, net.config().input_dim}, 1000 + batch);
   for (auto _ : state) benchmark::DoNotOptimize(net.forward_eval(input, batch));
   double flops = 0;
   const auto w = net.config().widths();

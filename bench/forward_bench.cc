@@ -6,7 +6,7 @@
 // The case is the record's largest `match` case (by batch). Benchmarks (wall time, N iterations each):
 //   native_forward   FeedFwdNN::forward_eval (OpenBLAS sgemm, one thread)
 //   ort_run          Session::run (ONNX Runtime) on a session with 1 intra-op and 1 inter-op thread, ORT_ENABLE_ALL
-//   draw_input       torch.randn-exact draw of the case input
+//   draw_randn       torch.randn-exact draw of the case input
 //   rebuild_weights  the native model from config (torch.randn-exact weights) and its SHA-256
 //   load_session     the load stage: verify every artifact byte, then create the session from the verified bytes
 #include <benchmark/benchmark.h>
@@ -19,6 +19,7 @@
 
 #include "app/execute_record.h"
 #include "model/feedfwd.h"
+#include "model/input_draw.h"
 #include "base/json_strict.h"
 #include "model/model_config.h"
 #include "runtime/onnx_runtime.h"
@@ -67,8 +68,8 @@ void ort_run(benchmark::State& state) {
   counters(state);
 }
 
-void draw_input(benchmark::State& state) {
-  for (auto _ : state) benchmark::DoNotOptimize(nnx::draw_input(g->shape, g->seed));
+void draw_randn(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(nnx::draw_randn(g->shape, g->seed));
   state.counters["values"] = static_cast<double>(g->input.size());
 }
 
@@ -135,7 +136,7 @@ int main(int argc, char** argv) {
         fixture.seed = c["seed"].get<std::uint64_t>();
       }
     }
-    fixture.input = nnx::draw_input(fixture.shape, fixture.seed);
+    fixture.input = nnx::draw_randn(fixture.shape, fixture.seed);
     fixture.input_name = fixture.record["exporter"]["options"]["input_names"][0].get<std::string>();
   } catch (const std::exception& e) {
     std::cerr << "forward_bench: " << e.what() << "\n";
@@ -150,7 +151,7 @@ int main(int argc, char** argv) {
   for (auto [name, fn] : std::vector<std::pair<const char*, void (*)(benchmark::State&)>>{
            {"native_forward", native_forward},
            {"ort_run", ort_run},
-           {"draw_input", draw_input},
+           {"draw_randn", draw_randn},
            {"rebuild_weights", rebuild_weights},
            {"load_session", load_session}}) {
     benchmark::RegisterBenchmark(name, fn)->Iterations(iterations)->UseRealTime()->Unit(benchmark::kMillisecond);

@@ -199,13 +199,6 @@ std::vector<float> FeedFwdNN::forward_eval(std::span<const float> input, std::in
   return output;
 }
 
-std::vector<float> draw_input(const std::vector<std::int64_t>& shape, std::uint64_t seed) {
-  std::vector<float> values(value_count(shape));
-  TorchGenerator generator(seed);
-  generator.randn(values);
-  return values;
-}
-
 std::unique_ptr<ReferenceModel> make_feed_fwd_reference(const ModelConfig& config) {
   return std::make_unique<FeedFwdNN>(config);
 }

@@ -65,9 +65,6 @@ struct ForwardBlasInfo {
 };
 ForwardBlasInfo forward_blas_info();
 
-// A case input: torch.randn(shape, generator=Generator seeded with `seed`), float32, row-major.
-std::vector<float> draw_input(const std::vector<std::int64_t>& shape, std::uint64_t seed);
-
 // "[8, 4]" — a shape as Python prints a list.
 std::string shape_text(const std::vector<std::int64_t>& shape);
 

@@ -10,6 +10,7 @@
 #include "record/record.h"
 #include "stages/onnx_file_stages.h"
 #include "stages/stages.h"
+#include "stages/worker_failure.h"
 #include "worker/worker_protocol.h"
 
 namespace nnx {
@@ -28,10 +29,8 @@ bool run_check_stage(StageContext& context) {
   try {
     reply = context.exporter->check_model(folder / kModelFile);
   } catch (const WorkerError& e) {
-    json detail{{detail_key::kError, std::string("exporter worker: ") + e.what()},
-                {detail_key::kLog, context.exporter->log_tail(20)}};
-    context.exporter->stop();
-    context.record.set_stage_failed(Stage::check, FailureClass::checker_error, std::move(detail));
+    context.record.set_stage_failed(Stage::check, FailureClass::checker_error,
+                                    worker_failure_detail(*context.exporter, e));
     return false;
   }
   if (!reply[wire::kError].is_null()) {

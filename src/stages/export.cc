@@ -1,20 +1,21 @@
-// The export stage (doc/record-format.md §4): the worker puts the model in its mixed mode with gradients,
-// snapshots it, calls the profile's exporter with the exact arguments of §4 and compares the snapshot.
-// Failures: state-changed (reported first), export-error (the exporter raised, wrote no model.onnx, or the
-// worker could not answer). model_state is recorded whenever the exporter was called. A module profile's
-// export is module_export.cc's, an ONNX-file profile's the import (onnx_file_stages.h).
+// The export stage (doc/record-format.md §4 export, §10, §11), one path for every kind the worker exports
+// (export_kind.h says what a kind answers): the worker gives the model its mixed mode and gradients,
+// snapshots it, calls the profile's exporter and compares the snapshot; the answer is read by the one rule
+// below. An ONNX-file profile's export is its import (onnx_file_stages.h), through this path again when the
+// file is checked against its factory.
+#include <exception>
+#include <filesystem>
 #include <string>
 #include <system_error>
-#include <vector>
+#include <utility>
 
 #include "artifacts/layout.h"
-#include "model/feedfwd.h"
+#include "base/error.h"
 #include "record/record.h"
-#include "stages/module_stages.h"
+#include "stages/export_kind.h"
 #include "stages/onnx_file_stages.h"
-#include "stages/reference_outputs.h"
 #include "stages/stages.h"
-#include "worker/tensor_wire.h"
+#include "stages/worker_failure.h"
 #include "worker/worker_protocol.h"
 
 namespace nnx {
@@ -24,68 +25,82 @@ using nlohmann::json;
 namespace wire = worker_protocol;
 namespace detail_key = rf::detail_key;
 
-// The worker's export request (worker/PROTOCOL.md, "export").
-json export_request(const StageContext& context, OutgoingFrames& frames) {
-  const Profile& profile = *context.profile;
-  const std::vector<std::int64_t> example_shape = {profile.export_batch, profile.model.input_dim};
-  json request = worker_network_fields(*context.model, frames);  // the model the profile's config built
-  const std::string output_dir = std::filesystem::absolute(profile_folder(context.root, profile.name)).string();
-  request.update(json{{wire::kOp, wire::kOpExport},
-                      {wire::kExporter, profile.exporter},
-                      {wire::kOptions, profile.exporter_options()},
-                      {wire::kExampleInput,
-                       frames.own(Tensor::float32("example", example_shape, draw_input(example_shape, 7)))},
-                      {wire::kOutputDir, output_dir},
-                      {wire::kModelFile, kModelFile}});
-  return request;
+// The export-answer rule (§4): model_state whenever the exporter was called; state-changed first, even when
+// the exporter also raised (its failure kept beside); then export-error for an exporter that raised or wrote
+// no model.onnx. Returns whether the export passed that far.
+bool export_answer_rule(StageContext& context, const json& answer) {
+  const json warnings = answer.value(wire::kWarnings, json::array());
+  const json exception = answer.value(wire::kException, json());
+  const json export_failure{{detail_key::kError, exception}, {detail_key::kLog, answer.value(wire::kLog, "")}};
+  if (answer.contains(wire::kModelState)) context.record.model_state = answer[wire::kModelState];
+  const json changed = answer.value(wire::kChanged, json::array());
+  if (!changed.empty()) {
+    json detail{{detail_key::kChanged, changed}, {detail_key::kWarnings, warnings}};
+    if (!exception.is_null()) detail[detail_key::kExport] = export_failure;
+    return stage_failed(context, FailureClass::state_changed, std::move(detail));
+  }
+  if (!exception.is_null()) return stage_failed(context, FailureClass::export_error, export_failure);
+  if (!answer.value(wire::kWroteModel, false)) {
+    return stage_failed(context, FailureClass::export_error,
+                        json{{detail_key::kError, "the exporter wrote no model.onnx"},
+                             {detail_key::kLog, answer.value(wire::kLog, "")}});
+  }
+  return true;
 }
 
 }  // namespace
 
-bool run_export_stage(StageContext& context) {
+std::unique_ptr<ExportKind> export_kind_for(StageContext& context) {
   switch (context.profile->kind()) {
-    case ModelKind::module: return run_module_export_stage(context);
-    case ModelKind::onnx_file: return run_onnx_import_stage(context);  // the user's own file, imported
-    case ModelKind::feed_forward: break;
+    case ModelKind::feed_forward: return feedfwd_export(context);
+    case ModelKind::module:
+    case ModelKind::onnx_file: return module_export(context);
   }
+  throw std::logic_error("export_kind_for: a model kind without its export");
+}
+
+bool export_with_worker(StageContext& context) {
+  const std::unique_ptr<ExportKind> kind = export_kind_for(context);
   const auto folder = profile_folder(context.root, context.profile->name);
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);
   if (ec) {
     return stage_failed(context, FailureClass::export_error,
-                json{{detail_key::kError, "cannot create " + folder.string() + ": " + ec.message()},
-                     {detail_key::kLog, ""}});
+                        json{{detail_key::kError, "cannot create " + folder.string() + ": " + ec.message()},
+                             {detail_key::kLog, ""}});
   }
-  json reply;
-  try {
-    OutgoingFrames frames;
-    const json request = export_request(context, frames);
-    reply = context.exporter->export_model(request, frames).body;
+  json answer;
+  try {  // a given input whose file changed since the profile was read is refused here (the tool's own step)
+    OutgoingFrames sent;
+    const json request = kind->request(sent);
+    WorkerReply reply = context.exporter->export_model(request, sent);
+    answer = std::move(reply.body);
+    AnswerFrames frames(std::move(reply.frames));
+    if (const std::optional<bool> ended = kind->read_first(answer)) return *ended;
+    if (!export_answer_rule(context, answer)) return false;
+    context.record.set_stage_passed(Stage::export_model, kind->passed(answer, frames));
+    return true;
   } catch (const WorkerError& e) {
-    json detail{{detail_key::kError, std::string("exporter worker: ") + e.what()},
-                {detail_key::kLog, context.exporter->log_tail(20)}};
-    context.exporter->stop();
-    return stage_failed(context, FailureClass::export_error, std::move(detail));
+    return stage_failed(context, FailureClass::export_error, worker_failure_detail(*context.exporter, e));
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const UsageError&) {  // inputs the forward cannot take: the run's usage error
+    throw;
+  } catch (const std::exception& e) {  // an input that cannot be read, a tensor that cannot be stored, an answer
+    return stage_failed(context, kind->own_step_failure(),  // that does not parse: the tool's step, never the exporter's
+                        json{{detail_key::kError, std::string("reading the given inputs, storing the case tensors or "
+                                                              "the factory's copy, or reading the answer: ") + e.what()},
+                             {detail_key::kLog, answer.value(wire::kLog, "")}});
   }
-  const json warnings = reply.value(wire::kWarnings, json::array());
-  const bool raised = reply.contains(wire::kException) && !reply[wire::kException].is_null();
-  const json export_failure{{detail_key::kError, raised ? reply[wire::kException] : json()},
-                            {detail_key::kLog, reply.value(wire::kLog, "")}};
-  context.record.model_state = reply.at(wire::kModelState);  // the exporter was called (§4)
-  const json changed = reply.value(wire::kChanged, json::array());
-  if (!changed.empty()) {  // reported first, even when the exporter also raised
-    json detail{{detail_key::kChanged, changed}, {detail_key::kWarnings, warnings}};
-    if (raised) detail[detail_key::kExport] = export_failure;
-    return stage_failed(context, FailureClass::state_changed, std::move(detail));
+}
+
+bool run_export_stage(StageContext& context) {
+  switch (context.profile->kind()) {
+    case ModelKind::onnx_file: return run_onnx_import_stage(context);  // the user's own file, imported
+    case ModelKind::feed_forward:
+    case ModelKind::module: return export_with_worker(context);
   }
-  if (raised) return stage_failed(context, FailureClass::export_error, export_failure);
-  if (!reply.value(wire::kWroteModel, false)) {
-    return stage_failed(context, FailureClass::export_error,
-                json{{detail_key::kError, "the exporter wrote no model.onnx"},
-                     {detail_key::kLog, reply.value(wire::kLog, "")}});
-  }
-  context.record.set_stage_passed(Stage::export_model, json{{detail_key::kWarnings, warnings}});
-  return true;
+  throw std::logic_error("run_export_stage: a model kind without its export");
 }
 
 }  // namespace nnx

@@ -1,5 +1,5 @@
 // The feed-forward net's side of the parity stage (parity_kind.h; doc/record-format.md §4 parity, §7): its
-// hooks on the one path. Each case's input is drawn from its shape and seed (model/feedfwd.h draw_input) and
+// hooks on the one path. Each case's input is drawn from its shape and seed (model/input_draw.h draw_randn, the float32 draw of every kind) and
 // fed under the exporter's input name; the reference is computed ahead for the cases expected to match
 // (stages/reference_outputs.h: PyTorch through the worker, or the native C++ forward) and named as the
 // exporter's output; a compared case is triangulated on its leading rows (stages/triangulation.h) against the
@@ -14,6 +14,7 @@
 
 #include "base/error.h"
 #include "model/feedfwd.h"
+#include "model/input_draw.h"
 #include "stages/parity_kind.h"
 #include "stages/reference_outputs.h"
 #include "stages/triangulation.h"
@@ -36,7 +37,7 @@ class FeedFwdParity final : public ParityKind {
     PreparedParity prepared;
     std::vector<ReferenceInput> wanted;
     for (const auto& c : context_.record.input_cases) {
-      prepared.inputs.push_back(draw_input(c.shape, c.seed));
+      prepared.inputs.push_back(draw_randn(c.shape, c.seed));
       if (c.expect == rf::kExpectMatch) wanted.push_back({c.name, {c.shape, prepared.inputs.back()}});
     }
     try {

@@ -1,16 +1,17 @@
-// The export stage of a module profile (doc/record-format.md §10; stages.h): the worker, in a child forked
-// for this profile alone, imports the factory, builds the module, computes PyTorch's reference (and the
-// float64 oracle) on the drawn case inputs, gives the module gradients and a mixed mode, snapshots it,
-// exports and compares (worker/PROTOCOL.md, "module_export"). Then the factory's file is copied into the
-// profile folder (artifacts/factory_copy.h), the case tensors are stored beside it (stages/module_tensors.h)
-// and the record gets the module's identity and, once every
-// tensor is stored, each case's outputs (a store that fails part way sets none: export-error), and, where not
-// every input went by position in its own order, `binding` (worker/nnx_worker_bind.py). Inputs the forward cannot
-// take by name stop the run as a usage error (exit 2) before the forward runs. Failures: the factory's module does not import → the dependencies stage's missing-dependency
-// (export not run); state-changed (first); export-error (the factory raised or returned no module, the
-// exporter raised or wrote no model.onnx, the worker could not answer, the answer is malformed).
+// A module's side of the export stage (export_kind.h; doc/record-format.md §10, §11), its hooks on the one
+// path: the worker, in a child forked for this profile alone, imports the factory, builds the module, computes
+// PyTorch's reference (and the float64 oracle) on the drawn case inputs, gives the module gradients and a
+// mixed mode, snapshots it, exports and compares (worker/PROTOCOL.md, "module_export"; for an ONNX file
+// checked against its factory, `imported`: the copy is not exported again). Read first from the answer: the
+// child's step times, the module's identity, inputs the forward cannot take by name (a usage error, exit 2,
+// before the forward runs) and a factory whose module does not import (the dependencies stage's
+// missing-dependency; export not run). Once model.onnx is written: the factory's file copied into the profile
+// folder (artifacts/factory_copy.h), the case tensors stored beside it (stages/module_tensors.h) and, once
+// every tensor is stored, each case's outputs (a store that fails part way sets none: tool-error), with the
+// export detail (dims_in_graph, the graph's names, weights, where not every input went by position `binding`).
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,9 +25,8 @@
 #include "onnx_file/frozen_sizes.h"
 #include "profile/onnx_file_spec.h"
 #include "record/record.h"
-#include "stages/module_stages.h"
+#include "stages/export_kind.h"
 #include "stages/module_tensors.h"
-#include "stages/stages.h"
 #include "worker/tensor_wire.h"
 #include "worker/worker_protocol.h"
 
@@ -215,74 +215,51 @@ void keep_step_seconds(StageContext& context, const json& answer) {
   }
 }
 
-bool record_answer(StageContext& context, const json& answer, AnswerFrames& frames,
-                   const std::vector<std::vector<Tensor>>& inputs) {
-  Record& record = context.record;
-  keep_step_seconds(context, answer);
-  record_identity(record, answer);
-  throw_if_unbound(*context.profile, answer);
-  if (const json error = answer.value(wire::kImportError, json()); error.is_string()) {
-    record.set_stage_failed(Stage::dependencies, FailureClass::missing_dependency,
-                            json{{detail_key::kProblems, json::array({"the module " + record.module->factory +
-                                                                      " does not import: " + error.get<std::string>()})}});
-    return false;
+class ModuleExport final : public ExportKind {
+ public:
+  explicit ModuleExport(StageContext& context) : context_(context) {}
+
+  json request(OutgoingFrames& frames) override {
+    for (const auto& c : context_.profile->input_cases()) inputs_.push_back(draw_case_inputs(*context_.profile->module, *c.module));
+    return export_request(context_, inputs_, frames);
   }
-  const json warnings = answer.value(wire::kWarnings, json::array());
-  const json exception = answer.value(wire::kException, json());
-  const json export_failure{{detail_key::kError, exception}, {detail_key::kLog, answer.value(wire::kLog, "")}};
-  if (answer.contains(wire::kModelState)) record.model_state = answer[wire::kModelState];
-  const json changed = answer.value(wire::kChanged, json::array());
-  if (!changed.empty()) {
-    json detail{{detail_key::kChanged, changed}, {detail_key::kWarnings, warnings}};
-    if (!exception.is_null()) detail[detail_key::kExport] = export_failure;
-    return stage_failed(context, FailureClass::state_changed, std::move(detail));
+
+  std::optional<bool> read_first(const json& answer) override {
+    Record& record = context_.record;
+    keep_step_seconds(context_, answer);
+    record_identity(record, answer);
+    throw_if_unbound(*context_.profile, answer);
+    if (const json error = answer.value(wire::kImportError, json()); error.is_string()) {
+      record.set_stage_failed(Stage::dependencies, FailureClass::missing_dependency,
+                              json{{detail_key::kProblems, json::array({"the module " + record.module->factory +
+                                                                        " does not import: " + error.get<std::string>()})}});
+      return false;
+    }
+    return std::nullopt;
   }
-  if (!exception.is_null()) return stage_failed(context, FailureClass::export_error, export_failure);
-  if (!answer.value(wire::kWroteModel, false)) {
-    return stage_failed(context, FailureClass::export_error,
-                json{{detail_key::kError, "the exporter wrote no model.onnx"}, {detail_key::kLog, answer.value(wire::kLog, "")}});
+
+  json passed(const json& answer, AnswerFrames& frames) override {
+    const auto stored = std::chrono::steady_clock::now();
+    if (const auto file = context_.profile->module->factory_file()) {  // the record travels with its factory
+      const json& source = context_.record.module->source_sha256;
+      copy_factory(std::filesystem::absolute(*file), profile_folder(context_.root, context_.profile->name),
+                   source.is_string() ? std::optional<std::string>(source.get<std::string>()) : std::nullopt);
+    }
+    store_case_tensors(context_, inputs_, answer, frames);
+    context_.times.export_step_seconds.emplace_back(
+        "store", std::chrono::duration<double>(std::chrono::steady_clock::now() - stored).count());
+    return export_detail(context_, answer);
   }
-  const auto stored = std::chrono::steady_clock::now();
-  if (const auto file = context.profile->module->factory_file()) {  // the record travels with its factory
-    const json& source = record.module->source_sha256;
-    copy_factory(std::filesystem::absolute(*file), profile_folder(context.root, context.profile->name),
-                 source.is_string() ? std::optional<std::string>(source.get<std::string>()) : std::nullopt);
-  }
-  store_case_tensors(context, inputs, answer, frames);
-  context.times.export_step_seconds.emplace_back(
-      "store", std::chrono::duration<double>(std::chrono::steady_clock::now() - stored).count());
-  record.set_stage_passed(Stage::export_model, export_detail(context, answer));
-  return true;
-}
+
+  FailureClass own_step_failure() const override { return FailureClass::tool_error; }
+
+ private:
+  StageContext& context_;
+  std::vector<std::vector<Tensor>> inputs_;  // every case's inputs, in case order
+};
 
 }  // namespace
 
-bool run_module_export_stage(StageContext& context) {
-  const ModuleSpec& spec = *context.profile->module;
-  std::vector<std::vector<Tensor>> inputs;
-  json answer;
-  try {  // a given input whose file changed since the profile was read is refused here (tool-error, naming it)
-    for (const auto& c : context.profile->input_cases()) inputs.push_back(draw_case_inputs(spec, *c.module));
-    OutgoingFrames sent;
-    const json request = export_request(context, inputs, sent);
-    WorkerReply reply = context.exporter->export_model(request, sent);
-    answer = std::move(reply.body);
-    AnswerFrames frames(std::move(reply.frames));
-    return record_answer(context, answer, frames, inputs);
-  } catch (const WorkerError& e) {
-    json detail{{detail_key::kError, std::string("exporter worker: ") + e.what()},
-                {detail_key::kLog, context.exporter->log_tail(20)}};
-    context.exporter->stop();
-    return stage_failed(context, FailureClass::export_error, std::move(detail));
-  } catch (const Interrupted&) {
-    throw;
-  } catch (const UsageError&) {  // inputs the forward cannot take: the run's usage error
-    throw;
-  } catch (const std::exception& e) {  // a stored tensor that cannot be written, an answer that does not parse:
-    return stage_failed(context, FailureClass::tool_error,     // the tool's own step, never the exporter's
-                json{{detail_key::kError, std::string("reading the given inputs, storing the case tensors or the factory's copy: ") + e.what()},
-                     {detail_key::kLog, answer.value(wire::kLog, "")}});
-  }
-}
+std::unique_ptr<ExportKind> module_export(StageContext& context) { return std::make_unique<ModuleExport>(context); }
 
 }  // namespace nnx

@@ -2,10 +2,8 @@
 // profile folder in ONNX's test-data layout (artifacts/layout.h) as TensorProto files, and read back from
 // the verified bytes the load stage kept, so that parity compares what the record hashes.
 //
-// Draws: a float input is PyTorch's torch.randn with a generator seeded by the input's seed
-// (module_spec.h input_seed; model/torch_random.h), widened for float64; an integer input is uniform in
-// [low, high) from the 64-bit values of an MT19937 seeded the same way (two 32-bit outputs per value,
-// high word first, taken modulo high - low).
+// Draws: model/input_draw.h, the one rule for every kind (an input drawn from its case's seed and its index,
+// module_spec.h input_seed).
 #pragma once
 #include <cstddef>
 #include <filesystem>

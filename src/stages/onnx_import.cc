@@ -13,7 +13,7 @@
 #include "onnx_file/onnx_model_file.h"
 #include "onnx_file/tensor_proto.h"
 #include "record/record.h"
-#include "stages/module_stages.h"
+#include "stages/export_kind.h"
 #include "stages/module_tensors.h"
 #include "stages/onnx_file_stages.h"
 
@@ -86,7 +86,7 @@ bool run_onnx_import_stage(StageContext& context) {
     fs::create_directories(folder);
     json detail = copy_model(spec, folder);
     if (!spec.factory.empty()) {  // the module export's reference, oracle and weights, against the copy
-      if (!run_module_export_stage(context)) return false;
+      if (!export_with_worker(context)) return false;
       context.record.stage(Stage::export_model).detail[imported::kImported] = std::move(detail);
       return true;
     }

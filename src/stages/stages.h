@@ -1,5 +1,5 @@
 // The five stages of doc/record-format.md §4, one unit each (a function whose .cc is named after the stage;
-// export and parity hand a module profile or record to module_export.cc and module_parity.cc, module_stages.h),
+// export and parity are one path for every model kind, which answers their hooks: export_kind.h, parity_kind.h),
 // and the pipelines that run them in order (this header is the one place that orders them). A stage after
 // one that did not pass stays not_run; between stages a received SIGINT/SIGTERM ends the run (Interrupted).
 #pragma once

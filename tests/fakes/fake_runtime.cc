@@ -9,7 +9,7 @@ FakeSession::FakeSession(SessionAnswer answer, std::vector<std::string> provider
     : answer_(std::move(answer)), providers_(std::move(providers)) {}
 
 std::vector<Tensor> FakeSession::run(std::span<const Tensor> inputs) {
-  runs_.push_back({inputs.front().name, inputs.front().shape});
+  runs_.push_back(inputs.empty() ? SessionRun{} : SessionRun{inputs.front().name, inputs.front().shape});
   return answer_(inputs);
 }
 

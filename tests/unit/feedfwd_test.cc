@@ -2,6 +2,7 @@
 // the activations of src/activation.cc. Checked against a straightforward float64-accumulated reference
 // with a rigorous float32 rounding bound, and every activation against known values.
 #include "model/feedfwd.h"
+#include "model/input_draw.h"
 
 #include <gtest/gtest.h>
 
@@ -77,7 +78,7 @@ Reference reference_forward(const FeedFwdNN& net, const std::vector<float>& inpu
 
 void expect_within_bound(const FeedFwdNN& net, std::int64_t batch, std::uint64_t seed) {
   const std::vector<std::int64_t> shape = {batch, net.config().input_dim};
-  const std::vector<float> input = draw_input(shape, seed);
+  const std::vector<float> input = draw_randn(shape, seed);
   const std::vector<float> got = net.forward_eval(input, batch);
   const Reference want = reference_forward(net, input, batch);
   ASSERT_EQ(got.size(), want.values.size());
@@ -126,7 +127,7 @@ TEST(FeedFwdForward, RowsDoNotDependOnTheirBatch) {
   // bound, also across the row-block boundary.
   const FeedFwdNN net(make_config(16, {64, 32}, 4, "relu", 0.2, 5));
   const std::int64_t batch = kForwardRowBlock + 3;
-  const std::vector<float> input = draw_input({batch, 16}, 77);
+  const std::vector<float> input = draw_randn({batch, 16}, 77);
   const std::vector<float> all = net.forward_eval(input, batch);
   for (std::int64_t r : {std::int64_t{0}, std::int64_t{1}, kForwardRowBlock - 1, kForwardRowBlock, batch - 1}) {
     const std::vector<float> row(input.begin() + r * 16, input.begin() + (r + 1) * 16);
@@ -148,7 +149,7 @@ TEST(FeedFwdForward, BatchZeroAndBadInput) {
 
 TEST(FeedFwdForward, RunsOnOneOpenBlasThread) {
   const FeedFwdNN net(make_config(64, {256}, 8));
-  const std::vector<float> input = draw_input({300, 64}, 1);
+  const std::vector<float> input = draw_randn({300, 64}, 1);
   (void)net.forward_eval(input, 300);
   const ForwardBlasInfo info = forward_blas_info();
   EXPECT_EQ(info.threads, 1) << info.config;
@@ -202,7 +203,7 @@ TEST(Activation, SoftmaxRowsSumToOne) {
   }
   // In a network, softmax applies per row of features, never across the batch.
   const FeedFwdNN net(make_config(5, {9}, 3, "softmax", 0.5, 2));
-  const std::vector<float> input = draw_input({4, 5}, 3);
+  const std::vector<float> input = draw_randn({4, 5}, 3);
   const std::vector<float> batch = net.forward_eval(input, 4);
   for (int r = 0; r < 4; ++r) {
     const std::vector<float> row(input.begin() + r * 5, input.begin() + (r + 1) * 5);

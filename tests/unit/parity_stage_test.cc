@@ -18,6 +18,7 @@
 #include "fakes/fake_runtime.h"
 #include "fakes/tiny_model.h"
 #include "model/feedfwd.h"
+#include "model/input_draw.h"
 #include "profile/profile.h"
 #include "record/record.h"
 #include "stages/stages.h"
@@ -45,7 +46,7 @@ class ParityStage : public ::testing::Test {
     context_.reference = ReferenceKind::native;
     PreparedParity prepared;
     for (const auto& c : record_.input_cases) {
-      prepared.inputs.push_back(draw_input(c.shape, c.seed));
+      prepared.inputs.push_back(draw_randn(c.shape, c.seed));
       if (c.expect != rf::kExpectMatch) continue;
       prepared.references.push_back(model_.forward(prepared.inputs.back(), c.shape[0]));
     }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/feedfwd.h"
+#include "model/input_draw.h"
 #include "stages/triangulation.h"
 
 namespace nnx {
@@ -67,7 +68,7 @@ TEST_P(OracleForEveryActivation, AgreesWithTheFloat32ForwardToFloat32Rounding) {
   config.hidden_dims = {16, 8};
   config.activation = GetParam();
   const FeedFwdNN model(config);
-  const std::vector<float> input = draw_input({5, config.input_dim}, 1005);
+  const std::vector<float> input = draw_randn({5, config.input_dim}, 1005);
   const std::vector<float> fp32 = model.forward_eval(input, 5);
   const std::vector<double> oracle = model.forward_oracle(input, 5);
   ASSERT_EQ(fp32.size(), oracle.size());
