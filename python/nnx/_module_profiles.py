@@ -43,13 +43,15 @@ class ModuleProfile(ProfileFamily):
     to the current folder or absolute, or ``package.module:FACTORY``; the factory takes no argument), with its
     ``inputs`` (each ``{"name", "shape", "dtype"[, "range"]}``: a shape of fixed sizes and symbolic names,
     a dtype of float32, float64, int64, int32, and for an integer input its ``[low, high)`` range) and the
-    values of each symbolic dim in ``dims`` (``{"batch": [2, 1, 3]}``: the first is the export's).
+    values of each symbolic dim in ``dims`` (``{"batch": [2, 1, 3]}``: the first is the export's; a dim
+    may be left out when ``data`` gives every input that uses it: its sizes are then the data sets', and no case
+    of the dims is drawn).
     ``outputs`` names the outputs (None: the exporter's names). ``module`` may also be an ``nn.Module`` or a
     callable of no argument returning one: when the profile runs it is saved under the run's root as
     :func:`check_module` saves it, and that factory is the profile's (python/nnx/_module_objects.py); such a
     profile has no profile-file form (:meth:`to_json` refuses it) until then. ``data`` names a folder of
     given inputs, ``test_data_set_<N>/input_<j>.pb`` (each TensorProto named after the input it gives; the
-    others drawn): one more case per data set (doc/profile-files.md, "Inputs you give").
+    others drawn, an integer one from its ``range``): one more case per data set (doc/profile-files.md, "Inputs you give").
 
     The core checks it when it is made, with the reader of ``run --profile-file``: an invalid one raises
     :class:`UsageError` whose ``problems`` are the profile file's lines without their ``profiles[i]: ``
@@ -60,7 +62,7 @@ class ModuleProfile(ProfileFamily):
     exporter: str
     module: Any
     inputs: Sequence[Mapping[str, Any]]
-    dims: Mapping[str, Sequence[int]]
+    dims: Mapping[str, Sequence[int]] = dataclasses.field(default_factory=dict)
     outputs: Optional[Sequence[str]] = None
     opset: int = MODULE_OPSET
     rtol: float = MODULE_RTOL

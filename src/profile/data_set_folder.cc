@@ -78,8 +78,7 @@ void bind_data_set_tensor(const InputSpec& in, DType dtype, const std::vector<st
     }
     if (allowed) {
       const auto values = std::find_if(allowed->begin(), allowed->end(), [&](const auto& e) { return e.first == d.symbol; });
-      if (values == allowed->end()) continue;  // a spec problem, named by ModuleSpec::problems()
-      if (std::find(values->second.begin(), values->second.end(), size) == values->second.end()) {
+      if (values != allowed->end() && std::find(values->second.begin(), values->second.end(), size) == values->second.end()) {
         problems.push_back(where + " gives dim " + d.symbol + " the size " + std::to_string(size) + ", not one of dims." +
                            d.symbol + " " + nlohmann::json(values->second).dump() + ": add it there");
         continue;

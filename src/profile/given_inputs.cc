@@ -61,7 +61,51 @@ GivenDataSet read_data_set(const ModuleSpec& spec, std::uint64_t number, const f
     const auto it = dims.find(dim);
     set.dims.emplace_back(dim, it != dims.end() ? it->second : values.front());
   }
+  for (const auto& [dim, size] : dims) {  // a dim the profile left out: the data sets give its values
+    const auto named = [&](const auto& d) { return d.first == dim; };
+    if (std::none_of(spec.dims.begin(), spec.dims.end(), named)) set.dims.emplace_back(dim, size);
+  }
   return set;
+}
+
+// The symbolic dims the inputs use that `dims` leaves out, in the order the inputs use them.
+std::vector<std::string> dims_left_out(const ModuleSpec& spec) {
+  std::vector<std::string> out;
+  for (const auto& input : spec.inputs) {
+    for (const auto& size : input.shape) {
+      const auto named = [&](const auto& d) { return d.first == size.symbol; };
+      if (size.fixed || std::any_of(spec.dims.begin(), spec.dims.end(), named)) continue;
+      if (std::find(out.begin(), out.end(), size.symbol) == out.end()) out.push_back(size.symbol);
+    }
+  }
+  return out;
+}
+
+// Each dim `dims` leaves out takes the sizes the data sets give it, in the order they give them (every data set
+// must: a problem names the first that does not); the data sets' dims are then in the spec's order.
+void take_dims_from_data_sets(ModuleSpec& spec, std::vector<std::string>& problems) {
+  for (const std::string& dim : dims_left_out(spec)) {
+    std::vector<std::int64_t> sizes;
+    for (const GivenDataSet& set : spec.given) {
+      const auto it = std::find_if(set.dims.begin(), set.dims.end(), [&](const auto& d) { return d.first == dim; });
+      if (it == set.dims.end()) {
+        problems.push_back("profile.data: test_data_set_" + std::to_string(set.number) + " gives no input that sets dim " +
+                           dim + ": give its sizes in dims, or in that data set every input that uses it");
+        break;
+      }
+      if (std::find(sizes.begin(), sizes.end(), it->second) == sizes.end()) sizes.push_back(it->second);
+    }
+    spec.dims.emplace_back(dim, std::move(sizes));
+    spec.data_dims.push_back(dim);
+  }
+  for (GivenDataSet& set : spec.given) {
+    std::vector<std::pair<std::string, std::int64_t>> ordered;
+    for (const auto& [dim, values] : spec.dims) {
+      const auto it = std::find_if(set.dims.begin(), set.dims.end(), [&](const auto& d) { return d.first == dim; });
+      if (it != set.dims.end()) ordered.push_back(*it);
+    }
+    set.dims = std::move(ordered);
+  }
 }
 
 }  // namespace
@@ -82,12 +126,19 @@ void read_given_inputs(const std::string& data, ModuleSpec& spec, std::vector<st
       return;
     }
     for (const auto& [number, folder] : folders) spec.given.push_back(read_data_set(spec, number, folder, problems));
+    if (problems.size() == before) take_dims_from_data_sets(spec, problems);
   } catch (const Error& e) {
     problems.push_back(std::string("profile.data: ") + e.what());
   } catch (const fs::filesystem_error& e) {
     problems.push_back(std::string("profile.data: ") + e.what());
   }
-  if (problems.size() != before) spec.given.clear();
+  if (problems.size() != before) {
+    spec.given.clear();
+    for (const std::string& dim : spec.data_dims) {
+      spec.dims.erase(std::find_if(spec.dims.begin(), spec.dims.end(), [&](const auto& d) { return d.first == dim; }));
+    }
+    spec.data_dims.clear();
+  }
 }
 
 }  // namespace nnx

@@ -82,7 +82,6 @@ void input_problems(const InputSpec& input, const std::string& where, std::vecto
     }
   }
   const auto bounds = integer_input_bounds(input.dtype);
-  if (bounds && !input.range) out.push_back(where + ".range: an integer input needs \"range\": [low, high)");
   if (!bounds && input.range) out.push_back(where + ".range: only integer inputs take a range");
   if (input.range && input.range->first >= input.range->second) out.push_back(where + ".range: low must be below high");
   if (input.range && bounds && input.range->first < input.range->second &&
@@ -181,30 +180,61 @@ std::string ModuleSpec::factory_name() const {
   return colon == std::string::npos ? std::string() : factory.substr(colon + 1);
 }
 
+json ModuleSpec::every_dim_json() const {
+  json out = json::object();
+  for (const auto& [name, values] : dims) out[name] = values;
+  return out;
+}
+
 std::vector<std::vector<std::int64_t>> ModuleSpec::export_shapes() const { return shapes_with(*this, export_dims(*this)); }
 
 std::uint64_t input_seed(std::uint64_t case_seed, std::size_t index) {
   return case_seed + (static_cast<std::uint64_t>(index) << 32);
 }
 
+namespace {
+
+bool has_refusal_cases(const ModuleSpec& spec) {
+  for (const auto& input : spec.inputs) {
+    for (const auto& size : input.shape) {
+      if (size.fixed) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool ModuleSpec::draws_input(std::size_t index) const {
+  if (data_dims.empty() || has_refusal_cases(*this)) return true;
+  for (const auto& set : given) {
+    const auto gives = [&](const GivenInput& g) { return g.input == index; };
+    if (std::none_of(set.inputs.begin(), set.inputs.end(), gives)) return true;
+  }
+  return false;
+}
+
 std::vector<ModuleCase> ModuleSpec::cases() const {
   std::vector<ModuleCase> out;
-  const auto base = export_dims(*this);
+  const bool drawn_dims = data_dims.empty() || given.empty();  // a dim from the data sets: no case of the dims
+  const auto base = drawn_dims ? export_dims(*this) : given.front().dims;
   auto add = [&](std::string name, std::vector<std::pair<std::string, std::int64_t>> dims,
                  std::vector<std::vector<std::int64_t>> shapes, std::uint64_t seed, const char* expect) {
     out.push_back({std::move(name), std::move(dims), std::move(shapes), seed, expect, std::nullopt});
   };
-  const std::string first = dims.empty() ? std::string("export") : dims.front().first + "-" +
-                                                                      std::to_string(base.front().second);
-  add(first, base, shapes_with(*this, base), 1000, rf::kExpectMatch);
-  for (std::size_t d = 0; d < dims.size(); ++d) {
-    for (std::size_t v = 1; v < dims[d].second.size(); ++v) {
-      auto case_dims = base;
-      case_dims[d].second = dims[d].second[v];
-      std::string name = dims[d].first + "-" + std::to_string(dims[d].second[v]);
-      auto shapes = shapes_with(*this, case_dims);
-      const std::uint64_t seed = 1000 + out.size();
-      add(std::move(name), std::move(case_dims), std::move(shapes), seed, rf::kExpectMatch);
+  if (drawn_dims) {
+    const std::string first = dims.empty() ? std::string("export") : dims.front().first + "-" +
+                                                                        std::to_string(base.front().second);
+    add(first, base, shapes_with(*this, base), 1000, rf::kExpectMatch);
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      for (std::size_t v = 1; v < dims[d].second.size(); ++v) {
+        auto case_dims = base;
+        case_dims[d].second = dims[d].second[v];
+        std::string name = dims[d].first + "-" + std::to_string(dims[d].second[v]);
+        auto shapes = shapes_with(*this, case_dims);
+        const std::uint64_t seed = 1000 + out.size();
+        add(std::move(name), std::move(case_dims), std::move(shapes), seed, rf::kExpectMatch);
+      }
     }
   }
   for (std::size_t k = 0; k < given.size(); ++k) {
@@ -229,7 +259,9 @@ json ModuleSpec::to_json() const {
   json inputs_json = json::array();
   for (const auto& input : inputs) inputs_json.push_back(input.to_json());
   json dims_json = json::object();
-  for (const auto& [name, values] : dims) dims_json[name] = values;
+  for (const auto& [name, values] : dims) {  // the profile's own: a dim the data sets gave is left out again
+    if (std::find(data_dims.begin(), data_dims.end(), name) == data_dims.end()) dims_json[name] = values;
+  }
   json out{{rf::kModule, factory},
            {rf::kInputs, inputs_json},
            {rf::kDims, dims_json},
@@ -238,7 +270,7 @@ json ModuleSpec::to_json() const {
   return out;
 }
 
-std::vector<std::string> ModuleSpec::problems() const {
+std::vector<std::string> ModuleSpec::problems(bool data_to_read) const {
   std::vector<std::string> out = factory_problems(factory);
   if (inputs.empty()) out.push_back("inputs: at least one input is needed");
   if (inputs.size() > module_limits::kMaxInputs) {
@@ -250,9 +282,9 @@ std::vector<std::string> ModuleSpec::problems() const {
     if (!names.insert(inputs[i].name).second) out.push_back("inputs: the name " + inputs[i].name + " is given twice");
   }
   const auto used = used_symbols(*this);
-  std::set<std::string> given;
+  std::set<std::string> with_values;
   for (const auto& [name, values] : dims) {
-    given.insert(name);
+    with_values.insert(name);
     if (!used.count(name)) out.push_back("dims." + name + ": no input uses this dimension");
     if (values.empty()) out.push_back("dims." + name + ": needs at least one value (the first is the export's)");
     std::set<std::int64_t> seen;
@@ -264,7 +296,17 @@ std::vector<std::string> ModuleSpec::problems() const {
     }
   }
   for (const auto& symbol : used) {
-    if (!given.count(symbol)) out.push_back("dims: the dimension \"" + symbol + "\" has no values");
+    if (!with_values.count(symbol) && !data_to_read) {
+      out.push_back("dims: the dimension \"" + symbol + "\" has no values (give them in dims, or give every input "
+                    "that uses it in data sets: \"data\")");
+    }
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (integer_input_bounds(inputs[i].dtype) && !inputs[i].range && !data_to_read && draws_input(i)) {
+      out.push_back("inputs[" + std::to_string(i) + "].range: an integer input needs \"range\": [low, high)" +
+                    std::string(data_dims.empty() ? "" : " (it is drawn: a data set leaves it out, or a refusal case "
+                                                         "draws it)"));
+    }
   }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].hides.empty()) continue;

@@ -5,10 +5,13 @@
 // has already made its relative paths absolute from the file's folder, module_factory.h) or
 // `package.module:FACTORY` (the rule: module_factory.h); the factory takes no argument and returns an nn.Module. An input's shape holds
 // fixed sizes and symbolic names; `dims` gives each symbolic name its values, the first being the export's.
-// `cases()` is the one rule for a module profile's cases: the export case, then every other value of every
-// dim (the other dims at their export values), then one case per data set of given inputs (`data`,
-// given_inputs.h), then one refusal case per fixed size of every input (that size + 1, which the runtime must
-// refuse). `problems()` names every violation of the limits below and of the
+// Dims are needed only for inputs that are drawn: with data sets of given inputs (`data`, given_inputs.h), a
+// dim the profile leaves out takes the sizes the data sets give it (`data_dims`), and the profile then draws
+// no case of its dims. `cases()` is the one rule for a module profile's cases: the export case, then every
+// other value of every dim (the other dims at their export values) — none of these when a dim comes from the
+// data sets —, then one case per data set, then one refusal case per fixed size of every input (that size + 1,
+// which the runtime must refuse; at the first data set's sizes when a dim comes from the data sets). An
+// integer input needs a range when some case draws it. `problems()` names every violation of the limits below and of the
 // rules a module record's specs and cases are validated with (module_spec_rules.h: outputs, case names),
 // seen without running anything; a factory file that does not exist is one of them.
 #pragma once
@@ -90,6 +93,7 @@ struct ModuleSpec {
   std::optional<std::vector<std::string>> outputs;                       // the outputs' names, when given
   std::string data;                  // `"data"`: the folder of given inputs (given_inputs.h), or ""
   std::vector<GivenDataSet> given;   // read from `data` when the profile was read
+  std::vector<std::string> data_dims;  // the dims the profile left out, whose values (in `dims`) the data sets gave
 
   // The factory's file for `FILE.py:FACTORY`, else nullopt; and the factory's name after the colon.
   std::optional<std::string> factory_file() const;
@@ -98,7 +102,13 @@ struct ModuleSpec {
   // Each input's shape at the dims' export values.
   std::vector<std::vector<std::int64_t>> export_shapes() const;
   nlohmann::json to_json() const;  // {module, inputs, dims, outputs[, data]}: a profile file's own fields
-  std::vector<std::string> problems() const;
+  nlohmann::json every_dim_json() const;  // {dim: [values]} of every dim, those the data sets gave included
+  // With `data_to_read`, before the data sets are read: a dim without values and an integer input without a
+  // range are not yet problems (the data sets may give them).
+  std::vector<std::string> problems(bool data_to_read = false) const;
+  // Whether some case draws input `index` (every input, unless a dim comes from the data sets: then those no
+  // data set gives, and every input when there are refusal cases).
+  bool draws_input(std::size_t index) const;
 };
 
 // The seed of input `index` of a case with `case_seed` (each input is drawn from its own seed).

@@ -117,8 +117,11 @@ void draw_against_factory(const json& value, const std::vector<std::pair<std::st
                          "to the forward's parameter, e.g. {\"" + parameter + "\": \"x\"}");
     }
   }
-  for (auto& problem : spec.problems()) problems.push_back(std::move(problem));
+  for (auto& problem : spec.problems(!file.data.empty())) problems.push_back(std::move(problem));
   if (problems.empty() && !file.data.empty()) read_given_inputs(file.data, spec, problems);
+  if (problems.empty()) {
+    for (auto& problem : spec.problems()) problems.push_back(std::move(problem));  // a dim or range the data left open
+  }
   if (problems.empty()) file.cases = spec.cases();
 }
 

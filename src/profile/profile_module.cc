@@ -98,7 +98,7 @@ Profile module_profile_from_json(const json& value, std::vector<std::string>& pr
   for (const char* k : {rf::kModule, rf::kInputs, rf::kDims, rf::kOutputs}) r.allow_extra(k);
   std::string data;  // given inputs (given_inputs.h), read once the spec itself is sound
   if (value.contains(rf::model_key::kData) && r.string(rf::model_key::kData, data) && problems.empty() &&
-      p.module->problems().empty()) {
+      p.module->problems(true).empty()) {
     read_given_inputs(data, *p.module, problems);
   }
   r.may_hold({key::kName, key::kExporter, key::kRuntime, key::kProvider});

@@ -58,7 +58,7 @@ void blank_module_parts(Record& r, const Profile& profile, const std::vector<Inp
   r.format = std::string(kModuleFormat);
   const json given = spec.to_json();
   const std::string factory = report_folder ? factory_relative_to(spec.factory, *report_folder) : spec.factory;
-  r.module = Record::Module{factory, nullptr, nullptr, nullptr, given[rf::kInputs], given[rf::kDims],
+  r.module = Record::Module{factory, nullptr, nullptr, nullptr, given[rf::kInputs], spec.every_dim_json(),
                             given[rf::kOutputs], nullptr};
   switch (profile.kind()) {  // §11: an imported file's record is the successor format, its kind a variant
     case ModelKind::onnx_file:
