@@ -159,7 +159,7 @@ void Record::finalize() {
 
 json session_options_json() { return SessionOptions{}.to_json(); }
 
-json blank_input_case(const InputCase& c) { return RecordCase::blank(c).to_json(); }
+json blank_input_case(const InputCase& c) { return RecordCase::blank(c).to_json(ModelKind::feed_forward); }
 
 json blank_record(const Profile& profile, const SourceInfo& source, const std::string& weights_sha256) {
   return blank_record_of(profile, source, weights_sha256).to_json();

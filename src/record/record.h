@@ -87,7 +87,7 @@ struct ModuleCaseFields {
 
 // One of input_cases (§5). A blank case (§4 parity, "reset") has no outcome, passed false and no failure,
 // errors or detail. A module record's case (§10) has `module` set and writes its dims, inputs and outputs
-// where v1's case writes `shape` (left empty).
+// where v1's case writes `shape` (left empty): to_json writes the form of the record's kind.
 struct RecordCase {
   std::string name;
   std::vector<std::int64_t> shape;  // [batch, width]
@@ -103,7 +103,7 @@ struct RecordCase {
 
   static RecordCase blank(const InputCase& c);
   void reset();  // back to blank, keeping name, shape, seed and expect
-  json to_json() const;
+  json to_json(ModelKind kind) const;
 };
 
 // stages.<name> (§4): status, the class of a failed stage, and the stage's detail (free-form).

@@ -181,7 +181,7 @@ json CaseTensor::to_json(bool output) const {
   return out;
 }
 
-json RecordCase::to_json() const {
+json RecordCase::to_json(ModelKind kind) const {
   namespace key = rf::case_key;
   json out{{key::kName, name},
            {key::kSeed, seed},
@@ -192,19 +192,23 @@ json RecordCase::to_json() const {
            {key::kMaxAbsError, optional_number(max_abs_error)},
            {key::kMaxRelError, optional_number(max_rel_error)},
            {key::kDetail, optional_string(detail)}};
-  if (!module) {
-    out[key::kShape] = shape;
-    return out;
+  switch (kind) {
+    case ModelKind::feed_forward:
+      out[key::kShape] = shape;
+      return out;
+    case ModelKind::module:
+    case ModelKind::onnx_file: break;  // its dims and stored tensors (§10)
   }
   namespace mkey = rf::module_case_key;
+  const ModuleCaseFields& fields = module.value();  // set on every case of such a record (record.cc, read_case)
   json dims = json::object();
-  for (const auto& [dim, value] : module->dims) dims[dim] = value;
+  for (const auto& [dim, value] : fields.dims) dims[dim] = value;
   json inputs = json::array();
-  for (const auto& t : module->inputs) inputs.push_back(t.to_json(false));
+  for (const auto& t : fields.inputs) inputs.push_back(t.to_json(false));
   json outputs = nullptr;
-  if (module->outputs) {
+  if (fields.outputs) {
     outputs = json::array();
-    for (const auto& t : *module->outputs) outputs.push_back(t.to_json(true));
+    for (const auto& t : *fields.outputs) outputs.push_back(t.to_json(true));
   }
   out[mkey::kDims] = std::move(dims);
   out[mkey::kInputs] = std::move(inputs);
@@ -223,7 +227,7 @@ json Record::to_json() const {
   json files = json::array();
   for (const auto& f : artifacts.files) files.push_back(f.to_json());
   json cases = json::array();
-  for (const auto& c : input_cases) cases.push_back(c.to_json());
+  for (const auto& c : input_cases) cases.push_back(c.to_json(kind()));
   json stage_entries = json::object();
   for (Stage s : kStages) stage_entries[std::string(stage_name(s))] = stage(s).to_json();
   json out{
