@@ -69,6 +69,7 @@ set(NNX_UNIT_TEST_SOURCES
   tests/unit/parity_failure_order_test.cc
   tests/unit/parity_stage_test.cc
   tests/unit/module_parity_test.cc
+  tests/unit/export_answer_test.cc
   tests/unit/profile_test.cc
   tests/unit/python_names_test.cc
   tests/unit/profile_spelling_test.cc

@@ -25,10 +25,9 @@ using nlohmann::json;
 namespace wire = worker_protocol;
 namespace detail_key = rf::detail_key;
 
-// The export-answer rule (§4): model_state whenever the exporter was called; state-changed first, even when
-// the exporter also raised (its failure kept beside); then export-error for an exporter that raised or wrote
-// no model.onnx. Returns whether the export passed that far.
-bool export_answer_rule(StageContext& context, const json& answer) {
+}  // namespace
+
+bool read_export_answer(StageContext& context, const json& answer) {
   const json warnings = answer.value(wire::kWarnings, json::array());
   const json exception = answer.value(wire::kException, json());
   const json export_failure{{detail_key::kError, exception}, {detail_key::kLog, answer.value(wire::kLog, "")}};
@@ -47,8 +46,6 @@ bool export_answer_rule(StageContext& context, const json& answer) {
   }
   return true;
 }
-
-}  // namespace
 
 std::unique_ptr<ExportKind> export_kind_for(StageContext& context) {
   switch (context.profile->kind()) {
@@ -77,7 +74,7 @@ bool export_with_worker(StageContext& context) {
     answer = std::move(reply.body);
     AnswerFrames frames(std::move(reply.frames));
     if (const std::optional<bool> ended = kind->read_first(answer)) return *ended;
-    if (!export_answer_rule(context, answer)) return false;
+    if (!read_export_answer(context, answer)) return false;
     context.record.set_stage_passed(Stage::export_model, kind->passed(answer, frames));
     return true;
   } catch (const WorkerError& e) {

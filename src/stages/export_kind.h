@@ -47,6 +47,12 @@ std::unique_ptr<ExportKind> export_kind_for(StageContext& context);
 std::unique_ptr<ExportKind> feedfwd_export(StageContext& context);  // stages/feedfwd_export.cc
 std::unique_ptr<ExportKind> module_export(StageContext& context);   // stages/module_export.cc
 
+// The one export-answer rule (export.cc): model_state whenever the answer holds it (the exporter was called);
+// state-changed first, even when the exporter also raised (its failure kept beside, `export`); then export-error
+// for an exporter that raised or wrote no model.onnx. Records the failure; returns whether the export passed
+// that far (the stage itself is then the kind's to pass).
+bool read_export_answer(StageContext& context, const nlohmann::json& answer);
+
 // The stage's one path through the worker (export.cc), for a kind the worker exports; an ONNX file checked
 // against its factory comes here after its import (onnx_import.cc).
 bool export_with_worker(StageContext& context);

@@ -272,6 +272,28 @@ TEST_F(ParityStage, AMismatchComesBeforeAnInputContractFailure) {
   EXPECT_EQ(stage().failure, FailureClass::mismatch);
 }
 
+// ---- the feed-forward kind's reference provider (feedfwd_parity.cc prepare) ------------------------------
+
+TEST_F(ParityStage, PrepareDrawsEveryCaseAndComputesTheNativeReferenceOfTheMatchCases) {
+  const PreparedParity expected = *context_.prepared_parity;
+  context_.prepared_parity.reset();
+  prepare_parity(context_);
+  ASSERT_TRUE(context_.prepared_parity.has_value());
+  EXPECT_EQ(context_.prepared_parity->inputs, expected.inputs);  // each case's draw, in case order
+  EXPECT_EQ(context_.prepared_parity->references, expected.references);  // the 4 match cases', native
+  EXPECT_EQ(context_.prepared_parity->references.size(), 4u);
+  EXPECT_TRUE(context_.prepared_parity->missing.empty());
+}
+
+TEST_F(ParityStage, ATorchReferenceWithoutAWorkerIsMissingSoEveryMatchCaseIsNotCompared) {
+  context_.reference = ReferenceKind::torch;
+  context_.prepared_parity.reset();
+  EXPECT_FALSE(run());
+  EXPECT_TRUE(context_.prepared_parity->references.empty());
+  EXPECT_EQ(named("batch-1").outcome, rf::kOutcomeMismatch);
+  EXPECT_EQ(stage().detail.at("blame"), "reference");
+}
+
 TEST_F(ParityStage, ARerunStartsFromBlankCases) {
   EXPECT_FALSE(run({{"batch-7", off_by(1.0f)}}));
   ASSERT_TRUE(run());
