@@ -61,9 +61,9 @@ GivenDataSet read_data_set(const ModuleSpec& spec, std::uint64_t number, const f
     const auto it = dims.find(dim);
     set.dims.emplace_back(dim, it != dims.end() ? it->second : values.front());
   }
-  for (const auto& [dim, size] : dims) {  // a dim the profile left out: the data sets give its values
-    const auto named = [&](const auto& d) { return d.first == dim; };
-    if (std::none_of(spec.dims.begin(), spec.dims.end(), named)) set.dims.emplace_back(dim, size);
+  for (const auto& bound : dims) {  // a dim the profile left out: the data sets give its values
+    const auto named = [&](const auto& d) { return d.first == bound.first; };
+    if (std::none_of(spec.dims.begin(), spec.dims.end(), named)) set.dims.push_back(bound);
   }
   return set;
 }
@@ -100,8 +100,9 @@ void take_dims_from_data_sets(ModuleSpec& spec, std::vector<std::string>& proble
   }
   for (GivenDataSet& set : spec.given) {
     std::vector<std::pair<std::string, std::int64_t>> ordered;
-    for (const auto& [dim, values] : spec.dims) {
-      const auto it = std::find_if(set.dims.begin(), set.dims.end(), [&](const auto& d) { return d.first == dim; });
+    for (const auto& spec_dim : spec.dims) {
+      const auto named = [&](const auto& d) { return d.first == spec_dim.first; };
+      const auto it = std::find_if(set.dims.begin(), set.dims.end(), named);
       if (it != set.dims.end()) ordered.push_back(*it);
     }
     set.dims = std::move(ordered);
