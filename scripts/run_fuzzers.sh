@@ -110,7 +110,7 @@ mkdir -p "$OUT/obj" "$OUT/findings"
 needs=" "
 for t in "${targets[@]}"; do needs+="${TARGET_NEEDS[$t]:-} "; done
 version="$(sed -nE 's/^project\([^ ]+ VERSION ([0-9.]+).*/\1/p' "$ROOT/CMakeLists.txt")"
-flags="-std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
+flags="-std=c++20 -gline-tables-only -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
 flags+=" -Wall -Wextra -I$ROOT/src -DNNX_VERSION=\\\"${version:-0}\\\" -DNNX_SOURCE_DIR=\\\"\\\" -DNNX_BUNDLED_ORT=\\\"\\\""
 onnx_proto=""
 if [[ "$needs" == *" onnx "* ]]; then
