@@ -30,7 +30,7 @@ using json = nlohmann::json;
 json execute_record(const json& record, const std::filesystem::path& root, const ExecuteOptions& options = {});
 
 // The reference `record` is executed with when its caller asked for `asked` (nullopt: named none): the one
-// rule, stages/reference_outputs.h reference_for, for the process's front end (base/front_end.h).
+// rule, stages/reference_kind.h reference_for, for the process's front end (base/front_end.h).
 ReferenceKind execution_reference(const Record& record, std::optional<ReferenceKind> asked);
 
 // What execute_report asks of every record, beside executable_record, before the first is executed: a module

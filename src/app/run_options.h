@@ -12,7 +12,7 @@
 #include "record/record.h"
 #include "runtime/run_watchdog.h"
 #include "runtime/runtime.h"
-#include "stages/reference_outputs.h"
+#include "stages/reference_kind.h"
 #include "worker/worker_process.h"
 
 namespace nnx {
@@ -44,7 +44,7 @@ struct ExecuteOptions {
   std::optional<std::filesystem::path> onnxruntime_library;
   RuntimeOpener open_runtime = &nnx::open_runtime;
   // What the caller asked parity to compare with; nullopt (none named): each record's default
-  // (app/execute_record.h execution_reference, the one rule: stages/reference_outputs.h reference_for).
+  // (app/execute_record.h execution_reference, the one rule: stages/reference_kind.h reference_for).
   std::optional<ReferenceKind> reference;
   // The folder of the record or report file (execute_report sets it from document_file): a module record's
   // relative factory is resolved against it under the torch reference; never the current folder.

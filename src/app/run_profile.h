@@ -15,6 +15,7 @@
 
 #include "app/run_options.h"
 #include "profile/profile.h"
+#include "worker/exporter_client.h"
 
 namespace nnx {
 

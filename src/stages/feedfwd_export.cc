@@ -1,6 +1,6 @@
 // The feed-forward net's side of the export stage (export_kind.h; doc/record-format.md §4 export): its hooks on
 // the one path. The request carries the network the profile's config built (its config and parameters as
-// float32 frames, stages/reference_outputs.h worker_network_fields), the profile's exporter and its pinned
+// float32 frames, stages/feedfwd_reference.h worker_network_fields), the profile's exporter and its pinned
 // arguments (profile/profile.h exporter_options) and the example batch [export_batch, input_dim] drawn with
 // seed 7 (model/input_draw.h); the stage's detail is the exporter's warnings. Its records are v1
 // (nnx.export-conformance/1), which has no tool-error: a failure of the tool's own step is export-error.
@@ -12,7 +12,7 @@
 #include "artifacts/layout.h"
 #include "model/input_draw.h"
 #include "stages/export_kind.h"
-#include "stages/reference_outputs.h"
+#include "stages/feedfwd_reference.h"
 #include "worker/worker_protocol.h"
 
 namespace nnx {

@@ -1,7 +1,7 @@
 // The feed-forward net's side of the parity stage (parity_kind.h; doc/record-format.md §4 parity, §7): its
 // hooks on the one path. Each case's input is drawn from its shape and seed (model/input_draw.h draw_randn, the float32 draw of every kind) and
 // fed under the exporter's input name; the reference is computed ahead for the cases expected to match
-// (stages/reference_outputs.h: PyTorch through the worker, or the native C++ forward) and named as the
+// (stages/feedfwd_reference.h: PyTorch through the worker, or the native C++ forward) and named as the
 // exporter's output; a compared case is triangulated on its leading rows (stages/triangulation.h) against the
 // C++ float64 oracle and the native forward. Its own detail keys say whether model.onnx stores the net's
 // weights (the load stage's check, stages/weights_check.h).
@@ -16,7 +16,7 @@
 #include "model/feedfwd.h"
 #include "model/input_draw.h"
 #include "stages/parity_kind.h"
-#include "stages/reference_outputs.h"
+#include "stages/feedfwd_reference.h"
 #include "stages/triangulation.h"
 
 namespace nnx {

@@ -131,7 +131,7 @@ bool weights_missing(const Record& record, json& missing) {
   return !missing.empty();
 }
 
-// The module record's reference provider, by kind (reference_outputs.h): a run's export stored PyTorch's
+// The module record's reference provider, by kind (reference_kind.h): a run's export stored PyTorch's
 // outputs just now (torch, with a profile), execute compares with those stored outputs (stored) or rebuilds
 // the module from its factory, checked first (torch, module_reference.h).
 void provide_reference(StageContext& context) {

@@ -1,6 +1,6 @@
 // A module record's torch reference under `execute --reference torch` (doc/record-format.md §10;
 // doc/profile-files.md, "Module profiles"): the only time executing a module record runs code the record
-// names, because its caller asked for it (stages/reference_outputs.h reference_for: never by default).
+// names, because its caller asked for it (stages/reference_kind.h reference_for: never by default).
 //
 // `factory_to_run` decides what would run before anything is imported: a `FILE.py:FACTORY` factory's file is
 // the record's path, absolute as recorded or else resolved against the folder of the record or report file

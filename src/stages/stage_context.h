@@ -30,7 +30,7 @@
 #include "record/record.h"
 #include "runtime/run_watchdog.h"
 #include "runtime/runtime.h"
-#include "stages/reference_outputs.h"
+#include "stages/reference_kind.h"
 #include "stages/weights_check.h"
 #include "worker/exporter_client.h"
 #include "worker/worker_process.h"
@@ -73,7 +73,7 @@ struct StageContext {
   std::unique_ptr<Session> session;       // created by load for parity
   std::chrono::milliseconds case_timeout{kDefaultRunTimeout};  // one run of the session (runtime/run_watchdog.h)
   WeightsVerdict weights;                 // load: whether model.onnx stores the model's weights (parity's blame)
-  ReferenceKind reference = ReferenceKind::torch;  // what parity compares with (stages/reference_outputs.h)
+  ReferenceKind reference = ReferenceKind::torch;  // what parity compares with (stages/reference_kind.h)
   std::optional<PreparedParity> prepared_parity;    // set by prepare_parity; parity computes it itself otherwise
 
   WorkerCommand worker_command;           // run only: the exporter worker

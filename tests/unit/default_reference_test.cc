@@ -1,4 +1,4 @@
-// The one rule for the reference a record is executed with (stages/reference_outputs.h reference_for): a
+// The one rule for the reference a record is executed with (stages/reference_kind.h reference_for): a
 // module record's default is its stored outputs from every front end, so executing it imports none of its code
 // unless the caller asks for torch; a feed-forward record's default is the native forward, PyTorch from Python
 // (the original's execute); "native" of a module record is its stored outputs; "stored" of a feed-forward
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "base/error.h"
-#include "stages/reference_outputs.h"
+#include "stages/reference_kind.h"
 
 namespace nnx {
 namespace {
