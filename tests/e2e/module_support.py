@@ -1,9 +1,9 @@
-"""Shared helpers for the module-profile tests: the zoo's profile file made absolute, one-profile files, a
-stored tensor rewritten with its record's hash kept consistent."""
+"""Shared helpers for the module-profile tests: the zoo's profile file made absolute, one-profile files and
+their run, a stored tensor rewritten with its record's hash kept consistent."""
 import json
 from pathlib import Path
 
-from conftest import REPO
+from conftest import REPO, run_cli
 from support import rehash, write_json
 
 ZOO_PROFILES = REPO / "tests" / "models" / "profiles.json"
@@ -35,6 +35,14 @@ def conv_bn_profile(name="conv-bn", exporter="torchscript", **extra) -> dict:
 def write_profiles(path: Path, profiles: list) -> Path:
     path.write_text(json.dumps(profiles))
     return path
+
+
+def run_one_profile(folder: Path, profile: dict) -> dict:
+    """Runs `profile` alone (folder/p.json, report folder/out/r.json, quiet), which must pass; its record."""
+    done = run_cli("run", "--profile-file", write_profiles(folder / "p.json", [profile]), "--output",
+                   folder / "out" / "r.json", "--quiet")
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads((folder / "out" / "r.json").read_text())["profiles"][0]
 
 
 def rewrite_stored_tensor(report_path: Path, root: Path, profile: str, relative: str, change) -> None:

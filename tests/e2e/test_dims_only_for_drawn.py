@@ -13,7 +13,7 @@ import pytest
 from onnx import numpy_helper
 
 from conftest import BUILD, REPO, require_runtime, run_cli
-from module_support import write_profiles
+from module_support import run_one_profile, write_profiles
 from onnx_file_support import export_own_file
 
 MODEL = REPO / "tests" / "models" / "token_ids.py"
@@ -44,10 +44,7 @@ def token_profile(data, **extra):
 @pytest.fixture(scope="module")
 def given_only(tmp_path_factory):
     folder = tmp_path_factory.mktemp("given-only")
-    profiles = write_profiles(folder / "p.json", [token_profile(write_data(folder / "data"))])
-    done = run_cli("run", "--profile-file", profiles, "--output", folder / "out" / "r.json", "--quiet")
-    assert done.returncode == 0, done.stdout + done.stderr
-    return folder, json.loads((folder / "out" / "r.json").read_text())["profiles"][0]
+    return folder, run_one_profile(folder, token_profile(write_data(folder / "data")))
 
 
 def test_data_sets_giving_every_input_need_no_dims_and_no_range(given_only):
@@ -78,10 +75,7 @@ def test_an_onnx_file_against_its_module_and_data_sets_needs_no_dims(tmp_path):
         source = onnx.TensorProto()
         source.ParseFromString((folder / "data" / f"test_data_set_{k}" / "input_0.pb").read_bytes())
         write_pb(tmp_path / "given" / f"test_data_set_{k}" / "input_0.pb", numpy_helper.to_array(source), source.name)
-    done = run_cli("run", "--profile-file", write_profiles(tmp_path / "p.json", [profile]), "--output",
-                   tmp_path / "out" / "r.json", "--quiet")
-    assert done.returncode == 0, done.stdout + done.stderr
-    record = json.loads((tmp_path / "out" / "r.json").read_text())["profiles"][0]
+    record = run_one_profile(tmp_path, profile)
     assert record["level"] == "executed"
     assert [c["name"] for c in record["input_cases"] if c["expect"] == "match"] == ["data-set-0", "data-set-1"]
     assert record["stages"]["parity"]["detail"]["reference"] == "torch"

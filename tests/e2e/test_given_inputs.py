@@ -16,7 +16,7 @@ import pytest
 from onnx import numpy_helper
 
 from conftest import BUILD, REPO, require_runtime, run_cli
-from module_support import write_profiles
+from module_support import run_one_profile, write_profiles
 from onnx_file_support import export_own_file, factory_profile
 
 MODELS = REPO / "tests" / "models" / "input_dtypes.py"
@@ -48,10 +48,7 @@ def given_run(tmp_path_factory):
     write_pb(folder / "data" / "test_data_set_0" / "input_0.pb", MASK, "mask")  # the mask given, x drawn
     write_pb(folder / "data" / "test_data_set_1" / "input_0.pb", np.array([[True] + [False] * 5]), "mask")
     write_pb(folder / "data" / "test_data_set_1" / "input_1.pb", X1, "x")  # both given, in another order
-    profiles = write_profiles(folder / "p.json", [masked_profile(folder / "data")])
-    done = run_cli("run", "--profile-file", profiles, "--output", folder / "out" / "r.json", "--quiet")
-    assert done.returncode == 0, done.stdout + done.stderr
-    return folder, json.loads((folder / "out" / "r.json").read_text())["profiles"][0]
+    return folder, run_one_profile(folder, masked_profile(folder / "data"))
 
 
 def test_each_data_set_is_a_case_whose_given_inputs_are_stored_and_named(given_run):
