@@ -47,9 +47,10 @@ struct StageTimes {
   std::vector<std::pair<std::string, double>> export_step_seconds;
 };
 
-// Parity's worker part, computed ahead by prepare_parity (stages.h): each input case's tensor (drawn from
-// its shape and seed) and the reference's outputs for the cases expected to match, in order. When the
-// reference could not be computed, `references` is empty and `missing` says why.
+// Parity's worker part, computed ahead by prepare_parity (stages.h): for a feed-forward record each input
+// case's tensor (drawn from its shape and seed) and the reference's outputs for the cases expected to match, in
+// order (when the reference could not be computed, `references` is empty and `missing` says why); for a module
+// or an ONNX file nothing (its reference is stored, or in module_references): set only to say it was prepared.
 struct PreparedParity {
   std::vector<std::vector<float>> inputs;
   std::vector<std::vector<float>> references;

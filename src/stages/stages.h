@@ -62,9 +62,11 @@ static_assert([] {
 }());
 static_assert(stage_index(kLastWorkerStage) + 1 == stage_index(kFirstRuntimeStage));
 
-// Parity's worker part, ahead of the load stage (stages/parity.cc): draws the input cases and computes the
-// reference's outputs into context.prepared_parity (the torch reference asks context.exporter, which is
-// stopped if it cannot answer). Parity then uses them instead of computing them itself.
+// Parity's worker part, ahead of the load stage (stages/parity.cc): the record's kind prepares its reference
+// (parity_kind.h ParityKind::prepare): the feed-forward net draws its input cases and computes the reference's
+// outputs into context.prepared_parity (the torch reference asks context.exporter, which is stopped if it cannot
+// answer); a module's reference was stored by its export (execute's torch reference is recomputed here). Parity
+// then uses what was prepared instead of preparing it itself.
 void prepare_parity(StageContext& context);
 
 // What `execute` does again for a saved record.
