@@ -36,8 +36,9 @@ Tensor reread_data_set_tensor(const std::filesystem::path& file, DType dtype, co
 
 // A data-set tensor of `dtype` and `shape` against the input `in` it is bound to: its dtype, rank and fixed
 // sizes must be the input's; each symbolic size is bound into `dims` (one value per dim within a data set)
-// and, when `allowed` is given (a module profile's dims), must be one of that dim's values there. Appends
-// "<where> ..." problems naming the input.
+// and, when `allowed` is given (a module profile's dims) and lists that dim, must be one of its values there (a
+// dim it does not list takes any size: the data sets give its values, given_inputs.h). Appends "<where> ..."
+// problems naming the input.
 void bind_data_set_tensor(const InputSpec& in, DType dtype, const std::vector<std::int64_t>& shape,
                           const std::string& where,
                           const std::vector<std::pair<std::string, std::vector<std::int64_t>>>* allowed,

@@ -71,12 +71,9 @@ GivenDataSet read_data_set(const ModuleSpec& spec, std::uint64_t number, const f
 // The symbolic dims the inputs use that `dims` leaves out, in the order the inputs use them.
 std::vector<std::string> dims_left_out(const ModuleSpec& spec) {
   std::vector<std::string> out;
-  for (const auto& input : spec.inputs) {
-    for (const auto& size : input.shape) {
-      const auto named = [&](const auto& d) { return d.first == size.symbol; };
-      if (size.fixed || std::any_of(spec.dims.begin(), spec.dims.end(), named)) continue;
-      if (std::find(out.begin(), out.end(), size.symbol) == out.end()) out.push_back(size.symbol);
-    }
+  for (const std::string& symbol : spec.symbols()) {
+    const auto named = [&](const auto& d) { return d.first == symbol; };
+    if (std::none_of(spec.dims.begin(), spec.dims.end(), named)) out.push_back(symbol);
   }
   return out;
 }

@@ -53,16 +53,6 @@ std::vector<std::pair<std::string, std::int64_t>> export_dims(const ModuleSpec& 
   return dims;
 }
 
-std::set<std::string> used_symbols(const ModuleSpec& spec) {
-  std::set<std::string> used;
-  for (const auto& input : spec.inputs) {
-    for (const auto& size : input.shape) {
-      if (!size.fixed) used.insert(size.symbol);
-    }
-  }
-  return used;
-}
-
 template <typename T>
 std::optional<std::pair<std::int64_t, std::int64_t>> bounds_of_type() {
   return std::make_pair(std::int64_t{std::numeric_limits<T>::min()}, std::int64_t{std::numeric_limits<T>::max()});
@@ -180,6 +170,16 @@ std::string ModuleSpec::factory_name() const {
   return colon == std::string::npos ? std::string() : factory.substr(colon + 1);
 }
 
+std::vector<std::string> ModuleSpec::symbols() const {
+  std::vector<std::string> out;
+  for (const auto& input : inputs) {
+    for (const auto& size : input.shape) {
+      if (!size.fixed && std::find(out.begin(), out.end(), size.symbol) == out.end()) out.push_back(size.symbol);
+    }
+  }
+  return out;
+}
+
 json ModuleSpec::every_dim_json() const {
   json out = json::object();
   for (const auto& [name, values] : dims) out[name] = values;
@@ -281,7 +281,8 @@ std::vector<std::string> ModuleSpec::problems(bool data_to_read) const {
     input_problems(inputs[i], "inputs[" + std::to_string(i) + "]", out);
     if (!names.insert(inputs[i].name).second) out.push_back("inputs: the name " + inputs[i].name + " is given twice");
   }
-  const auto used = used_symbols(*this);
+  const std::vector<std::string> symbols_used = symbols();
+  const std::set<std::string> used(symbols_used.begin(), symbols_used.end());
   std::set<std::string> with_values;
   for (const auto& [name, values] : dims) {
     with_values.insert(name);

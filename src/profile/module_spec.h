@@ -103,6 +103,7 @@ struct ModuleSpec {
   std::vector<std::vector<std::int64_t>> export_shapes() const;
   nlohmann::json to_json() const;  // {module, inputs, dims, outputs[, data]}: a profile file's own fields
   nlohmann::json every_dim_json() const;  // {dim: [values]} of every dim, those the data sets gave included
+  std::vector<std::string> symbols() const;  // the symbolic dims the inputs use, in the order they first use them
   // With `data_to_read`, before the data sets are read: a dim without values and an integer input without a
   // range are not yet problems (the data sets may give them).
   std::vector<std::string> problems(bool data_to_read = false) const;
