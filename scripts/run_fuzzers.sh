@@ -5,8 +5,10 @@
 #
 # Environment:
 #   NNX_FUZZ_JOBS        targets fuzzed at once (default: the machine's cores, nproc)
-#   NNX_FUZZ_SECONDS     seconds per target (-max_total_time; default: a 180-second budget of wall time shared
-#                        by the rounds of NNX_FUZZ_JOBS targets, e.g. 12 targets on 2 cores: 6 rounds of 30 s)
+#   NNX_FUZZ_BUDGET      seconds of wall time the rounds share (default 60: `make test`'s lane; a longer session
+#                        is this variable alone, e.g. NNX_FUZZ_BUDGET=3600)
+#   NNX_FUZZ_SECONDS     seconds per target (-max_total_time; default: NNX_FUZZ_BUDGET shared by the rounds of
+#                        NNX_FUZZ_JOBS targets, e.g. 12 targets on 2 cores: 6 rounds of 10 s)
 #   NNX_FUZZ_MIN_EXECS   executions each target must reach (default 50000): a target under it after its slot
 #                        goes on until it reaches it (at most 3 more slots), so a busy machine takes longer
 #   NNX_FUZZ_MIN_TOTAL   executions all targets run together must reach (default 1000000; 0 when targets are
@@ -30,7 +32,7 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 JOBS="${NNX_FUZZ_JOBS:-$(nproc)}"
-BUDGET_SECONDS=180
+BUDGET_SECONDS="${NNX_FUZZ_BUDGET:-60}"
 SECONDS_PER_TARGET="${NNX_FUZZ_SECONDS:-}"
 MIN_EXECS="${NNX_FUZZ_MIN_EXECS:-50000}"
 if (($# > 0)); then MIN_TOTAL="${NNX_FUZZ_MIN_TOTAL:-0}"; else MIN_TOTAL="${NNX_FUZZ_MIN_TOTAL:-1000000}"; fi
@@ -42,6 +44,7 @@ fi
 log() { printf 'run_fuzzers: %s\n' "$*" >&2; }
 
 [[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || { log "NNX_FUZZ_JOBS=$JOBS is not a positive integer"; exit 2; }
+[[ "$BUDGET_SECONDS" =~ ^[1-9][0-9]*$ ]] || { log "NNX_FUZZ_BUDGET=$BUDGET_SECONDS is not a positive number of seconds"; exit 2; }
 [[ -z "$SECONDS_PER_TARGET" || "$SECONDS_PER_TARGET" =~ ^[1-9][0-9]*$ ]] ||
   { log "NNX_FUZZ_SECONDS=$SECONDS_PER_TARGET is not a positive integer"; exit 2; }
 [[ "$MIN_EXECS" =~ ^[0-9]+$ ]] || { log "NNX_FUZZ_MIN_EXECS=$MIN_EXECS is not a number of executions"; exit 2; }

@@ -15,7 +15,7 @@ status=0
 echo "== ctest"
 ctest --test-dir build --output-on-failure -j 2 || status=1
 
-echo "== fuzzers (libFuzzer under ASan and UBSan, one per core at a time within 180 s of wall time, and their execution bounds)"
+echo "== fuzzers (libFuzzer under ASan and UBSan, one per core at a time within 60 s of wall time (NNX_FUZZ_BUDGET), and their execution bounds)"
 NNX_FUZZ_BUILD_DIR="$ROOT/build/fuzz" scripts/run_fuzzers.sh || status=1
 
 echo "== evidence lane (pytest included)"
