@@ -54,7 +54,7 @@ command -v ninja >/dev/null || { log "ninja not found (scripts/bootstrap.sh inst
 
 # The core sources each target needs (nothing that needs ONNX Runtime, BLAS or the worker).
 JSON_SOURCES=(base/json_strict base/json_python record/validate_record artifacts/artifact_path artifacts/artifacts
-              artifacts/artifact_folder base/sha256 base/sha256_behind base/failure base/record_vocabulary base/json_fields record/profile_rebuild record/settings_in_place
+              artifacts/artifact_folder base/sha256 base/sha256_behind base/failure base/record_vocabulary base/model_kind base/json_fields record/profile_rebuild record/settings_in_place
               profile/profile model/model_config record/record record/record_format record/record_json
               record/validate_stages record/validate_cases record/validate_artifacts artifacts/layout
               base/error base/interrupt base/build_info base/json_tape base/json_view base/file_bytes
@@ -71,7 +71,7 @@ ONNX_SOURCES=(onnx_file/onnx_model_file onnx_file/onnx_tensor onnx_file/tensor_p
               base/interrupt base/json_python)
 PROFILE_SOURCES=(profile/profile_file profile/profile profile/profile_module profile/module_spec
                  profile/module_spec_json model/model_config artifacts/artifact_path artifacts/layout base/json_strict base/json_fields
-                 base/record_vocabulary base/file_bytes base/error base/failure base/interrupt base/tensor base/json_python
+                 base/record_vocabulary base/model_kind base/file_bytes base/error base/failure base/interrupt base/tensor base/json_python
                  base/tolerance_compare profile/module_spec_rules profile/module_factory profile/profile_spelling
                  profile/onnx_file_profile profile/onnx_file_spec profile/data_set_folder profile/given_inputs onnx_file/onnx_model_file onnx_file/onnx_tensor
                  onnx_file/tensor_proto base/nearest_name profile/python_names)
@@ -89,7 +89,7 @@ declare -A TARGET_SOURCES=(
                     base/record_vocabulary"
   [module_spec_fuzzer]="profile/module_spec profile/module_spec_json profile/module_spec_rules profile/module_factory
                         profile/python_names base/nearest_name artifacts/layout
-                        base/json_strict base/json_fields base/record_vocabulary base/tensor base/tolerance_compare
+                        base/json_strict base/json_fields base/record_vocabulary base/model_kind base/tensor base/tolerance_compare
                         base/error base/failure base/interrupt base/json_python base/file_bytes"
   [tensor_proto_fuzzer]="onnx_file/tensor_proto onnx_file/onnx_tensor base/tensor base/error base/failure base/interrupt base/json_python"
   [terminal_text_fuzzer]="base/terminal_text"

@@ -89,24 +89,16 @@ json execution_versions(const Record& record, const std::string& runtime_name, c
 namespace {
 
 // What the record holds besides PyTorch for parity to compare with: where execute tells the record's kind.
+// A kind with a native net has it (rebuilt from the record's config); any other, its stored outputs (§10, §11).
 RecordReference reference_held(const Record& record) {
-  switch (record.kind()) {
-    case ModelKind::module:
-    case ModelKind::onnx_file: return RecordReference::module_outputs;  // its stored outputs (§10, §11)
-    case ModelKind::feed_forward: return RecordReference::feed_forward_network;
-  }
-  return RecordReference::feed_forward_network;
+  return model_kind_facts(record.kind()).native_net ? RecordReference::feed_forward_network
+                                                     : RecordReference::module_outputs;
 }
 
 // The C++ reference model execute rebuilds for a record: the built-in net's from its config; none for a module
 // or an ONNX file, whose references are stored tensors.
 std::unique_ptr<ReferenceModel> reference_model_of(const Record& record) {
-  switch (record.kind()) {
-    case ModelKind::feed_forward: return rebuilt_model(record);
-    case ModelKind::module:
-    case ModelKind::onnx_file: return nullptr;
-  }
-  return nullptr;
+  return model_kind_facts(record.kind()).native_net ? rebuilt_model(record) : nullptr;
 }
 
 }  // namespace

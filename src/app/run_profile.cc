@@ -102,15 +102,10 @@ bool run_observed_stages(StageContext& context, std::span<const StageUnit> units
   return run_stages(context, units, hook);
 }
 
-// The C++ reference model of a profile: the built-in net's; none for a module or an ONNX file, whose references
-// are stored by their export or import (§10, §11).
+// The C++ reference model of a profile: the built-in net's (a kind with a native net); none for a module or an
+// ONNX file, whose references are stored by their export or import (§10, §11).
 std::unique_ptr<ReferenceModel> reference_model_of(const Profile& profile) {
-  switch (profile.kind()) {
-    case ModelKind::feed_forward: return make_reference_model(profile.model);
-    case ModelKind::module:
-    case ModelKind::onnx_file: return nullptr;
-  }
-  return nullptr;
+  return model_kind_facts(profile.kind()).native_net ? make_reference_model(profile.model) : nullptr;
 }
 
 }  // namespace

@@ -29,12 +29,11 @@ std::string external_location_text(const std::string& location) {
 
 namespace {
 
-// Whether a kind's folder holds stored tensors (§10, §11), which get roles of their own.
-bool holds_tensor_files(ModelKind kind) {
-  switch (kind) {
-    case ModelKind::module:
-    case ModelKind::onnx_file: return true;
-    case ModelKind::feed_forward: return false;
+// Whether a record form's folder holds stored tensors (§10, §11), which get roles of their own.
+bool holds_tensor_files(RecordForm form) {
+  switch (form) {
+    case RecordForm::named_tensors: return true;
+    case RecordForm::brief: return false;
   }
   return false;
 }
@@ -42,8 +41,8 @@ bool holds_tensor_files(ModelKind kind) {
 }  // namespace
 
 std::vector<ArtifactEntry> build_manifest(const std::filesystem::path& folder,
-                                          const std::vector<std::string>& external_locations, ModelKind kind) {
-  const bool tensor_files = holds_tensor_files(kind);
+                                          const std::vector<std::string>& external_locations, RecordForm form) {
+  const bool tensor_files = holds_tensor_files(form);
   std::vector<FolderEntry> entries;
   try {
     entries = list_folder(folder);

@@ -23,7 +23,7 @@
 
 #include "artifacts/layout.h"
 #include "base/failure.h"
-#include "base/model_record_vocabulary.h"
+#include "base/model_kind.h"
 
 namespace nnx {
 
@@ -42,10 +42,10 @@ struct ArtifactEntry {
 // as a C string (what()) and would end at a raw NUL. The check and load stages name a location with it.
 std::string external_location_text(const std::string& location);
 
-// The manifest of a profile's folder for a record of model kind `kind`: a module's and an ONNX file's stored
-// tensors (§10, §11) get their roles (layout.h stored_tensor_role); the built-in net's folder holds none.
+// The manifest of a profile's folder for a record of form `form`: a named-tensors record's stored tensors
+// (§10, §11) get their roles (layout.h stored_tensor_role); the brief's record's folder holds none.
 std::vector<ArtifactEntry> build_manifest(const std::filesystem::path& folder,
-                                          const std::vector<std::string>& external_locations, ModelKind kind);
+                                          const std::vector<std::string>& external_locations, RecordForm form);
 
 // The failure class of artifacts that do not verify (or cannot be read), whoever verifies them: the load
 // stage of run and execute records it, and verify reports it with its exit code (app/check_document.h); the

@@ -1,7 +1,8 @@
 #include "base/document_kind.h"
 
 #include "base/json_fields.h"
-#include "base/model_record_vocabulary.h"
+#include "base/model_kind.h"
+#include "base/record_vocabulary.h"
 
 namespace nnx {
 
@@ -23,12 +24,9 @@ namespace {
 std::string record_text(const nlohmann::json& document) {
   const auto format = document.find(rf::kFormat);
   const std::string id = format != document.end() && format->is_string() ? format->get<std::string>() : "";
-  switch (model_kind_of_format(id).value_or(ModelKind::feed_forward)) {
-    case ModelKind::feed_forward: return "a record (" + std::string(kFormat) + ")";
-    case ModelKind::module: return "a module record (" + std::string(kModuleFormat) + ")";
-    case ModelKind::onnx_file: return "a model record (" + std::string(kModelFormat) + ", an imported ONNX file)";
-  }
-  return "a record (" + std::string(kFormat) + ")";
+  const ModelKindFacts& kind = record_kind_facts(id);
+  return std::string(kind.record_noun) + " (" + std::string(kind.format) +
+         (kind.record_note.empty() ? "" : ", " + std::string(kind.record_note)) + ")";
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string_view>
 
+#include "base/model_kind.h"
 #include "base/model_record_vocabulary.h"
 
 namespace nnx {
@@ -36,16 +37,11 @@ std::string shown_text(const json& value) {
 std::optional<std::string> model_name(const json& record) {
   const auto kind = model_kind_of_format(text_of(record, rf::kFormat));
   if (!kind) return std::nullopt;
-  switch (*kind) {
-    case ModelKind::feed_forward: return std::nullopt;
-    case ModelKind::module: return text_of(record.value(rf::kModule, json()), rf::module_key::kFactory);
-    case ModelKind::onnx_file: {
-      const json model = record.value(rf::kModel, json());
-      const std::string factory = text_of(model, rf::module_key::kFactory);
-      return factory.empty() ? text_of(model, "onnx") : factory;
-    }
-  }
-  return std::nullopt;
+  const ModelKindFacts& facts = model_kind_facts(*kind);
+  if (facts.model_member.empty()) return std::nullopt;
+  const json model = record.value(std::string(facts.model_member), json());
+  const std::string factory = text_of(model, rf::module_key::kFactory);
+  return factory.empty() ? text_of(model, std::string(facts.model_label_key).c_str()) : factory;
 }
 
 // `object[key]` when `object` is an object holding it, else null (a record of any shape is read safely).

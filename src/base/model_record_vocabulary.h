@@ -2,8 +2,8 @@
 // kind, the kind a variant under the record's `model` key. Its other 18 keys are a module record's (§10,
 // module_record_vocabulary.h) in the same order, `model` standing where a module record has `module`.
 // Today only the ONNX-file kind (a profile naming "onnx") writes it; module records stay
-// nnx.module-conformance/1 and the tested profiles' nnx.export-conformance/1. Names only; and the closed set
-// of model kinds every reader decides once (`ModelKind`) and dispatches on with a `switch`.
+// nnx.module-conformance/1 and the tested profiles' nnx.export-conformance/1. Names only (the kinds
+// themselves and what each is: base/model_kind.h).
 #pragma once
 
 #include <array>
@@ -12,24 +12,7 @@
 
 #include "base/module_record_vocabulary.h"
 
-namespace nnx {
-
 // kModelFormat, "nnx.model-conformance/1", is in record_vocabulary.h's list of every record format.
-
-// How a profile's model.onnx and its data sets are obtained (doc/architecture.md, "Adding a model kind").
-enum class ModelKind {
-  feed_forward,  // the built-in net (doc/record-format.md §2)
-  module,        // the user's module, by its factory (§10)
-  onnx_file,     // the user's own model.onnx and data sets (§11)
-};
-
-// The kind of a record of format `format`, the one reading of a format id for every reader (the validator,
-// the record reader, the pages): nnx.export-conformance/1 the built-in net, nnx.module-conformance/1 a
-// module, nnx.model-conformance/1 an ONNX file (the one kind it holds today); nullopt for any other id.
-std::optional<ModelKind> model_kind_of_format(std::string_view format);
-
-}  // namespace nnx
-
 namespace nnx::rf {
 
 inline constexpr const char* kModel = "model";

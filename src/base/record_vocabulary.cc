@@ -34,15 +34,4 @@ std::optional<Level> parse_level(std::string_view name) {
   return std::nullopt;
 }
 
-// Each record format's model kind: the one table of the reading.
-constexpr std::array<std::pair<std::string_view, ModelKind>, 3> kFormatKinds = {{
-    {kFormat, ModelKind::feed_forward}, {kModuleFormat, ModelKind::module}, {kModelFormat, ModelKind::onnx_file}}};
-
-std::optional<ModelKind> model_kind_of_format(std::string_view format) {
-  for (const auto& [id, kind] : kFormatKinds) {
-    if (id == format) return kind;
-  }
-  return std::nullopt;
-}
-
 }  // namespace nnx

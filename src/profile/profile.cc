@@ -81,6 +81,15 @@ std::vector<InputCase> Profile::input_cases() const {
   return cases;
 }
 
+json Profile::model_variant() const {
+  switch (kind()) {
+    case ModelKind::onnx_file: return onnx_file->variant();
+    case ModelKind::module:
+    case ModelKind::feed_forward: break;
+  }
+  return nullptr;
+}
+
 json Profile::settings() const {
   switch (kind()) {
     case ModelKind::module: return module_settings(*this);
@@ -107,7 +116,7 @@ std::vector<std::string> Profile::problems() const {
   std::vector<std::string> p;
   if (auto problem = profile_name_problem(name)) p.push_back(std::move(*problem));
   const ModelKind model_kind = kind();
-  if (model_kind != ModelKind::onnx_file && exporter != rf::kExporterTorchscript && exporter != rf::kExporterDynamo) {
+  if (model_kind_facts(model_kind).exported && exporter != rf::kExporterTorchscript && exporter != rf::kExporterDynamo) {
     p.push_back("exporter must be \"torchscript\" or \"dynamo\", not \"" + exporter + "\"");
   }
   switch (model_kind) {
@@ -203,15 +212,6 @@ ModelKind profile_kind_of_json(const json& value) {
   if (!value.is_object()) return ModelKind::feed_forward;
   if (value.contains(rf::model_key::kOnnx)) return ModelKind::onnx_file;
   return value.contains(rf::kModule) ? ModelKind::module : ModelKind::feed_forward;
-}
-
-std::string_view profile_kind_name(ModelKind kind) {
-  switch (kind) {
-    case ModelKind::feed_forward: return "built-in";
-    case ModelKind::module: return "module";
-    case ModelKind::onnx_file: return rf::kKindOnnxFile;
-  }
-  return "built-in";
 }
 
 Profile profile_from_json(const json& value, std::vector<std::string>& problems) {

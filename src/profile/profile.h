@@ -18,6 +18,7 @@
 #include "artifacts/layout.h"
 #include "base/record_vocabulary.h"
 #include "model/model_config.h"
+#include "base/model_kind.h"
 #include "base/model_record_vocabulary.h"
 #include "profile/module_spec.h"
 #include "profile/onnx_file_spec.h"
@@ -68,6 +69,9 @@ struct Profile {
   std::vector<std::string> requirements() const;
   // One `batch-<b>` case per batch (seed 1000+b, expect match), then `width-<input_dim+1>` (seed 2000).
   std::vector<InputCase> input_cases() const;
+  // The record's model variant (doc/record-format.md §11): an imported ONNX file's `model` fields; null for a
+  // kind whose record has none.
+  json model_variant() const;
   // The settings compared as canonical text (doc/record-format.md §3).
   json settings() const;
   std::string canonical_settings_text() const;
@@ -88,9 +92,8 @@ bool is_tested_name(const std::string& name);
 
 // The kind of profile a JSON value describes, the one rule every reader and front end asks: an ONNX file when
 // it is an object naming "onnx", a module when it names "module", else the built-in net (doc/profile-files.md).
+// (How the Python front end names it: model_kind_facts(kind).profile_class.)
 ModelKind profile_kind_of_json(const json& value);
-// How the Python front end names a profile's kind (python/nnx/_profiles.py): built-in, module, onnx-file.
-std::string_view profile_kind_name(ModelKind kind);
 
 // Builds a Profile from a JSON object with the field names above (missing fields take their defaults;
 // `model` may be partial), or with a module's or an ONNX file's (profile_kind_of_json). Type errors and

@@ -17,17 +17,6 @@
 namespace nnx {
 namespace {
 
-// Whether a profile file's entry must name its exporter: every kind the tool exports does; an imported ONNX
-// file is not exported.
-bool names_its_exporter(ModelKind kind) {
-  switch (kind) {
-    case ModelKind::feed_forward:
-    case ModelKind::module: return true;
-    case ModelKind::onnx_file: return false;
-  }
-  return true;
-}
-
 // profile_from_json names problems "profile.<field>: ..." or "profile: ..."; the file names the entry.
 std::string at_index(const std::string& problem, const std::string& where) {
   const std::string prefix = "profile";
@@ -57,7 +46,7 @@ nlohmann::json with_paths_resolved(const nlohmann::json& entry, const std::optio
 
 // One entry read with every check a profile file's entry gets; its problems ("profile.<field>: ...") appended.
 Profile entry_from_json(const nlohmann::json& entry, std::vector<std::string>& problems) {
-  if (entry.is_object() && !entry.contains(rf::profile_key::kExporter) && names_its_exporter(profile_kind_of_json(entry))) {
+  if (entry.is_object() && !entry.contains(rf::profile_key::kExporter) && model_kind_facts(profile_kind_of_json(entry)).exported) {
     problems.push_back("profile.exporter: missing");
   }
   Profile profile = profile_from_json(entry, problems);

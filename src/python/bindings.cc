@@ -177,7 +177,7 @@ std::string tested_profiles() {
 
 std::string checked_profile(const std::string& text) { return dump(profile_of(parse(text, "the profile")).to_json()); }
 std::string profile_kind(const std::string& profile_text) {
-  return std::string(profile_kind_name(profile_kind_of_json(parse(profile_text, "the profile"))));
+  return std::string(model_kind_facts(profile_kind_of_json(parse(profile_text, "the profile"))).profile_class);
 }
 
 std::vector<std::string> requirements(const std::string& profile_text) {

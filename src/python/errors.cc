@@ -15,14 +15,7 @@
 namespace nnx::python {
 namespace py = pybind11;
 
-bool usage_problems(const nlohmann::json& value) {
-  switch (profile_kind_of_json(value)) {
-    case ModelKind::module:
-    case ModelKind::onnx_file: return true;
-    case ModelKind::feed_forward: return false;
-  }
-  return false;
-}
+bool usage_problems(const nlohmann::json& value) { return model_kind_facts(profile_kind_of_json(value)).users_model; }
 
 namespace {
 

@@ -55,19 +55,11 @@ namespace {
 void blank_module_parts(Record& r, const Profile& profile, const std::vector<InputCase>& cases,
                         const std::optional<std::filesystem::path>& report_folder) {
   const ModuleSpec& spec = *profile.module;
-  r.format = std::string(kModuleFormat);
+  r.format = std::string(model_kind_facts(profile.kind()).format);
   const json given = spec.to_json();
   const std::string factory = report_folder ? factory_relative_to(spec.factory, *report_folder) : spec.factory;
   r.module = Record::Module{factory, nullptr, nullptr, nullptr, given[rf::kInputs], spec.every_dim_json(),
-                            given[rf::kOutputs], nullptr};
-  switch (profile.kind()) {  // §11: an imported file's record is the successor format, its kind a variant
-    case ModelKind::onnx_file:
-      r.format = std::string(kModelFormat);
-      r.module->variant = profile.onnx_file->variant();
-      break;
-    case ModelKind::module:
-    case ModelKind::feed_forward: break;
-  }
+                            given[rf::kOutputs], profile.model_variant()};  // §11: an imported file's variant
   r.config = nullptr;
   r.dtype.clear();
   std::size_t match = 0;
@@ -120,10 +112,9 @@ Record blank_record_of(const Profile& profile, const SourceInfo& source, const s
   const std::vector<InputCase> cases = profile.input_cases();
   for (const auto& c : cases) r.input_cases.push_back(RecordCase::blank(c));
   r.tolerances = {profile.rtol, profile.atol};
-  switch (profile.kind()) {
-    case ModelKind::module:
-    case ModelKind::onnx_file: blank_module_parts(r, profile, cases, report_folder); break;
-    case ModelKind::feed_forward: break;
+  switch (model_kind_facts(profile.kind()).form) {
+    case RecordForm::named_tensors: blank_module_parts(r, profile, cases, report_folder); break;
+    case RecordForm::brief: break;
   }
   return r;
 }
@@ -145,7 +136,7 @@ RecordOutcome Record::derived_outcome() const {
   for (Stage s : kStages) outcomes[stage_index(s)] = {stage(s).status, stage(s).failure};
   bool cases_ran = false;
   for (const auto& c : input_cases) cases_ran = cases_ran || (c.outcome && runtime_returned_outputs(*c.outcome));
-  return derive_outcome(outcomes, cases_ran && level_counts_run_cases(kind()));
+  return derive_outcome(outcomes, cases_ran && level_counts_run_cases(model_kind_facts(kind()).form));
 }
 
 void Record::finalize() {
@@ -159,7 +150,7 @@ void Record::finalize() {
 
 json session_options_json() { return SessionOptions{}.to_json(); }
 
-json blank_input_case(const InputCase& c) { return RecordCase::blank(c).to_json(ModelKind::feed_forward); }
+json blank_input_case(const InputCase& c) { return RecordCase::blank(c).to_json(RecordForm::brief); }
 
 json blank_record(const Profile& profile, const SourceInfo& source, const std::string& weights_sha256) {
   return blank_record_of(profile, source, weights_sha256).to_json();
@@ -189,7 +180,8 @@ void finalize_record(json& record) {
     cases_ran = cases_ran || (c.is_object() && outcome != c.end() && outcome->is_string() &&
                               runtime_returned_outputs(outcome->get<std::string>()));
   }
-  write_outcome(record, derive_outcome(outcomes, cases_ran && kind && level_counts_run_cases(*kind)));
+  const bool counted = cases_ran && kind && level_counts_run_cases(model_kind_facts(*kind).form);
+  write_outcome(record, derive_outcome(outcomes, counted));
 }
 
 }  // namespace nnx

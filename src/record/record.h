@@ -27,6 +27,7 @@
 #include "artifacts/layout.h"
 #include "base/failure.h"
 #include "profile/profile.h"
+#include "base/model_kind.h"
 #include "base/model_record_vocabulary.h"
 #include "record/record_format.h"
 
@@ -103,7 +104,7 @@ struct RecordCase {
 
   static RecordCase blank(const InputCase& c);
   void reset();  // back to blank, keeping name, shape, seed and expect
-  json to_json(ModelKind kind) const;
+  json to_json(RecordForm form) const;
 };
 
 // stages.<name> (§4): status, the class of a failed stage, and the stage's detail (free-form).
@@ -171,8 +172,9 @@ struct Record {
   std::optional<Module> module;       // set exactly when format is kModuleFormat or kModelFormat (§11)
   std::array<StageEntry, kStageCount> stages;  // by stage_index
 
-  // The record's model kind, read from its format once (base: model_kind_of_format); the stages and the
-  // verbs switch on it. A format no kind has reads as the built-in net's (a valid record has none).
+  // The record's model kind, read from its format once (base: model_kind_of_format); the stages' table
+  // (stages/kind_hooks.h) dispatches on it and shared code asks model_kind_facts(kind()). A format no kind
+  // has reads as the built-in net's (a valid record has none).
   ModelKind kind() const { return model_kind_of_format(format).value_or(ModelKind::feed_forward); }
 
   // §5: the 17 keys (§10: a record with `module` set writes the module format's 19). `from_json` throws ConformanceError (validate_record's message) for an invalid record.

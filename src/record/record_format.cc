@@ -39,11 +39,10 @@ std::optional<RecordStatus> parse_record_status(std::string_view name) {
   return std::nullopt;
 }
 
-bool level_counts_run_cases(ModelKind kind) {
-  switch (kind) {
-    case ModelKind::feed_forward: return false;
-    case ModelKind::module:
-    case ModelKind::onnx_file: return true;
+bool level_counts_run_cases(RecordForm form) {
+  switch (form) {
+    case RecordForm::brief: return false;
+    case RecordForm::named_tensors: return true;
   }
   return false;
 }

@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include "base/failure.h"
-#include "base/model_record_vocabulary.h"
+#include "base/model_kind.h"
 #include "base/record_vocabulary.h"
 
 namespace nnx {
@@ -54,10 +54,10 @@ struct RecordOutcome {
 // Stages are indexed by stage_index (dependencies, export, check, load, parity).
 RecordOutcome derive_outcome(const std::array<StageOutcome, kStageCount>& stages, bool cases_ran = false);
 
-// Whether a record of `kind` says in its level what ran (doc/record-format.md §10): a module or
-// successor-format record is `executed` once ONNX Runtime returned a case's outputs, passed or not; a
-// tested profile's record keeps §1's level exactly.
-bool level_counts_run_cases(ModelKind kind);
+// Whether a record of form `form` says in its level what ran (doc/record-format.md §10): a named-tensors
+// record is `executed` once ONNX Runtime returned a case's outputs, passed or not; the brief's record (a
+// tested profile's) keeps §1's level exactly.
+bool level_counts_run_cases(RecordForm form);
 
 // Whether ONNX Runtime returned outputs for a case of this outcome (`match`, `mismatch`, `accepted`).
 bool runtime_returned_outputs(std::string_view outcome);

@@ -56,14 +56,13 @@ ModuleCaseFields read_module_case(const json& c) {
   return out;
 }
 
-RecordCase read_case(const json& c, ModelKind kind) {
+RecordCase read_case(const json& c, RecordForm form) {
   namespace key = rf::case_key;
   RecordCase out;
   out.name = c[key::kName].get<std::string>();
-  switch (kind) {
-    case ModelKind::module:
-    case ModelKind::onnx_file: out.module = read_module_case(c); break;  // its stored tensors (§10)
-    case ModelKind::feed_forward: out.shape = c[key::kShape].get<std::vector<std::int64_t>>(); break;
+  switch (form) {
+    case RecordForm::named_tensors: out.module = read_module_case(c); break;  // its stored tensors (§10)
+    case RecordForm::brief: out.shape = c[key::kShape].get<std::vector<std::int64_t>>(); break;
   }
   out.seed = c[key::kSeed].get<std::uint64_t>();
   out.expect = c[key::kExpect].get<std::string>();
@@ -120,16 +119,15 @@ Record::Module read_module(const json& j) {
 Record read_record(const json& j) {
   Record r;
   r.format = j[rf::kFormat].get<std::string>();
-  const ModelKind kind = r.kind();
+  const RecordForm form = model_kind_facts(r.kind()).form;
   r.profile = j[rf::kProfile].get<std::string>();
   r.status = *parse_record_status(j[rf::kStatus].get<std::string>());
   r.failure = read_failure(j[rf::kFailure]);
   r.level = *parse_level(j[rf::kLevel].get<std::string>());
   r.source = j[rf::kSource];
-  switch (kind) {
-    case ModelKind::module:
-    case ModelKind::onnx_file: r.module = read_module(j); break;
-    case ModelKind::feed_forward:
+  switch (form) {
+    case RecordForm::named_tensors: r.module = read_module(j); break;
+    case RecordForm::brief:
       r.config = j[rf::kConfig];
       r.dtype = j[rf::kDtype].get<std::string>();
       break;
@@ -141,7 +139,7 @@ Record read_record(const json& j) {
   r.artifacts = read_artifacts(j[rf::kArtifacts]);
   r.versions = j[rf::kVersions];
   r.runtime = read_runtime(j[rf::kRuntime]);
-  for (const auto& c : j[rf::kInputCases]) r.input_cases.push_back(read_case(c, kind));
+  for (const auto& c : j[rf::kInputCases]) r.input_cases.push_back(read_case(c, form));
   const json& tolerances = j[rf::kTolerances];
   r.tolerances = {JsonNumber::from_json(tolerances[rf::tolerance_key::kRtol]),
                   JsonNumber::from_json(tolerances[rf::tolerance_key::kAtol])};
@@ -181,7 +179,7 @@ json CaseTensor::to_json(bool output) const {
   return out;
 }
 
-json RecordCase::to_json(ModelKind kind) const {
+json RecordCase::to_json(RecordForm form) const {
   namespace key = rf::case_key;
   json out{{key::kName, name},
            {key::kSeed, seed},
@@ -192,12 +190,11 @@ json RecordCase::to_json(ModelKind kind) const {
            {key::kMaxAbsError, optional_number(max_abs_error)},
            {key::kMaxRelError, optional_number(max_rel_error)},
            {key::kDetail, optional_string(detail)}};
-  switch (kind) {
-    case ModelKind::feed_forward:
+  switch (form) {
+    case RecordForm::brief:
       out[key::kShape] = shape;
       return out;
-    case ModelKind::module:
-    case ModelKind::onnx_file: break;  // its dims and stored tensors (§10)
+    case RecordForm::named_tensors: break;  // its dims and stored tensors (§10)
   }
   namespace mkey = rf::module_case_key;
   const ModuleCaseFields& fields = module.value();  // set on every case of such a record (record.cc, read_case)
@@ -227,7 +224,7 @@ json Record::to_json() const {
   json files = json::array();
   for (const auto& f : artifacts.files) files.push_back(f.to_json());
   json cases = json::array();
-  for (const auto& c : input_cases) cases.push_back(c.to_json(kind()));
+  for (const auto& c : input_cases) cases.push_back(c.to_json(model_kind_facts(kind()).form));
   json stage_entries = json::object();
   for (Stage s : kStages) stage_entries[std::string(stage_name(s))] = stage(s).to_json();
   json out{
@@ -253,13 +250,12 @@ json Record::to_json() const {
       {rf::kModelState, model_state},
       {rf::kStages, std::move(stage_entries)},
   };
-  switch (kind()) {
-    case ModelKind::feed_forward:  // v1 (§5)
+  switch (model_kind_facts(kind()).form) {
+    case RecordForm::brief:  // v1 (§5)
       out[rf::kConfig] = config;
       out[rf::kDtype] = dtype;
       return out;
-    case ModelKind::module:
-    case ModelKind::onnx_file: break;
+    case RecordForm::named_tensors: break;
   }
   namespace key = rf::module_key;  // §10
   out[rf::kInputs] = module->inputs;

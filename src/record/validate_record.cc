@@ -17,6 +17,7 @@
 #include "base/json_fields.h"
 #include "base/json_python.h"
 #include "base/json_strict.h"
+#include "base/model_kind.h"
 #include "base/model_record_vocabulary.h"
 #include "base/sha256.h"
 #include "base/tolerance_compare.h"
@@ -135,7 +136,8 @@ void check_strict_json(const json& record, Problems& out) {
 
 // ---- the top-level keys and the simple sections ----------------------------------------------------------
 
-// What a record's kind changes in its rules, decided once from its format by one switch (kind_rules below).
+// What a record's kind changes in its rules, decided once from its format (base/model_kind.h; a format no
+// kind has is read as v1's, whose format rule, check_sections, then names the three).
 struct KindRules {
   std::span<const char* const> keys;  // its top-level keys
   bool tensor_cases;                   // its cases name stored tensors (§10, §11): no config, v1 shapes or settings rule
@@ -143,13 +145,12 @@ struct KindRules {
 
 KindRules kind_rules(const JsonView& record) {
   const JsonView format = record[rf::kFormat];
-  // A format no kind has is read as v1's, whose format rule (check_sections) then names the three.
-  switch (model_kind_of_format(format.is_string() ? format.string() : "").value_or(ModelKind::feed_forward)) {
-    case ModelKind::feed_forward: return {rf::kRecordKeys, false};
-    case ModelKind::module: return {rf::kModuleRecordKeys, true};
-    case ModelKind::onnx_file: return {rf::kModelRecordKeys, true};  // §11
+  const ModelKindFacts& kind = record_kind_facts(format.is_string() ? format.string() : "");
+  switch (kind.form) {
+    case RecordForm::brief: return {kind.record_keys, false};
+    case RecordForm::named_tensors: return {kind.record_keys, true};
   }
-  return {rf::kRecordKeys, false};
+  return {kind.record_keys, false};
 }
 
 void check_config(const JsonView& config, Problems& out) {

@@ -122,7 +122,8 @@ void check_summary(const JsonView& record, const Stages& view, Problems& out) {
     const JsonView outcome = member(c, rf::case_key::kOutcome);
     cases_ran = cases_ran || (outcome.is_string() && runtime_returned_outputs(outcome.string()));
   }
-  const RecordOutcome want = derive_outcome(stages, cases_ran && kind && level_counts_run_cases(*kind));
+  const bool counted = cases_ran && kind && level_counts_run_cases(model_kind_facts(*kind).form);
+  const RecordOutcome want = derive_outcome(stages, counted);
   const std::string_view want_status = record_status_name(want.status);
   if (status_known && !status.is_text(want_status)) {
     out.push_back(std::string(rf::kStatus) + ": " + text_of(status) + " contradicts the stages (they give " +

@@ -48,11 +48,7 @@ std::string reference_words(const json& record) {
   }
   if (reference == rf::kReferenceNative) return "the native C++ float32 forward (no PyTorch)";
   if (reference == rf::kReferenceStored) {
-    switch (record_model_kind(record)) {
-      case ModelKind::onnx_file: return "the outputs of its own data sets, stored with its artifacts";
-      case ModelKind::module:
-      case ModelKind::feed_forward: return "the PyTorch outputs stored with its artifacts";
-    }
+    return std::string(record_kind_facts(record).stored_reference_words);
   }
   return reference;
 }

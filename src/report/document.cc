@@ -169,27 +169,23 @@ const json& case_margin(const json& record, const std::string& case_name) {
   return margin == entry.end() ? null_json() : *margin;
 }
 
-ModelKind record_model_kind(const json& record) {
-  return model_kind_of_format(text_of(record, rf::kFormat)).value_or(ModelKind::feed_forward);
+const ModelKindFacts& record_kind_facts(const json& record) {
+  return nnx::record_kind_facts(text_of(record, rf::kFormat));
 }
 
 std::optional<NamedModel> named_model(const json& record) {
-  const auto member = [&](const char* section, const char* key) {
-    return record.is_object() ? text_of(record.value(section, json::object()), key) : std::string();
-  };
-  switch (record_model_kind(record)) {
-    case ModelKind::onnx_file: return NamedModel{"ONNX file", member(rf::kModel, rf::model_key::kOnnx)};
-    case ModelKind::module: return NamedModel{"module", member(rf::kModule, rf::module_key::kFactory)};
-    case ModelKind::feed_forward: return std::nullopt;
-  }
-  return std::nullopt;
+  const ModelKindFacts& kind = record_kind_facts(record);
+  if (kind.model_member.empty()) return std::nullopt;
+  const std::string section(kind.model_member);
+  const std::string key(kind.model_label_key);
+  return NamedModel{std::string(kind.model_label),
+                    record.is_object() ? text_of(record.value(section, json::object()), key.c_str()) : std::string()};
 }
 
 std::optional<std::string> case_inputs_text(const json& record, const json& c) {
-  switch (record_model_kind(record)) {
-    case ModelKind::onnx_file:
-    case ModelKind::module: return inputs_text(c.value(rf::module_case_key::kInputs, json()));
-    case ModelKind::feed_forward: return std::nullopt;
+  switch (record_kind_facts(record).form) {
+    case RecordForm::named_tensors: return inputs_text(c.value(rf::module_case_key::kInputs, json()));
+    case RecordForm::brief: return std::nullopt;
   }
   return std::nullopt;
 }

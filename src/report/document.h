@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/model_kind.h"
 #include "base/model_record_vocabulary.h"
 
 #include "base/record_vocabulary.h"
@@ -78,11 +79,12 @@ const json& triangulation_of(const json& record, const std::string& case_name);
 // The case's margin (error ÷ allowed error) when triangulated: a number, or null (infinite margin / none).
 const json& case_margin(const json& record, const std::string& case_name);
 
-// Its kind, from its format (model_kind_of_format); a format no kind has is read as the built-in net's.
-ModelKind record_model_kind(const json& record);
-// What a record's model is named by on the pages, decided by its kind in one place (document.cc): a module
-// record's {"module", module.factory}, an ONNX-file record's {"ONNX file", model.onnx} (a name "" when
-// absent); nullopt for a feed-forward record, which its config and dtype describe instead.
+// What its kind is (base/model_kind.h), from its format; a format no kind has is read as the built-in net's.
+const ModelKindFacts& record_kind_facts(const json& record);
+// What a record's model is named by on the pages, its kind's label and model_member's model_label_key (a
+// module record's {"module", module.factory}, an ONNX-file record's {"ONNX file", model.onnx}; a name ""
+// when absent); nullopt for a kind whose record names no model (the built-in net's: its config and dtype
+// describe it instead).
 struct NamedModel {
   std::string word;  // "module" or "ONNX file"
   std::string name;  // the factory or the file

@@ -1,26 +1,24 @@
 // The check stage (doc/record-format.md §4): onnx.checker (full check, by path) in the worker, then the
 // artifact manifest of the profile folder (artifacts.h). Failure: checker-error. On a pass the record gets
-// opset.model and artifacts.files, and the detail {opset, ir_version, producer, inputs, outputs}. An
-// ONNX-file profile's check is onnx_file_stages.h's (the tool's own reader; no worker).
+// opset.model and artifacts.files, and the detail {opset, ir_version, producer, inputs, outputs}. Which check
+// a kind runs is stages/kind_hooks.h's: this one (check_with_worker) for a kind the worker exports, the tool's
+// own reader for an imported ONNX file (onnx_file_stages.h; no worker).
 #include <string>
 #include <vector>
 
 #include "artifacts/artifacts.h"
 #include "artifacts/layout.h"
 #include "record/record.h"
-#include "stages/onnx_file_stages.h"
+#include "stages/kind_hooks.h"
 #include "stages/stages.h"
 #include "stages/worker_failure.h"
 #include "worker/worker_protocol.h"
 
 namespace nnx {
 
-bool run_check_stage(StageContext& context) {
-  switch (context.profile->kind()) {
-    case ModelKind::onnx_file: return run_onnx_file_check_stage(context);  // no worker (onnx_file_stages.h)
-    case ModelKind::module:
-    case ModelKind::feed_forward: break;
-  }
+bool run_check_stage(StageContext& context) { return kind_stages(context.profile->kind()).check_stage(context); }
+
+bool check_with_worker(StageContext& context) {
   using nlohmann::json;
   namespace wire = worker_protocol;
   namespace detail_key = rf::detail_key;
@@ -40,7 +38,7 @@ bool run_check_stage(StageContext& context) {
   }
   try {
     const auto external = reply.value(wire::kExternalData, std::vector<std::string>{});
-    context.record.artifacts.files = build_manifest(folder, external, context.profile->kind());
+    context.record.artifacts.files = build_manifest(folder, external, model_kind_facts(context.profile->kind()).form);
   } catch (const StageFailure& f) {
     context.record.set_stage_failed(Stage::check, f.failure(), f.detail());
     return false;

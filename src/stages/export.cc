@@ -13,7 +13,7 @@
 #include "base/error.h"
 #include "record/record.h"
 #include "stages/export_kind.h"
-#include "stages/onnx_file_stages.h"
+#include "stages/kind_hooks.h"
 #include "stages/stages.h"
 #include "stages/worker_failure.h"
 #include "worker/worker_protocol.h"
@@ -47,17 +47,8 @@ bool read_export_answer(StageContext& context, const json& answer) {
   return true;
 }
 
-std::unique_ptr<ExportKind> export_kind_for(StageContext& context) {
-  switch (context.profile->kind()) {
-    case ModelKind::feed_forward: return feedfwd_export(context);
-    case ModelKind::module:
-    case ModelKind::onnx_file: return module_export(context);
-  }
-  throw std::logic_error("export_kind_for: a model kind without its export");
-}
-
 bool export_with_worker(StageContext& context) {
-  const std::unique_ptr<ExportKind> kind = export_kind_for(context);
+  const std::unique_ptr<ExportKind> kind = kind_stages(context.profile->kind()).export_hooks(context);
   const auto folder = profile_folder(context.root, context.profile->name);
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);
@@ -91,13 +82,6 @@ bool export_with_worker(StageContext& context) {
   }
 }
 
-bool run_export_stage(StageContext& context) {
-  switch (context.profile->kind()) {
-    case ModelKind::onnx_file: return run_onnx_import_stage(context);  // the user's own file, imported
-    case ModelKind::feed_forward:
-    case ModelKind::module: return export_with_worker(context);
-  }
-  throw std::logic_error("run_export_stage: a model kind without its export");
-}
+bool run_export_stage(StageContext& context) { return kind_stages(context.profile->kind()).export_stage(context); }
 
 }  // namespace nnx

@@ -10,8 +10,8 @@
 //                 the factory, the input specs and dims, every match case's drawn (or given) inputs; from
 //                 the answer the module's identity and the case tensors and factory copy stored
 //                 (stages/module_export.cc).
-// An ONNX file without a factory is imported, not exported (onnx_file_stages.h). export_kind_for is the one
-// dispatch on the kind.
+// An ONNX file without a factory is imported, not exported (onnx_file_stages.h); with one, the worker is asked
+// for its reference against the copy (imported_file_export). Which kind answers is stages/kind_hooks.h's.
 #pragma once
 
 #include <memory>
@@ -42,10 +42,12 @@ class ExportKind {
   virtual FailureClass own_step_failure() const = 0;
 };
 
-// The export side of the profile's kind, over `context` (it must not outlive it).
-std::unique_ptr<ExportKind> export_kind_for(StageContext& context);
-std::unique_ptr<ExportKind> feedfwd_export(StageContext& context);  // stages/feedfwd_export.cc
-std::unique_ptr<ExportKind> module_export(StageContext& context);   // stages/module_export.cc
+// Each kind's export hooks, over `context` (they must not outlive it).
+std::unique_ptr<ExportKind> feedfwd_export(StageContext& context);        // stages/feedfwd_export.cc
+std::unique_ptr<ExportKind> module_export(StageContext& context);         // stages/module_export.cc
+// An ONNX file checked against its factory: a module's, the request marked `imported` (the copy is not
+// exported again) with the graph inputs' `bind` to the forward's parameters (stages/module_export.cc).
+std::unique_ptr<ExportKind> imported_file_export(StageContext& context);
 
 // The one export-answer rule (export.cc): model_state whenever the answer holds it (the exporter was called);
 // state-changed first, even when the exporter also raised (its failure kept beside, `export`); then export-error

@@ -50,12 +50,7 @@ std::span<const std::byte> listed_external(const Record& record, const VerifyOut
 // decoded and compared); none for a module or an ONNX file, whose weights the export accounts for (§10, §11),
 // so only their names and sizes are read.
 const ReferenceModel* weights_checked_against(const StageContext& context) {
-  switch (context.record.kind()) {
-    case ModelKind::feed_forward: return context.model;
-    case ModelKind::module:
-    case ModelKind::onnx_file: return nullptr;
-  }
-  return nullptr;
+  return model_kind_facts(context.record.kind()).native_net ? context.model : nullptr;
 }
 
 // Every location model.onnx references, under the model's own spelling, with the verified bytes of the
@@ -122,15 +117,14 @@ bool load(StageContext& context) {
     context.session.reset();
     return stage_failed(context, FailureClass::load_error, std::move(detail));
   }
-  switch (record.kind()) {
-    case ModelKind::module:
-    case ModelKind::onnx_file:  // its stored tensors, for parity (verified above)
+  switch (model_kind_facts(record.kind()).form) {
+    case RecordForm::named_tensors:  // its stored tensors, for parity (verified above)
       for (auto& [path, bytes] : verified.contents) {
         if (stored_tensor_role(path) != nullptr) context.stored.emplace(path, std::move(bytes));
       }
       context.graph_input_names = context.session->input_names();
       break;
-    case ModelKind::feed_forward: break;
+    case RecordForm::brief: break;
   }
   context.record.set_stage_passed(Stage::load, json{{detail_key::kProviders, providers}});
   return true;

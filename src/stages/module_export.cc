@@ -70,14 +70,6 @@ json export_request(const StageContext& context, const std::vector<std::vector<T
               {wire::kCases, cases},
               {wire::kOutputDir, std::filesystem::absolute(profile_folder(context.root, profile.name)).string()},
               {wire::kModelFile, kModelFile}};
-  switch (profile.kind()) {
-    case ModelKind::onnx_file:  // the user's own file, already copied: nothing is exported (§11)
-      request[wire::kImported] = true;
-      request[wire::kBind] = profile.onnx_file->parameters();
-      break;
-    case ModelKind::module:
-    case ModelKind::feed_forward: break;
-  }
   return request;
 }
 
@@ -217,11 +209,17 @@ void keep_step_seconds(StageContext& context, const json& answer) {
 
 class ModuleExport final : public ExportKind {
  public:
-  explicit ModuleExport(StageContext& context) : context_(context) {}
+  // `imported`: an ONNX file checked against its factory, already copied: nothing is exported (§11).
+  ModuleExport(StageContext& context, bool imported) : context_(context), imported_(imported) {}
 
   json request(OutgoingFrames& frames) override {
     for (const auto& c : context_.profile->input_cases()) inputs_.push_back(draw_case_inputs(*context_.profile->module, *c.module));
-    return export_request(context_, inputs_, frames);
+    json request = export_request(context_, inputs_, frames);
+    if (imported_) {
+      request[wire::kImported] = true;
+      request[wire::kBind] = context_.profile->onnx_file->parameters();
+    }
+    return request;
   }
 
   std::optional<bool> read_first(const json& answer) override {
@@ -255,11 +253,16 @@ class ModuleExport final : public ExportKind {
 
  private:
   StageContext& context_;
+  const bool imported_;
   std::vector<std::vector<Tensor>> inputs_;  // every case's inputs, in case order
 };
 
 }  // namespace
 
-std::unique_ptr<ExportKind> module_export(StageContext& context) { return std::make_unique<ModuleExport>(context); }
+std::unique_ptr<ExportKind> module_export(StageContext& context) { return std::make_unique<ModuleExport>(context, false); }
+
+std::unique_ptr<ExportKind> imported_file_export(StageContext& context) {
+  return std::make_unique<ModuleExport>(context, true);
+}
 
 }  // namespace nnx

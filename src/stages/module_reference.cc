@@ -32,24 +32,17 @@ struct ReferenceIdentity {
 
 ReferenceIdentity reference_identity(const Record& record) {
   const Record::Module& module = *record.module;
-  switch (record.kind()) {
-    case ModelKind::module:
-    case ModelKind::feed_forward:  // never here: parity asks only for a module or model record
-      return {module.factory, module.source_sha256, module.state_sha256, json()};
-    case ModelKind::onnx_file: {
-      const json& variant = module.variant;
-      const json factory = variant.value(rf::model_key::kFactory, json());
-      const json bound = variant.value(rf::model_key::kBind, json::object());
-      json bind = json::array();
-      for (const auto& input : module.inputs) {
-        const std::string name = input.value(rf::input_key::kName, std::string());
-        bind.push_back(bound.is_object() ? bound.value(name, name) : name);
-      }
-      return {factory.is_string() ? factory.get<std::string>() : std::string(),
-              variant.value(module_key::kSourceSha256, json()), variant.value(module_key::kStateSha256, json()), bind};
-    }
+  const json& variant = module.variant;  // null exactly for a module record (record.h)
+  if (variant.is_null()) return {module.factory, module.source_sha256, module.state_sha256, json()};
+  const json factory = variant.value(rf::model_key::kFactory, json());
+  const json bound = variant.value(rf::model_key::kBind, json::object());
+  json bind = json::array();
+  for (const auto& input : module.inputs) {
+    const std::string name = input.value(rf::input_key::kName, std::string());
+    bind.push_back(bound.is_object() ? bound.value(name, name) : name);
   }
-  return {};
+  return {factory.is_string() ? factory.get<std::string>() : std::string(),
+          variant.value(module_key::kSourceSha256, json()), variant.value(module_key::kStateSha256, json()), bind};
 }
 
 std::string recorded_source(const Record& record) {

@@ -40,7 +40,7 @@ bool run_onnx_file_check_stage(StageContext& context) {
     return stage_failed(context, FailureClass::checker_error, json{{detail_key::kError, e.what()}});
   }
   try {
-    context.record.artifacts.files = build_manifest(folder, model.external_locations, ModelKind::onnx_file);
+    context.record.artifacts.files = build_manifest(folder, model.external_locations, RecordForm::named_tensors);
   } catch (const StageFailure& f) {
     return stage_failed(context, f.failure(), f.detail());
   }

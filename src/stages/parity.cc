@@ -17,6 +17,7 @@
 #include "model/feedfwd.h"
 #include "record/record.h"
 #include "stages/case_outcome.h"
+#include "stages/kind_hooks.h"
 #include "stages/parity_kind.h"
 #include "stages/stages.h"
 
@@ -71,19 +72,10 @@ bool record_outcome(StageContext& context, const ParityKind& kind, CaseEvidence&
 
 }  // namespace
 
-std::unique_ptr<ParityKind> parity_kind_for(StageContext& context) {
-  switch (context.record.kind()) {
-    case ModelKind::feed_forward: return feedfwd_parity(context);
-    case ModelKind::module:
-    case ModelKind::onnx_file: return module_parity(context);
-  }
-  throw std::logic_error("parity_kind_for: a model kind without its parity");
-}
-
-void prepare_parity(StageContext& context) { parity_kind_for(context)->prepare(); }
+void prepare_parity(StageContext& context) { kind_stages(context.record.kind()).parity_hooks(context)->prepare(); }
 
 bool run_parity_stage(StageContext& context) {
-  const std::unique_ptr<ParityKind> kind = parity_kind_for(context);
+  const std::unique_ptr<ParityKind> kind = kind_stages(context.record.kind()).parity_hooks(context);
   if (!context.prepared_parity) kind->prepare();
   Record& record = context.record;
   record.reset_input_cases();

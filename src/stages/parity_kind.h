@@ -9,7 +9,7 @@
 //                 the stored inputs the graph takes, by name; the stored reference outputs (or PyTorch's,
 //                 recomputed from the factory when execute asks for it) and the stored float64 oracle; mask
 //                 inputs' don't-care positions hidden (stages/module_parity.cc).
-// parity_kind_for is the one dispatch on the kind.
+// stages/kind_hooks.h chooses a record's.
 #pragma once
 
 #include <cstddef>
@@ -66,8 +66,7 @@ class ParityKind {
   virtual KindParityDetail detail() const = 0;
 };
 
-// The parity side of the record's kind, over `context` (it must not outlive it).
-std::unique_ptr<ParityKind> parity_kind_for(StageContext& context);
+// Each kind's parity hooks, over `context` (they must not outlive it); which kind answers is kind_hooks.h's.
 std::unique_ptr<ParityKind> feedfwd_parity(StageContext& context);  // stages/feedfwd_parity.cc
 std::unique_ptr<ParityKind> module_parity(StageContext& context);   // stages/module_parity.cc
 

@@ -13,12 +13,12 @@
 namespace nnx {
 namespace {
 
-bool keeps_runtime_log(ModelKind kind) {
-  switch (kind) {
-    case ModelKind::feed_forward:
+// Whether a record of form `form` keeps ONNX Runtime's log text in a stage detail.
+bool keeps_runtime_log(RecordForm form) {
+  switch (form) {
+    case RecordForm::brief:
       return false;  // the brief's record: its bytes never change
-    case ModelKind::module:
-    case ModelKind::onnx_file:
+    case RecordForm::named_tensors:
       return true;
   }
   return false;
@@ -26,7 +26,7 @@ bool keeps_runtime_log(ModelKind kind) {
 
 void keep_runtime_log(Record& record, Stage stage, const RuntimeLogCapture& capture) {
   json& detail = record.stage(stage).detail;
-  if (!keeps_runtime_log(record.kind()) || capture.messages().empty() || !detail.is_object()) return;
+  if (!keeps_runtime_log(model_kind_facts(record.kind()).form) || capture.messages().empty() || !detail.is_object()) return;
   std::vector<std::string> lines = capture.messages();
   if (capture.dropped() > 0) lines.push_back(std::to_string(capture.dropped()) + " more runtime log lines not kept");
   detail[rf::detail_key::kRuntimeLog] = std::move(lines);

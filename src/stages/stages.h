@@ -18,6 +18,8 @@ namespace nnx {
 bool run_dependencies_stage(StageContext& context);  // stages/dependencies.cc
 bool run_export_stage(StageContext& context);        // stages/export.cc
 bool run_check_stage(StageContext& context);         // stages/check.cc
+// The check stage of a kind the worker exported: onnx.checker in the worker, then the manifest (check.cc).
+bool check_with_worker(StageContext& context);
 bool run_load_stage(StageContext& context);          // stages/load.cc
 bool run_parity_stage(StageContext& context);        // stages/parity.cc
 

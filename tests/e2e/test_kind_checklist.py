@@ -8,6 +8,9 @@ from conftest import REPO
 
 SECTION = re.compile(r"^### Adding a model kind\n(.*?)^### ", re.S | re.M)
 SOURCE_SUFFIXES = (".h", ".cc", ".py")
+# The enum's name as a word: `ModelKind::module`, `ModelKind kind`; not ModelKindFacts, the kinds' table of facts
+# that shared code reads without telling the kinds apart (base/model_kind.h).
+NAMES_THE_ENUM = re.compile(r"\bModelKind\b")
 
 
 def checklist_text(architecture: str) -> str:
@@ -28,7 +31,7 @@ def names_in(checklist: str) -> set:
 def files_naming_the_kind(root: Path) -> list:
     return sorted(str(path.relative_to(root)) for folder in ("src", "worker", "python")
                   for path in (root / folder).rglob("*")
-                  if path.suffix in SOURCE_SUFFIXES and "ModelKind" in path.read_text(errors="replace"))
+                  if path.suffix in SOURCE_SUFFIXES and NAMES_THE_ENUM.search(path.read_text(errors="replace")))
 
 
 def missing_from_checklist(root: Path) -> list:
@@ -51,3 +54,15 @@ def test_control_a_file_naming_the_kind_that_the_checklist_omits_is_found(tmp_pa
     for folder in ("worker", "python"):
         (tmp_path / folder).mkdir()
     assert missing_from_checklist(tmp_path) == ["src/stages/load.cc"]
+
+
+def test_control_a_file_reading_the_kinds_facts_names_no_kind(tmp_path):
+    """Reading the table of facts (ModelKindFacts, model_kind_facts) is not naming the enum; a switch is."""
+    (tmp_path / "doc").mkdir()
+    (tmp_path / "doc" / "architecture.md").write_text("### Adding a model kind\n1. `src/base/model_kind.h`\n### Adding a stage\n")
+    (tmp_path / "src" / "report").mkdir(parents=True)
+    (tmp_path / "src" / "report" / "pages.cc").write_text("const ModelKindFacts& k = model_kind_facts(record.kind());\n")
+    (tmp_path / "src" / "report" / "switch.cc").write_text("switch (record.kind()) { case ModelKind::module: break; }\n")
+    for folder in ("worker", "python"):
+        (tmp_path / folder).mkdir()
+    assert missing_from_checklist(tmp_path) == ["src/report/switch.cc"]

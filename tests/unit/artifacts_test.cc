@@ -30,7 +30,7 @@ class ArtifactFolder : public ::testing::Test {
   void write(const std::string& rel, const std::string& text) { test_support::write_file(root_ / rel, text); }
   json record() {
     json files = json::array();
-    for (const auto& e : build_manifest(root_ / "p", {"data/weights.bin"}, ModelKind::feed_forward)) files.push_back(e.to_json());
+    for (const auto& e : build_manifest(root_ / "p", {"data/weights.bin"}, RecordForm::brief)) files.push_back(e.to_json());
     return json{{"artifacts", {{"directory", "p"}, {"model", "model.onnx"}, {"files", files}}}};
   }
 
@@ -49,7 +49,7 @@ TEST(ArtifactPath, NormalisesAndRefusesEscapes) {
 }
 
 TEST_F(ArtifactFolder, ManifestGivesEachFileItsRoleSizeAndHash) {
-  const auto manifest = build_manifest(root_ / "p", {"data/weights.bin"}, ModelKind::feed_forward);
+  const auto manifest = build_manifest(root_ / "p", {"data/weights.bin"}, RecordForm::brief);
   ASSERT_EQ(manifest.size(), 3u);
   EXPECT_EQ(manifest[0].path, "data/weights.bin");
   EXPECT_EQ(manifest[0].role, "external-data");
@@ -62,14 +62,14 @@ TEST_F(ArtifactFolder, ManifestGivesEachFileItsRoleSizeAndHash) {
 
 TEST_F(ArtifactFolder, ManifestRefusesAMissingExternalLocationAndSymlinks) {
   try {
-    build_manifest(root_ / "p", {"absent.bin"}, ModelKind::feed_forward);
+    build_manifest(root_ / "p", {"absent.bin"}, RecordForm::brief);
     FAIL() << "no error";
   } catch (const StageFailure& f) {
     EXPECT_EQ(f.failure(), FailureClass::checker_error);
     EXPECT_NE(f.detail().get<std::string>().find("absent.bin"), std::string::npos);
   }
   fs::create_symlink("/etc/hostname", root_ / "p" / "link");
-  EXPECT_THROW(build_manifest(root_ / "p", {}, ModelKind::feed_forward), StageFailure);
+  EXPECT_THROW(build_manifest(root_ / "p", {}, RecordForm::brief), StageFailure);
 }
 
 TEST_F(ArtifactFolder, UntouchedFolderVerifies) {
@@ -159,7 +159,7 @@ TEST_F(ArtifactFolder, AFolderSixtyFiveLevelsDeepIsRefusedByName) {
                                          "64 levels of folders; remove the deeper ones)");
   }
   EXPECT_THROW(verify_artifacts(r, root_), ArtifactIoError);
-  EXPECT_THROW(build_manifest(root_ / "p", {}, ModelKind::feed_forward), StageFailure);  // the check stage's checker-error
+  EXPECT_THROW(build_manifest(root_ / "p", {}, RecordForm::brief), StageFailure);  // the check stage's checker-error
 }
 
 }  // namespace

@@ -48,7 +48,7 @@ class LoadStage : public ::testing::Test {
     fs::create_directories(folder());
     write_file(folder() / "model.onnx", model_bytes_);
     record_.artifacts.files.clear();
-    for (const auto& entry : build_manifest(folder(), {}, ModelKind::feed_forward)) record_.artifacts.files.push_back(entry);
+    for (const auto& entry : build_manifest(folder(), {}, RecordForm::brief)) record_.artifacts.files.push_back(entry);
   }
 
   fs::path folder() const { return profile_folder(root_.path(), record_.artifacts.directory); }
@@ -130,7 +130,7 @@ TEST_F(LoadStage, ASessionOnAnotherFirstProviderIsALoadErrorAndIsLetGo) {
 TEST_F(LoadStage, AModelTheReaderRefusesIsALoadErrorBeforeTheRuntimeSeesIt) {
   write_file(folder() / "model.onnx", "not a model");
   record_.artifacts.files.clear();
-  for (const auto& entry : build_manifest(folder(), {}, ModelKind::feed_forward)) record_.artifacts.files.push_back(entry);
+  for (const auto& entry : build_manifest(folder(), {}, RecordForm::brief)) record_.artifacts.files.push_back(entry);
   EXPECT_FALSE(run(runtime()));
   EXPECT_EQ(stage().failure, FailureClass::load_error);
   EXPECT_NE(stage().detail.at("error").get<std::string>().find("not an ONNX model"), std::string::npos)
@@ -142,7 +142,7 @@ TEST_F(LoadStage, ALocationHoldingANulIsNamedWholeInTheDetailWithTheNulEscaped) 
   // A thrown message is read back as a C string: a raw NUL would cut the detail at the location.
   write_file(folder() / "model.onnx", test_support::onnx_model_external_bytes(std::string("w\0x.bin", 7)));
   record_.artifacts.files.clear();
-  for (const auto& entry : build_manifest(folder(), {}, ModelKind::feed_forward)) record_.artifacts.files.push_back(entry);
+  for (const auto& entry : build_manifest(folder(), {}, RecordForm::brief)) record_.artifacts.files.push_back(entry);
   EXPECT_FALSE(run(runtime()));
   EXPECT_EQ(stage().failure, FailureClass::load_error);
   EXPECT_EQ(stage().detail.at("error").get<std::string>(),

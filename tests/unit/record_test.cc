@@ -170,7 +170,7 @@ TEST(RecordTyped, ResetsCasesAndStagesToBlank) {
   r.reset_stage(Stage::parity);
   r.finalize();
   const auto cases = p.input_cases();
-  for (std::size_t i = 0; i < cases.size(); ++i) EXPECT_EQ(r.input_cases[i].to_json(r.kind()), blank_input_case(cases[i]));
+  for (std::size_t i = 0; i < cases.size(); ++i) EXPECT_EQ(r.input_cases[i].to_json(model_kind_facts(r.kind()).form), blank_input_case(cases[i]));
   EXPECT_EQ(r.stage(Stage::parity).to_json(), (json{{"status", "not_run"}, {"failure", nullptr}, {"detail", nullptr}}));
   EXPECT_EQ(r.status, RecordStatus::failed);
   EXPECT_FALSE(r.failure.has_value());
@@ -291,9 +291,11 @@ TEST(OneRule, AModuleRecordsLevelSaysWhatRanThoughParityFailed) {
   EXPECT_EQ(derive_outcome(stages, true).failure, FailureClass::input_contract);
   stages[stage_index(Stage::parity)] = {StageStatus::not_run, std::nullopt};
   EXPECT_EQ(derive_outcome(stages, true).level, Level::structural);  // parity did not run at all
-  EXPECT_FALSE(level_counts_run_cases(ModelKind::feed_forward));    // the tested profiles keep §1's level
-  EXPECT_TRUE(level_counts_run_cases(ModelKind::module));
-  EXPECT_TRUE(level_counts_run_cases(ModelKind::onnx_file));
+  EXPECT_FALSE(level_counts_run_cases(RecordForm::brief));    // the tested profiles keep §1's level
+  EXPECT_TRUE(level_counts_run_cases(RecordForm::named_tensors));
+  EXPECT_EQ(model_kind_facts(ModelKind::feed_forward).form, RecordForm::brief);
+  EXPECT_EQ(model_kind_facts(ModelKind::module).form, RecordForm::named_tensors);
+  EXPECT_EQ(model_kind_facts(ModelKind::onnx_file).form, RecordForm::named_tensors);
   EXPECT_TRUE(runtime_returned_outputs("mismatch") && runtime_returned_outputs("accepted"));
   EXPECT_FALSE(runtime_returned_outputs("rejected") || runtime_returned_outputs("error"));
 }
