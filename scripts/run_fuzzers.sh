@@ -19,9 +19,10 @@
 #                        <repo>/.venv/bin/python, else python3)
 #
 # Each target is built from fuzz/<target>.cc and the core's sources it needs (compiled with
-# -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all; a generated ninja file rebuilds only
-# what changed). The ONNX targets also get onnx.proto (the onnx wheel's, as the build's CMakeLists.txt finds
-# it) compiled by protoc into the fuzz build folder and libprotobuf-lite; the Python targets embed the
+# -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all, in the unity build's batches, into one
+# archive the targets link from; a generated ninja file rebuilds only what changed). The ONNX targets also
+# get onnx.proto (the onnx wheel's, as the build's CMakeLists.txt finds it) compiled by protoc into the fuzz
+# build folder and libprotobuf-lite; the Python targets embed the
 # interpreter (libpython, pybind11's headers from that Python) and run with leak detection off (the
 # interpreter keeps its objects to the end) and PYTHONPATH=<repo>/fuzz:<repo>/worker. Its committed seed corpus
 # fuzz/corpus/<target>/ is COPIED to a scratch folder, which the run grows: the committed corpus never
@@ -158,24 +159,55 @@ fi
     echo "build $OUT/obj/onnx.pb.o: cc $OUT/onnx_proto/onnx.pb.cc"
     echo "  flags = $flags -w"
   fi
-  declare -A seen=()
-  for t in "${targets[@]}"; do
-    objs="$OUT/obj/$t.o"
-    order=""
-    [[ "${TARGET_NEEDS[$t]:-}" == onnx ]] && order=" || $OUT/onnx_proto/onnx.pb.h"
-    echo "build $OUT/obj/$t.o: cc $ROOT/fuzz/$t.cc$order"
-    for s in ${TARGET_SOURCES[$t]}; do
-      objs+=" $OUT/obj/$s.o"
-      if [[ -z "${seen[$s]+set}" ]]; then
-        echo "build $OUT/obj/$s.o: cc $ROOT/src/$s.cc$order"
-        seen[$s]=1
-      fi
+  # The core's sources the targets need, compiled in batches as the unity build batches them
+  # (cmake/unity_batches.cmake: NNX_CORE_SOURCES' order, 16 a batch, build_info.cc alone), less what no target
+  # here needs: a batch's file-local names are known not to clash. One archive holds them; each target links
+  # from it what it uses, and every target gets the libraries any of them needs.
+  order=""
+  [[ "$needs" == *" onnx "* ]] && order=" || $OUT/onnx_proto/onnx.pb.h"
+  declare -A wanted=()
+  for t in "${targets[@]}"; do for s in ${TARGET_SOURCES[$t]}; do wanted[$s]=1; done; done
+  mapfile -t core_order < <(sed -n '/^set(NNX_CORE_SOURCES/,/^)/s|^ *src/\(.*\)\.cc$|\1|p' "$ROOT/CMakeLists.txt" |
+                            grep -vx 'base/build_info')
+  mkdir -p "$OUT/unity"
+  members=()
+  batch=0
+  for ((first = 0; first < ${#core_order[@]}; first += 16)); do
+    text=""
+    for s in "${core_order[@]:first:16}"; do
+      [[ -n "${wanted[$s]+set}" ]] || continue
+      text+="#include \"$s.cc\""$'\n'
+      unset "wanted[$s]"
     done
-    case "${TARGET_NEEDS[$t]:-}" in
-      onnx) echo "build $OUT/$t: link $objs $OUT/obj/onnx.pb.o"; echo "  libs = -lprotobuf-lite" ;;
-      python) echo "build $OUT/$t: link $objs"; echo "  libs = $python_link" ;;
-      *) echo "build $OUT/$t: link $objs" ;;
-    esac
+    [[ -n "$text" ]] || continue
+    file="$OUT/unity/core_$batch.cc"
+    printf '%s' "$text" > "$file.new"
+    if cmp -s "$file.new" "$file"; then rm -f "$file.new"; else mv "$file.new" "$file"; fi  # rebuilt only when changed
+    echo "build $OUT/obj/unity/core_$batch.o: cc $file$order"
+    members+=("$OUT/obj/unity/core_$batch.o")
+    ((batch++))
+  done
+  while read -r s; do  # the rest (build_info.cc, the Python module's sources), each alone
+    [[ -n "$s" ]] || continue
+    echo "build $OUT/obj/$s.o: cc $ROOT/src/$s.cc$order"
+    members+=("$OUT/obj/$s.o")
+  done < <(printf '%s\n' "${!wanted[@]}" | sort)
+  [[ -n "$onnx_proto" ]] && members+=("$OUT/obj/onnx.pb.o")
+  archive=""
+  if ((${#members[@]} > 0)); then
+    archive=" $OUT/libcore.a"
+    echo "rule archive"
+    echo "  command = rm -f \$out && ar crs \$out \$in"
+    echo "  description = AR \$out"
+    echo "build $OUT/libcore.a: archive ${members[*]}"
+  fi
+  libs=""
+  [[ "$needs" == *" onnx "* ]] && libs+=" -lprotobuf-lite"
+  [[ "$needs" == *" python "* ]] && libs+=" $python_link"
+  for t in "${targets[@]}"; do
+    echo "build $OUT/obj/$t.o: cc $ROOT/fuzz/$t.cc$order"
+    echo "build $OUT/$t: link $OUT/obj/$t.o$archive"
+    echo "  libs =$libs"
   done
 } > "$OUT/build.ninja"
 log "building ${targets[*]} with $CXX (ASan + UBSan + libFuzzer) in $OUT"
