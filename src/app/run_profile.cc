@@ -105,7 +105,7 @@ bool run_observed_stages(StageContext& context, std::span<const StageUnit> units
 // The C++ reference model of a profile: the built-in net's (a kind with a native net); none for a module or an
 // ONNX file, whose references are stored by their export or import (§10, §11).
 std::unique_ptr<ReferenceModel> reference_model_of(const Profile& profile) {
-  return model_kind_facts(profile.kind()).native_net ? make_reference_model(profile.model) : nullptr;
+  return model_kind_facts(profile.kind()).native_net ? make_reference_model(profile.feed_forward().model) : nullptr;
 }
 
 }  // namespace

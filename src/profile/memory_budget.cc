@@ -42,7 +42,7 @@ std::uint64_t case_memory_bytes(const Profile& profile, const InputCase& c) {
   if (c.module) {
     for (const auto& shape : c.module->input_shapes) values += values_of(shape);
   } else {
-    const std::int64_t widest = std::max(profile.model.widest_layer(), c.shape.empty() ? 0 : c.shape.back());
+    const std::int64_t widest = std::max(profile.feed_forward().model.widest_layer(), c.shape.empty() ? 0 : c.shape.back());
     values = values_of({c.shape.empty() ? 0 : c.shape.front(), widest});
   }
   return values * kReferenceBytesPerValue;

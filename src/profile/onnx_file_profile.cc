@@ -25,24 +25,24 @@ json onnx_file_exporter_options(const Profile& profile) {
 
 std::vector<InputCase> onnx_file_input_cases(const Profile& profile) {
   std::vector<InputCase> cases;
-  for (const auto& c : profile.onnx_file->cases) cases.push_back({c.name, {}, c.seed, c.expect, c});
+  for (const auto& c : profile.onnx_file_spec()->cases) cases.push_back({c.name, {}, c.seed, c.expect, c});
   return cases;
 }
 
 json onnx_file_settings(const Profile& profile) {
   json settings = module_settings(profile);  // its cases are Profile::input_cases(): the data sets, or drawn
-  settings[rf::kModel] = profile.onnx_file->variant();
+  settings[rf::kModel] = profile.onnx_file_spec()->variant();
   return settings;
 }
 
 json onnx_file_profile_json(const Profile& profile) {
-  const OnnxFileSpec& file = *profile.onnx_file;
+  const OnnxFileSpec& file = *profile.onnx_file_spec();
   json out{{key::kName, profile.name}, {rf::model_key::kOnnx, file.onnx}};
   if (!file.data.empty()) out[rf::model_key::kData] = file.data;
   if (!file.factory.empty()) {
     out[rf::kModule] = file.factory;
     out[rf::model_key::kBind] = file.variant()[rf::model_key::kBind];
-    out[rf::kDims] = profile.module->to_json()[rf::kDims];
+    out[rf::kDims] = profile.module_spec()->to_json()[rf::kDims];
   }
   out.update(json{
               {key::kOpsetVersion, profile.opset_version},
@@ -59,11 +59,11 @@ std::vector<std::string> onnx_file_profile_problems(const Profile& profile) {
     out.push_back("exporter must be \"" + std::string(rf::kExporterImported) + "\" for a profile naming onnx, not \"" +
                   profile.exporter + "\"");
   }
-  if (profile.opset_version != profile.onnx_file->opset) {
+  if (profile.opset_version != profile.onnx_file_spec()->opset) {
     out.push_back(std::string(key::kOpsetVersion) + " " + std::to_string(profile.opset_version) + " is not the file's opset " +
-                  std::to_string(profile.onnx_file->opset) + " (leave it out: the file states it)");
+                  std::to_string(profile.onnx_file_spec()->opset) + " (leave it out: the file states it)");
   }
-  if (profile.onnx_file->cases.empty()) out.push_back("data: no data set to compare with");
+  if (profile.onnx_file_spec()->cases.empty()) out.push_back("data: no data set to compare with");
   return out;
 }
 
@@ -93,8 +93,8 @@ std::vector<std::string> read_input_names(const json& given, std::vector<std::pa
 // module rule's cases drawn (module_spec.h).
 void draw_against_factory(const json& value, const std::vector<std::pair<std::string, json>>& ranges, Profile& p,
                           std::vector<std::string>& problems) {
-  OnnxFileSpec& file = *p.onnx_file;
-  ModuleSpec& spec = *p.module;
+  OnnxFileSpec& file = *p.onnx_file_spec();
+  ModuleSpec& spec = *p.module_spec();
   spec.factory = file.factory;
   if (const auto dims = value.find(rf::kDims); dims != value.end()) read_dims(*dims, spec, problems);
   for (const auto& [name, range] : ranges) {
@@ -129,6 +129,7 @@ void draw_against_factory(const json& value, const std::vector<std::pair<std::st
 
 Profile onnx_file_profile_from_json(const json& value, std::vector<std::string>& problems) {
   Profile p;
+  p.parts = OnnxFileParts{};
   p.exporter = rf::kExporterImported;
   FieldReader r(value, "profile", problems);
   std::string onnx, data, factory;
@@ -161,14 +162,14 @@ Profile onnx_file_profile_from_json(const json& value, std::vector<std::string>&
   read_opset_and_tolerances(value, r, p, problems);
   r.finish();
   if (!problems.empty()) return p;
-  ModuleSpec signature;
+  OnnxFileParts& parts = std::get<OnnxFileParts>(p.parts);
   // Against a factory, data sets give inputs (given_inputs.h, read by draw_against_factory), not the reference.
-  p.onnx_file = read_onnx_file_spec(onnx, factory.empty() ? data : "", inputs ? &*inputs : nullptr, signature, problems);
-  p.onnx_file->data = data;
-  p.onnx_file->factory = factory;
-  p.onnx_file->bind = std::move(bind);
-  p.module = std::move(signature);
-  if (!opset_given) p.opset_version = p.onnx_file->opset;
+  parts.file = read_onnx_file_spec(onnx, factory.empty() ? data : "", inputs ? &*inputs : nullptr, parts.signature,
+                                   problems);
+  parts.file.data = data;
+  parts.file.factory = factory;
+  parts.file.bind = std::move(bind);
+  if (!opset_given) p.opset_version = parts.file.opset;
   if (problems.empty() && !factory.empty()) draw_against_factory(value, ranges, p, problems);
   return p;
 }

@@ -37,17 +37,49 @@ void tolerance_and_runtime_problems(const Profile& profile, std::vector<std::str
 
 }  // namespace
 
+namespace {
+
+// One overload per alternative, for std::visit (each a compiler-checked dispatch over the kinds' parts).
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;  // clang 14 (the fuzzing lane's) deduces no aggregate's arguments
+
+}  // namespace
+
+ModelKind Profile::kind() const {
+  return std::visit(Overloaded{[](const FeedForwardParts&) { return ModelKind::feed_forward; },
+                               [](const ModuleParts&) { return ModelKind::module; },
+                               [](const OnnxFileParts&) { return ModelKind::onnx_file; }},
+                    parts);
+}
+
+const ModuleSpec* Profile::module_spec() const {
+  return std::visit(Overloaded{[](const FeedForwardParts&) -> const ModuleSpec* { return nullptr; },
+                               [](const ModuleParts& m) -> const ModuleSpec* { return &m.spec; },
+                               [](const OnnxFileParts& f) -> const ModuleSpec* { return &f.signature; }},
+                    parts);
+}
+
+const OnnxFileSpec* Profile::onnx_file_spec() const {
+  const auto* file = std::get_if<OnnxFileParts>(&parts);  // one alternative holds it
+  return file != nullptr ? &file->file : nullptr;
+}
+
 json Profile::exporter_options() const {
   switch (kind()) {
     case ModelKind::module: return module_exporter_options(*this);
     case ModelKind::onnx_file: return onnx_file_exporter_options(*this);
     case ModelKind::feed_forward: break;
   }
+  const FeedForwardParts& ff = feed_forward();
   return json{{option::kOptionExporter, exporter},
               {option::kOptionDynamo, dynamo()},
               {option::kOptionOpsetVersion, opset_version},
-              {option::kOptionDynamicBatch, dynamic_batch},
-              {option::kOptionExportBatch, export_batch},
+              {option::kOptionDynamicBatch, ff.dynamic_batch},
+              {option::kOptionExportBatch, ff.export_batch},
               {option::kOptionInputNames, json::array({"features"})},
               {option::kOptionOutputNames, json::array({"logits"})}};
 }
@@ -55,7 +87,7 @@ json Profile::exporter_options() const {
 std::vector<std::string> Profile::requirements() const {
   switch (kind()) {
     case ModelKind::onnx_file:  // no worker for data sets alone: the file is imported, not exported
-      if (onnx_file->factory.empty()) return {"onnxruntime"};
+      if (onnx_file_spec()->factory.empty()) return {"onnxruntime"};
       return {"torch", "onnx", "onnxruntime"};  // its factory's reference, and its weights read from the file
     case ModelKind::module:
     case ModelKind::feed_forward: break;
@@ -71,19 +103,20 @@ std::vector<InputCase> Profile::input_cases() const {
     case ModelKind::onnx_file: return onnx_file_input_cases(*this);
     case ModelKind::feed_forward: break;
   }
+  const FeedForwardParts& ff = feed_forward();
   std::vector<InputCase> cases;
-  for (std::int64_t b : batches) {
-    cases.push_back({"batch-" + std::to_string(b), {b, model.input_dim}, static_cast<std::uint64_t>(1000 + b),
+  for (std::int64_t b : ff.batches) {
+    cases.push_back({"batch-" + std::to_string(b), {b, ff.model.input_dim}, static_cast<std::uint64_t>(1000 + b),
                      rf::kExpectMatch, std::nullopt});
   }
-  const std::int64_t wrong = model.input_dim + 1;
+  const std::int64_t wrong = ff.model.input_dim + 1;
   cases.push_back({"width-" + std::to_string(wrong), {3, wrong}, 2000, rf::kExpectRejected, std::nullopt});
   return cases;
 }
 
 json Profile::model_variant() const {
   switch (kind()) {
-    case ModelKind::onnx_file: return onnx_file->variant();
+    case ModelKind::onnx_file: return onnx_file_spec()->variant();
     case ModelKind::module:
     case ModelKind::feed_forward: break;
   }
@@ -103,10 +136,10 @@ json Profile::settings() const {
   }
   return json{{settings_key::kTolerances, {{rf::tolerance_key::kRtol, rtol}, {rf::tolerance_key::kAtol, atol}}},
               {settings_key::kInputCases, cases},
-              {settings_key::kDtype, dtype},
+              {settings_key::kDtype, feed_forward().dtype},
               {settings_key::kRuntime, json::array({runtime, provider})},
               {settings_key::kExporterOptions, exporter_options()},
-              {settings_key::kModelConfig, model.to_json()},
+              {settings_key::kModelConfig, feed_forward().model.to_json()},
               {settings_key::kArtifactDirectory, name}};
 }
 
@@ -139,7 +172,10 @@ std::vector<std::string> Profile::problems() const {
     }
   };
   bounded(key::kOpsetVersion, opset_version);
-  bounded(key::kExportBatch, export_batch);
+  const FeedForwardParts& ff = feed_forward();
+  const std::vector<std::int64_t>& batches = ff.batches;
+  const ModelConfig& model = ff.model;
+  bounded(key::kExportBatch, ff.export_batch);
   if (batches.empty()) p.push_back("batches must hold at least one batch size");
   if (static_cast<std::int64_t>(batches.size()) > limits::kMaxBatches) {
     p.push_back("batches holds " + std::to_string(batches.size()) + " sizes; at most " +
@@ -147,7 +183,9 @@ std::vector<std::string> Profile::problems() const {
   }
   for (std::size_t i = 0; i < batches.size(); ++i) bounded("batches[" + std::to_string(i) + "]", batches[i]);
   tolerance_and_runtime_problems(*this, p);
-  if (dtype != "float32") p.push_back("dtype must be \"float32\", not \"" + dtype + "\"" + did_you_mean(dtype, {"float32"}));
+  if (ff.dtype != "float32") {
+    p.push_back("dtype must be \"float32\", not \"" + ff.dtype + "\"" + did_you_mean(ff.dtype, {"float32"}));
+  }
   const auto model_problems = model.problems();
   p.insert(p.end(), model_problems.begin(), model_problems.end());
   if (model_problems.empty() && !batches.empty()) {
@@ -202,10 +240,11 @@ json Profile::to_json() const {
     case ModelKind::onnx_file: return onnx_file_profile_json(*this);
     case ModelKind::feed_forward: break;
   }
+  const FeedForwardParts& ff = feed_forward();
   return json{{key::kName, name},         {key::kExporter, exporter},   {key::kOpsetVersion, opset_version},
-              {key::kExportBatch, export_batch}, {key::kDynamicBatch, dynamic_batch}, {key::kBatches, batches},
+              {key::kExportBatch, ff.export_batch}, {key::kDynamicBatch, ff.dynamic_batch}, {key::kBatches, ff.batches},
               {key::kRtol, rtol},         {key::kAtol, atol},           {key::kRuntime, runtime},
-              {key::kProvider, provider}, {key::kDtype, dtype},         {key::kModel, model.to_json()}};
+              {key::kProvider, provider}, {key::kDtype, ff.dtype},      {key::kModel, ff.model.to_json()}};
 }
 
 ModelKind profile_kind_of_json(const json& value) {
@@ -221,6 +260,7 @@ Profile profile_from_json(const json& value, std::vector<std::string>& problems)
     case ModelKind::feed_forward: break;
   }
   Profile p;
+  FeedForwardParts& ff = p.feed_forward();
   if (!value.is_object()) {
     problems.push_back("profile: must be an object, not " + json_type_name(value));
     return p;
@@ -234,16 +274,16 @@ Profile profile_from_json(const json& value, std::vector<std::string>& problems)
   if (has(key::kName)) r.string(key::kName, p.name); else problems.push_back("profile.name: missing");
   if (has(key::kExporter)) r.string(key::kExporter, p.exporter);
   read_opset_and_tolerances(value, r, p, problems);
-  if (has(key::kExportBatch)) r.integer(key::kExportBatch, p.export_batch);
-  if (has(key::kDynamicBatch)) r.boolean(key::kDynamicBatch, p.dynamic_batch);
-  if (has(key::kBatches)) r.integer_list(key::kBatches, p.batches);
+  if (has(key::kExportBatch)) r.integer(key::kExportBatch, ff.export_batch);
+  if (has(key::kDynamicBatch)) r.boolean(key::kDynamicBatch, ff.dynamic_batch);
+  if (has(key::kBatches)) r.integer_list(key::kBatches, ff.batches);
   if (has(key::kRuntime)) r.string(key::kRuntime, p.runtime);
   if (has(key::kProvider)) r.string(key::kProvider, p.provider);
-  if (has(key::kDtype)) r.string(key::kDtype, p.dtype);
+  if (has(key::kDtype)) r.string(key::kDtype, ff.dtype);
   if (has(key::kModel)) {
     if (const json* m = r.object(key::kModel)) {
       // Partial model objects take defaults for the missing keys.
-      json full = p.model.to_json();
+      json full = ff.model.to_json();
       for (const auto& [k, v] : m->items()) {
         if (k == rf::config_key::kWeights && v.is_object()) {
           for (const auto& [wk, wv] : v.items()) full[rf::config_key::kWeights][wk] = wv;
@@ -252,7 +292,7 @@ Profile profile_from_json(const json& value, std::vector<std::string>& problems)
         }
       }
       std::vector<std::string> model_problems;
-      p.model = model_config_from_json(full, model_problems);
+      ff.model = model_config_from_json(full, model_problems);
       for (auto& mp : model_problems) problems.push_back("profile.model: " + mp);
     }
   }

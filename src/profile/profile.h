@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -35,30 +37,50 @@ struct InputCase {
   std::optional<ModuleCase> module;  // a module profile's case (then `shape` is unused)
 };
 
+// The built-in net's own parts (doc/record-format.md §2, §3): its config, dtype and the brief's case rule.
+struct FeedForwardParts {
+  std::int64_t export_batch = 2;
+  bool dynamic_batch = true;
+  std::vector<std::int64_t> batches = {1, 2, 3, 7};
+  std::string dtype = "float32";
+  ModelConfig model;
+};
+
+// A module profile's own part (§10): the user's module, its inputs, dims, outputs and cases.
+struct ModuleParts {
+  ModuleSpec spec;
+};
+
+// An ONNX-file profile's (§11): the user's own model.onnx and data sets (profile/onnx_file_profile.h), and the
+// graph's signature as a module spec (its factory the module it is checked against, if any); the cases are
+// the data sets' (or drawn).
+struct OnnxFileParts {
+  ModuleSpec signature;
+  OnnxFileSpec file;
+};
+
 struct Profile {
   std::string name;
   std::string exporter = rf::kExporterTorchscript;  // rf::kExporterTorchscript | rf::kExporterDynamo
   std::int64_t opset_version = 17;
-  std::int64_t export_batch = 2;
-  bool dynamic_batch = true;
-  std::vector<std::int64_t> batches = {1, 2, 3, 7};
   double rtol = 1e-4;
   double atol = 1e-5;
   std::string runtime = "onnxruntime";
   std::string provider = "CPUExecutionProvider";
-  std::string dtype = "float32";
-  ModelConfig model;
-  // A module profile (§10): the user's own module; then `model`, `dtype`, `batches`, `export_batch` and
-  // `dynamic_batch` are unused and the cases are the module spec's.
-  std::optional<ModuleSpec> module;
-  // An ONNX-file profile (§11): the user's own model.onnx and data sets; `module` is then the graph's
-  // signature (no factory) and the cases are the data sets' (profile/onnx_file_profile.h).
-  std::optional<OnnxFileSpec> onnx_file;
-  // The profile's kind, decided once here: every member below dispatches on it with a switch.
-  ModelKind kind() const {
-    if (onnx_file.has_value()) return ModelKind::onnx_file;
-    return module.has_value() ? ModelKind::module : ModelKind::feed_forward;
-  }
+  // The kind's own parts: which alternative it holds is the profile's kind (kind()), and every member below
+  // that differs by kind dispatches on it with a switch.
+  std::variant<FeedForwardParts, ModuleParts, OnnxFileParts> parts;
+
+  ModelKind kind() const;
+  // The built-in net's parts (std::bad_variant_access for another kind: ask kind() first).
+  FeedForwardParts& feed_forward() { return std::get<FeedForwardParts>(parts); }
+  const FeedForwardParts& feed_forward() const { return std::get<FeedForwardParts>(parts); }
+  // A module profile's spec, or an ONNX file's signature; null for the built-in net.
+  const ModuleSpec* module_spec() const;
+  ModuleSpec* module_spec() { return const_cast<ModuleSpec*>(std::as_const(*this).module_spec()); }
+  // An ONNX-file profile's file and data sets; null for any other kind.
+  const OnnxFileSpec* onnx_file_spec() const;
+  OnnxFileSpec* onnx_file_spec() { return const_cast<OnnxFileSpec*>(std::as_const(*this).onnx_file_spec()); }
 
   bool dynamo() const { return exporter == rf::kExporterDynamo; }
   // The record's exporter options: exactly 7 keys.

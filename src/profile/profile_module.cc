@@ -26,7 +26,7 @@ json dims_of(const std::vector<std::pair<std::string, std::int64_t>>& dims) {
 }  // namespace
 
 json module_exporter_options(const Profile& profile) {
-  const ModuleSpec& spec = *profile.module;
+  const ModuleSpec& spec = *profile.module_spec();
   json input_names = json::array();
   json dynamic = json::object();
   for (const auto& input : spec.inputs) {
@@ -45,7 +45,7 @@ json module_exporter_options(const Profile& profile) {
 
 std::vector<InputCase> module_input_cases(const Profile& profile) {
   std::vector<InputCase> cases;
-  for (auto& c : profile.module->cases()) {
+  for (auto& c : profile.module_spec()->cases()) {
     InputCase ic{c.name, {}, c.seed, c.expect, std::nullopt};
     ic.module = std::move(c);
     cases.push_back(std::move(ic));
@@ -64,13 +64,13 @@ json module_settings(const Profile& profile) {
               {settings_key::kInputCases, cases},
               {settings_key::kRuntime, json::array({profile.runtime, profile.provider})},
               {settings_key::kExporterOptions, module_exporter_options(profile)},
-              {settings_key::kModule, profile.module->to_json()},
+              {settings_key::kModule, profile.module_spec()->to_json()},
               {settings_key::kArtifactDirectory, profile.name}};
 }
 
 json module_profile_json(const Profile& profile) {
   json out{{key::kName, profile.name}, {key::kExporter, profile.exporter}};
-  out.update(profile.module->to_json());
+  out.update(profile.module_spec()->to_json());
   out[key::kOpsetVersion] = profile.opset_version;  // the one spelling (profile_spelling.h)
   out[key::kRtol] = profile.rtol;
   out[key::kAtol] = profile.atol;
@@ -85,7 +85,7 @@ std::vector<std::string> module_profile_problems(const Profile& profile) {
     out.push_back(std::string(key::kOpsetVersion) + " must be an integer in 7..30, not " +
                   std::to_string(profile.opset_version));
   }
-  for (auto& problem : profile.module->problems()) out.push_back(std::move(problem));
+  for (auto& problem : profile.module_spec()->problems()) out.push_back(std::move(problem));
   return out;
 }
 
@@ -93,13 +93,13 @@ std::vector<std::string> module_profile_problems(const Profile& profile) {
 Profile module_profile_from_json(const json& value, std::vector<std::string>& problems) {
   Profile p;
   p.opset_version = kModuleDefaultOpset;
-  p.module = module_spec_from_json(value, problems);
+  p.parts = ModuleParts{module_spec_from_json(value, problems)};
   FieldReader r(value, "profile", problems);
   for (const char* k : {rf::kModule, rf::kInputs, rf::kDims, rf::kOutputs}) r.allow_extra(k);
   std::string data;  // given inputs (given_inputs.h), read once the spec itself is sound
   if (value.contains(rf::model_key::kData) && r.string(rf::model_key::kData, data) && problems.empty() &&
-      p.module->problems(true).empty()) {
-    read_given_inputs(data, *p.module, problems);
+      p.module_spec()->problems(true).empty()) {
+    read_given_inputs(data, *p.module_spec(), problems);
   }
   r.may_hold({key::kName, key::kExporter, key::kRuntime, key::kProvider});
   if (value.contains(key::kName)) r.string(key::kName, p.name); else problems.push_back("profile.name: missing");

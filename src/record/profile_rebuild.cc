@@ -104,8 +104,8 @@ void read_exporter_options(const json& record, Profile& p, std::vector<std::stri
   const bool named = r.string(key::kOptionExporter, p.exporter);
   const bool flagged = r.boolean(key::kOptionDynamo, dynamo);
   r.integer(key::kOptionOpsetVersion, p.opset_version);
-  r.boolean(key::kOptionDynamicBatch, p.dynamic_batch);
-  r.integer(key::kOptionExportBatch, p.export_batch);
+  r.boolean(key::kOptionDynamicBatch, p.feed_forward().dynamic_batch);
+  r.integer(key::kOptionExportBatch, p.feed_forward().export_batch);
   const Profile defaults;  // the names every Profile writes
   const json written = defaults.exporter_options();
   const auto want_inputs = written[key::kOptionInputNames].get<std::vector<std::string>>();
@@ -127,7 +127,7 @@ void read_exporter_options(const json& record, Profile& p, std::vector<std::stri
 
 // Batches from the match cases in order (each case's shape[0]).
 void read_batches(const json& cases, Profile& p, std::vector<std::string>& problems) {
-  p.batches.clear();
+  p.feed_forward().batches.clear();
   for (std::size_t i = 0; i < cases.size(); ++i) {
     if (member(cases[i], rf::case_key::kExpect) != rf::kExpectMatch) continue;
     const json& shape = member(cases[i], rf::case_key::kShape);
@@ -136,7 +136,7 @@ void read_batches(const json& cases, Profile& p, std::vector<std::string>& probl
       problems.push_back(case_label(cases, i) + ": its shape gives no batch size");
       continue;
     }
-    p.batches.push_back(shape[0].get<std::int64_t>());
+    p.feed_forward().batches.push_back(shape[0].get<std::int64_t>());
   }
 }
 
@@ -146,7 +146,7 @@ void compare_cases(const json& cases, const Profile& p, std::vector<std::string>
   if (cases.size() != expected.size()) {
     problems.push_back(std::string(rf::kInputCases) + ": " + std::to_string(cases.size()) +
                        " cases, but a profile with batches " +
-                       text_of(p.batches) + " produces " + std::to_string(expected.size()) +
+                       text_of(p.feed_forward().batches) + " produces " + std::to_string(expected.size()) +
                        " (one per match case, then one refusal case)");
     return;
   }
@@ -232,10 +232,10 @@ Profile profile_from_record(const json& record, std::vector<std::string>& proble
   rt.string(rf::runtime_key::kName, p.runtime);
   rt.string(rf::runtime_key::kProvider, p.provider);
 
-  read_string(record, rf::kDtype, p.dtype, problems);
+  read_string(record, rf::kDtype, p.feed_forward().dtype, problems);
 
   std::vector<std::string> config_problems;
-  p.model = model_config_from_json(member(record, rf::kConfig), config_problems);
+  p.feed_forward().model = model_config_from_json(member(record, rf::kConfig), config_problems);
   problems.insert(problems.end(), config_problems.begin(), config_problems.end());
 
   const json& cases = member(record, rf::kInputCases);

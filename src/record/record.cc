@@ -54,7 +54,7 @@ namespace {
 // (the k-th case expected to match stores test_data_set_<k>/, a refusal case refusal_cases/<name>/).
 void blank_module_parts(Record& r, const Profile& profile, const std::vector<InputCase>& cases,
                         const std::optional<std::filesystem::path>& report_folder) {
-  const ModuleSpec& spec = *profile.module;
+  const ModuleSpec& spec = *profile.module_spec();
   r.format = std::string(model_kind_facts(profile.kind()).format);
   const json given = spec.to_json();
   const std::string factory = report_folder ? factory_relative_to(spec.factory, *report_folder) : spec.factory;
@@ -101,20 +101,21 @@ Record blank_record_of(const Profile& profile, const SourceInfo& source, const s
                   {rf::source_key::kOrigin, source.origin},
                   {rf::source_key::kDirty, source.dirty},
                   {rf::source_key::kVersion, build_version()}};
-  r.config = profile.model.to_json();
-  r.config[rf::config_key::kWeightsSha256] = weights_sha256;
   r.exporter = {profile.exporter, profile.exporter_options()};
   r.opset = {profile.opset_version, nullptr};
   r.artifacts = {profile.name, kModelFile, {}};
   r.versions = json{{rf::versions_key::kThisSoftware, build_version()}};
   r.runtime = {profile.runtime, nullptr, profile.provider, SessionOptions{}};
-  r.dtype = profile.dtype;
   const std::vector<InputCase> cases = profile.input_cases();
   for (const auto& c : cases) r.input_cases.push_back(RecordCase::blank(c));
   r.tolerances = {profile.rtol, profile.atol};
   switch (model_kind_facts(profile.kind()).form) {
     case RecordForm::named_tensors: blank_module_parts(r, profile, cases, report_folder); break;
-    case RecordForm::brief: break;
+    case RecordForm::brief:  // the built-in net's config, with its weights' digest, and dtype (§2)
+      r.config = profile.feed_forward().model.to_json();
+      r.config[rf::config_key::kWeightsSha256] = weights_sha256;
+      r.dtype = profile.feed_forward().dtype;
+      break;
   }
   return r;
 }

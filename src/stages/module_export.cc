@@ -46,7 +46,7 @@ json tensors_json(const std::vector<Tensor>& tensors, OutgoingFrames& frames) {
 json export_request(const StageContext& context, const std::vector<std::vector<Tensor>>& inputs,
                     OutgoingFrames& frames) {
   const Profile& profile = *context.profile;
-  const ModuleSpec& spec = *profile.module;
+  const ModuleSpec& spec = *profile.module_spec();
   json specs = json::array();
   for (const auto& input : spec.inputs) specs.push_back(input.to_json());
   json dims = json::array();
@@ -146,7 +146,7 @@ json dims_in_graph(const StageContext& context, const json& answer) {
   json dims = answer.value(wire::kDimsInGraph, json());
   if (!dims.is_object()) return dims;
   std::vector<std::int64_t> sizes;
-  for (const auto& [name, values] : context.profile->module->dims) sizes.push_back(values.front());
+  for (const auto& [name, values] : context.profile->module_spec()->dims) sizes.push_back(values.front());
   std::map<std::int64_t, FrozenSize> frozen;
   try {
     const auto model = profile_folder(context.root, context.profile->name) / kModelFile;
@@ -156,7 +156,7 @@ json dims_in_graph(const StageContext& context, const json& answer) {
   } catch (const Error&) {
     return dims;  // a file the check stage will name: the declaration's reading stands
   }
-  for (const auto& [name, values] : context.profile->module->dims) {
+  for (const auto& [name, values] : context.profile->module_spec()->dims) {
     const auto found = frozen.find(values.front());
     if (!dims.contains(name) || dims[name] != rf::graph_dims_key::kDynamic || found == frozen.end()) continue;
     namespace key = rf::graph_dims_key;
@@ -213,11 +213,11 @@ class ModuleExport final : public ExportKind {
   ModuleExport(StageContext& context, bool imported) : context_(context), imported_(imported) {}
 
   json request(OutgoingFrames& frames) override {
-    for (const auto& c : context_.profile->input_cases()) inputs_.push_back(draw_case_inputs(*context_.profile->module, *c.module));
+    for (const auto& c : context_.profile->input_cases()) inputs_.push_back(draw_case_inputs(*context_.profile->module_spec(), *c.module));
     json request = export_request(context_, inputs_, frames);
     if (imported_) {
       request[wire::kImported] = true;
-      request[wire::kBind] = context_.profile->onnx_file->parameters();
+      request[wire::kBind] = context_.profile->onnx_file_spec()->parameters();
     }
     return request;
   }
@@ -238,7 +238,7 @@ class ModuleExport final : public ExportKind {
 
   json passed(const json& answer, AnswerFrames& frames) override {
     const auto stored = std::chrono::steady_clock::now();
-    if (const auto file = context_.profile->module->factory_file()) {  // the record travels with its factory
+    if (const auto file = context_.profile->module_spec()->factory_file()) {  // the record travels with its factory
       const json& source = context_.record.module->source_sha256;
       copy_factory(std::filesystem::absolute(*file), profile_folder(context_.root, context_.profile->name),
                    source.is_string() ? std::optional<std::string>(source.get<std::string>()) : std::nullopt);

@@ -58,7 +58,7 @@ Tensor store(const DataSetTensor& t, const fs::path& folder, const std::string& 
 
 // Stores every data set; each case's outputs are set once all are stored (a failure part way sets none).
 json store_data_sets(StageContext& context, const fs::path& folder) {
-  const OnnxFileSpec& spec = *context.profile->onnx_file;
+  const OnnxFileSpec& spec = *context.profile->onnx_file_spec();
   std::vector<std::vector<CaseTensor>> outputs;
   json sets = json::array();
   for (std::size_t k = 0; k < spec.data_sets.size(); ++k) {
@@ -80,7 +80,7 @@ json store_data_sets(StageContext& context, const fs::path& folder) {
 }  // namespace
 
 bool run_onnx_import_stage(StageContext& context) {
-  const OnnxFileSpec& spec = *context.profile->onnx_file;
+  const OnnxFileSpec& spec = *context.profile->onnx_file_spec();
   const fs::path folder = profile_folder(context.root, context.profile->name);
   try {
     fs::create_directories(folder);

@@ -8,7 +8,7 @@ namespace nnx::test_support {
 namespace {
 
 json signature(const char* name, const Profile& p, std::int64_t width) {
-  json batch = p.dynamic_batch ? json("batch") : json(p.export_batch);
+  json batch = p.feed_forward().dynamic_batch ? json("batch") : json(p.feed_forward().export_batch);
   return json::array({{{"name", name}, {"dtype", "float"}, {"shape", {batch, width}}}});
 }
 
@@ -84,8 +84,8 @@ json engine_record(const Profile& p, Stage last, std::optional<FailureClass> fai
   go = go && ran(Stage::check, json{{"opset", {{"ai.onnx", 17}}},
                                    {"ir_version", 8},
                                    {"producer", "pytorch 2.4.1"},
-                                   {"inputs", signature("features", p, p.model.input_dim)},
-                                   {"outputs", signature("logits", p, p.model.output_dim)}});
+                                   {"inputs", signature("features", p, p.feed_forward().model.input_dim)},
+                                   {"outputs", signature("logits", p, p.feed_forward().model.output_dim)}});
   if (go) r["runtime"]["version"] = "1.18.0";
   go = go && ran(Stage::load, json{{"providers", {"CPUExecutionProvider"}}});
   if (go) fill_parity(r, failure);

@@ -110,8 +110,8 @@ json failed_parity_record() {
 json custom_profile_record() {
   Profile p;
   p.name = "feedfwd-static-1-5";
-  p.dynamic_batch = false;
-  p.batches = {1, 5};
+  p.feed_forward().dynamic_batch = false;
+  p.feed_forward().batches = {1, 5};
   return engine_record(p, Stage::parity);
 }
 

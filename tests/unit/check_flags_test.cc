@@ -73,8 +73,8 @@ TEST(CheckFlags, ARelativeFactoryIsRelativeToTheGivenFolder) {
   const auto object = nlohmann::json::parse(R"({"name": "m", "exporter": "torchscript", "module": "m.py:make",
                                                 "inputs": [{"name": "x", "shape": [3]}]})");
   const Profile profile = profile_from_flags(object, folder);
-  ASSERT_TRUE(profile.module);
-  EXPECT_EQ(profile.module->factory, (folder / "m.py").string() + ":make");
+  ASSERT_TRUE(profile.module_spec() != nullptr);
+  EXPECT_EQ(profile.module_spec()->factory, (folder / "m.py").string() + ":make");
   std::filesystem::remove_all(folder);
 }
 

@@ -68,7 +68,7 @@ class LoadStage : public ::testing::Test {
   test_support::TempDir root_{"nnx-load-stage"};
   Profile profile_ = *tested_profile(kTorchscriptProfile);
   Record record_ = Record::from_json(test_support::engine_record(profile_, Stage::check));
-  fakes::TinyModel model_{profile_.model.input_dim, profile_.model.output_dim};
+  fakes::TinyModel model_{profile_.feed_forward().model.input_dim, profile_.feed_forward().model.output_dim};
   std::string model_bytes_ = test_support::onnx_model_bytes(model_.parameters());
   StageContext context_{record_, root_.path(), &model_};
   std::shared_ptr<fakes::FakeRuntime> runtime_;

@@ -103,7 +103,7 @@ class ParityStage : public ::testing::Test {
 
   Profile profile_ = *tested_profile(kTorchscriptProfile);
   Record record_ = Record::from_json(test_support::engine_record(profile_, Stage::load));
-  fakes::TinyModel model_{profile_.model.input_dim, profile_.model.output_dim};
+  fakes::TinyModel model_{profile_.feed_forward().model.input_dim, profile_.feed_forward().model.output_dim};
   StageContext context_{record_, "no-artifacts-root", &model_};
   fakes::FakeSession* session_ = nullptr;
 };

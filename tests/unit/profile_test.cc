@@ -60,8 +60,8 @@ TEST(Profile, ExporterOptionsHaveExactlySevenKeys) {
 
 TEST(Profile, InputCasesFollowTheBatchesThenOneRefusalCase) {
   Profile p = custom();
-  p.batches = {5, 1, 5};
-  p.model.input_dim = 6;
+  p.feed_forward().batches = {5, 1, 5};
+  p.feed_forward().model.input_dim = 6;
   const auto cases = p.input_cases();
   ASSERT_EQ(cases.size(), 4u);
   EXPECT_EQ(cases[0].name, "batch-5");
@@ -92,40 +92,40 @@ TEST(Profile, NameMustBePlain) {
 TEST(Profile, LimitsAreEnforced) {
   {
     Profile p = custom();
-    p.model.hidden_dims.assign(65, 1);
+    p.feed_forward().model.hidden_dims.assign(65, 1);
     EXPECT_TRUE(mentions(p.problems(), "hidden layers"));
   }
   {
     Profile p = custom();
-    p.model.hidden_dims = {65537};
+    p.feed_forward().model.hidden_dims = {65537};
     EXPECT_TRUE(mentions(p.problems(), "hidden_dims[0]"));
   }
   {
     Profile p = custom();
-    p.model.input_dim = 4096;
-    p.model.hidden_dims = {4096};
-    p.model.output_dim = 1;
+    p.feed_forward().model.input_dim = 4096;
+    p.feed_forward().model.hidden_dims = {4096};
+    p.feed_forward().model.output_dim = 1;
     EXPECT_TRUE(mentions(p.problems(), "weights"));  // 4096*4096+4096+4097 > 2^24
   }
   {
     Profile p = custom();
-    p.model.hidden_dims = {65536};
-    p.batches = {257};
+    p.feed_forward().model.hidden_dims = {65536};
+    p.feed_forward().batches = {257};
     EXPECT_TRUE(mentions(p.problems(), "exceeds 2^24 values"));
-    p.batches = {256};
+    p.feed_forward().batches = {256};
     EXPECT_TRUE(p.problems().empty());
   }
   {
     Profile p = custom();
-    p.batches.assign(65, 1);
+    p.feed_forward().batches.assign(65, 1);
     EXPECT_TRUE(mentions(p.problems(), "at most 64"));
-    p.batches.clear();
+    p.feed_forward().batches.clear();
     EXPECT_TRUE(mentions(p.problems(), "at least one"));
   }
   {
     Profile p = custom();
     p.opset_version = 0;
-    p.export_batch = 65537;
+    p.feed_forward().export_batch = 65537;
     EXPECT_TRUE(mentions(p.problems(), "opset_version"));
     EXPECT_TRUE(mentions(p.problems(), "export_batch"));
   }
@@ -133,10 +133,10 @@ TEST(Profile, LimitsAreEnforced) {
     Profile p = custom();
     p.rtol = std::numeric_limits<double>::infinity();
     p.atol = -1;
-    p.model.dropout = 1.0;
-    p.model.weights.std = 0.0;
-    p.model.activation = "gelu";
-    p.dtype = "float16";
+    p.feed_forward().model.dropout = 1.0;
+    p.feed_forward().model.weights.std = 0.0;
+    p.feed_forward().model.activation = "gelu";
+    p.feed_forward().dtype = "float16";
     p.runtime = "tensorrt";
     p.provider = "";
     EXPECT_TRUE(mentions(p.problems(), "rtol"));
@@ -152,9 +152,9 @@ TEST(Profile, LimitsAreEnforced) {
 
 TEST(Profile, EmptyHiddenListIsAllowed) {
   Profile p = custom();
-  p.model.hidden_dims.clear();
+  p.feed_forward().model.hidden_dims.clear();
   EXPECT_TRUE(p.problems().empty());
-  EXPECT_EQ(p.model.weight_count(), 4 * 2 + 2);
+  EXPECT_EQ(p.feed_forward().model.weight_count(), 4 * 2 + 2);
 }
 
 TEST(Profile, FromJsonIsStrictAboutTypes) {
@@ -168,9 +168,9 @@ TEST(Profile, FromJsonIsStrictAboutTypes) {
                                            {"model", {{"hidden_dims", {3, 3}}}}},
                                       problems);
   EXPECT_TRUE(problems.empty());
-  EXPECT_FALSE(p.dynamic_batch);
-  EXPECT_EQ(p.model.hidden_dims, (std::vector<std::int64_t>{3, 3}));
-  EXPECT_EQ(p.model.input_dim, 4);
+  EXPECT_FALSE(p.feed_forward().dynamic_batch);
+  EXPECT_EQ(p.feed_forward().model.hidden_dims, (std::vector<std::int64_t>{3, 3}));
+  EXPECT_EQ(p.feed_forward().model.input_dim, 4);
 }
 
 }  // namespace

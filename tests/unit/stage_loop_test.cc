@@ -30,7 +30,7 @@ bool fails(StageContext&) {
 
 struct Loop {
   const Profile& profile = tested_profiles().front();
-  std::unique_ptr<ReferenceModel> model = make_reference_model(profile.model);
+  std::unique_ptr<ReferenceModel> model = make_reference_model(profile.feed_forward().model);
   Record record = blank_record_of(profile, SourceInfo{}, model->weights_sha256());
   StageContext context{record, "unused-root", model.get(), &profile};
   std::vector<std::string> told;

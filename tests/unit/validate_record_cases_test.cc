@@ -252,7 +252,7 @@ TEST(ValidateRecord, RefusesAModelStateWhenTheExportDidNotRun) {
 // triangulation's k-th entry of a name is the k-th compared case of that name (validate_triangulation.cc).
 TEST(ValidateRecord, AcceptsATriangulationOfTwoCasesOfOneNameAndRefusesAThirdEntry) {
   Profile p = named_profile("twice");
-  p.batches = {2, 2};
+  p.feed_forward().batches = {2, 2};
   json r = engine_record(p, Stage::parity);
   const json entry{{"case", "batch-2"}, {"margin", 0.5}};
   r["stages"]["parity"]["detail"]["triangulation"] = json::array({entry, entry});

@@ -207,8 +207,8 @@ TEST(RecordSettings, AreTheProfileSettingsForARecordTheEngineWrote) {
   }
   Profile custom;
   custom.name = "feedfwd-static-1-5";
-  custom.dynamic_batch = false;
-  custom.batches = {1, 5};
+  custom.feed_forward().dynamic_batch = false;
+  custom.feed_forward().batches = {1, 5};
   EXPECT_EQ(dumps_canonical(record_settings(custom_profile_record())), custom.canonical_settings_text());
 }
 
@@ -236,13 +236,13 @@ TEST(ProfileFromRecord, RebuildsTheProfileTheRecordStates) {
   EXPECT_TRUE(problems.empty()) << joined(problems);
   EXPECT_EQ(p.name, "feedfwd-static-1-5");
   EXPECT_EQ(p.exporter, "torchscript");
-  EXPECT_FALSE(p.dynamic_batch);
-  EXPECT_EQ(p.batches, (std::vector<std::int64_t>{1, 5}));
+  EXPECT_FALSE(p.feed_forward().dynamic_batch);
+  EXPECT_EQ(p.feed_forward().batches, (std::vector<std::int64_t>{1, 5}));
   EXPECT_EQ(p.opset_version, 17);
-  EXPECT_EQ(p.export_batch, 2);
+  EXPECT_EQ(p.feed_forward().export_batch, 2);
   EXPECT_DOUBLE_EQ(p.rtol, 1e-4);
   EXPECT_EQ(p.provider, "CPUExecutionProvider");
-  EXPECT_EQ(p.model.hidden_dims, (std::vector<std::int64_t>{8}));
+  EXPECT_EQ(p.feed_forward().model.hidden_dims, (std::vector<std::int64_t>{8}));
 }
 
 TEST(ProfileFromRecord, NamesACaseListNoProfileProduces) {
