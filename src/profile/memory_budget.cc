@@ -39,11 +39,12 @@ std::uint64_t machine_memory_limit() {
 
 std::uint64_t case_memory_bytes(const Profile& profile, const InputCase& c) {
   std::uint64_t values = 0;
-  if (c.module) {
-    for (const auto& shape : c.module->input_shapes) values += values_of(shape);
+  if (const ModuleCase* module_case = c.module()) {
+    for (const auto& shape : module_case->input_shapes) values += values_of(shape);
   } else {
-    const std::int64_t widest = std::max(profile.feed_forward().model.widest_layer(), c.shape.empty() ? 0 : c.shape.back());
-    values = values_of({c.shape.empty() ? 0 : c.shape.front(), widest});
+    const CaseShape& shape = c.shape();
+    const std::int64_t widest = std::max(profile.feed_forward().model.widest_layer(), shape.empty() ? 0 : shape.back());
+    values = values_of({shape.empty() ? 0 : shape.front(), widest});
   }
   return values * kReferenceBytesPerValue;
 }

@@ -25,7 +25,7 @@ json onnx_file_exporter_options(const Profile& profile) {
 
 std::vector<InputCase> onnx_file_input_cases(const Profile& profile) {
   std::vector<InputCase> cases;
-  for (const auto& c : profile.onnx_file_spec()->cases) cases.push_back({c.name, {}, c.seed, c.expect, c});
+  for (const auto& c : profile.onnx_file_spec()->cases) cases.push_back({c.name, c.seed, c.expect, c});
   return cases;
 }
 

@@ -106,11 +106,11 @@ std::vector<InputCase> Profile::input_cases() const {
   const FeedForwardParts& ff = feed_forward();
   std::vector<InputCase> cases;
   for (std::int64_t b : ff.batches) {
-    cases.push_back({"batch-" + std::to_string(b), {b, ff.model.input_dim}, static_cast<std::uint64_t>(1000 + b),
-                     rf::kExpectMatch, std::nullopt});
+    cases.push_back({"batch-" + std::to_string(b), static_cast<std::uint64_t>(1000 + b), rf::kExpectMatch,
+                     CaseShape{b, ff.model.input_dim}});
   }
   const std::int64_t wrong = ff.model.input_dim + 1;
-  cases.push_back({"width-" + std::to_string(wrong), {3, wrong}, 2000, rf::kExpectRejected, std::nullopt});
+  cases.push_back({"width-" + std::to_string(wrong), 2000, rf::kExpectRejected, CaseShape{3, wrong}});
   return cases;
 }
 
@@ -131,7 +131,7 @@ json Profile::settings() const {
   }
   json cases = json::array();
   for (const auto& c : input_cases()) {
-    cases.push_back({{case_key::kName, c.name}, {case_key::kShape, c.shape}, {case_key::kSeed, c.seed},
+    cases.push_back({{case_key::kName, c.name}, {case_key::kShape, c.shape()}, {case_key::kSeed, c.seed},
                      {case_key::kExpect, c.expect}});
   }
   return json{{settings_key::kTolerances, {{rf::tolerance_key::kRtol, rtol}, {rf::tolerance_key::kAtol, atol}}},

@@ -29,12 +29,20 @@ namespace nnx {
 
 using json = nlohmann::json;
 
+// A case's inputs as its profile's kind gives them: the built-in net's one [batch, width] tensor drawn from the
+// case's seed, or a module's (and an ONNX file's) named tensors by their dims (profile/module_spec.h).
+using CaseShape = std::vector<std::int64_t>;
+
 struct InputCase {
   std::string name;
-  std::vector<std::int64_t> shape;  // [batch, width]
   std::uint64_t seed = 0;
-  std::string expect;               // rf::kExpectMatch or rf::kExpectRejected
-  std::optional<ModuleCase> module;  // a module profile's case (then `shape` is unused)
+  std::string expect;  // rf::kExpectMatch or rf::kExpectRejected
+  std::variant<CaseShape, ModuleCase> inputs;
+
+  // The built-in net's case shape (std::bad_variant_access for another kind's case).
+  const CaseShape& shape() const { return std::get<CaseShape>(inputs); }
+  // A module's or an ONNX file's case; null for the built-in net's.
+  const ModuleCase* module() const { return std::get_if<ModuleCase>(&inputs); }
 };
 
 // The built-in net's own parts (doc/record-format.md §2, §3): its config, dtype and the brief's case rule.

@@ -46,9 +46,7 @@ json module_exporter_options(const Profile& profile) {
 std::vector<InputCase> module_input_cases(const Profile& profile) {
   std::vector<InputCase> cases;
   for (auto& c : profile.module_spec()->cases()) {
-    InputCase ic{c.name, {}, c.seed, c.expect, std::nullopt};
-    ic.module = std::move(c);
-    cases.push_back(std::move(ic));
+    cases.push_back(InputCase{c.name, c.seed, c.expect, std::move(c)});  // its fields read before the move
   }
   return cases;
 }
@@ -56,8 +54,8 @@ std::vector<InputCase> module_input_cases(const Profile& profile) {
 json module_settings(const Profile& profile) {
   json cases = json::array();
   for (const auto& c : profile.input_cases()) {  // a module's, or an ONNX file's (its data sets, or drawn)
-    cases.push_back({{case_key::kName, c.name}, {rf::module_case_key::kDims, dims_of(c.module->dims)},
-                     {rf::kInputs, c.module->input_shapes}, {case_key::kSeed, c.seed}, {case_key::kExpect, c.expect}});
+    cases.push_back({{case_key::kName, c.name}, {rf::module_case_key::kDims, dims_of(c.module()->dims)},
+                     {rf::kInputs, c.module()->input_shapes}, {case_key::kSeed, c.seed}, {case_key::kExpect, c.expect}});
   }
   const json tolerances{{rf::tolerance_key::kRtol, profile.rtol}, {rf::tolerance_key::kAtol, profile.atol}};
   return json{{settings_key::kTolerances, tolerances},

@@ -153,7 +153,7 @@ void compare_cases(const json& cases, const Profile& p, std::vector<std::string>
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const InputCase& e = expected[i];
     namespace key = rf::case_key;
-    const json want = {{key::kName, e.name}, {key::kShape, e.shape}, {key::kSeed, e.seed}, {key::kExpect, e.expect}};
+    const json want = {{key::kName, e.name}, {key::kShape, e.shape()}, {key::kSeed, e.seed}, {key::kExpect, e.expect}};
     for (const char* field : {key::kExpect, key::kName, key::kShape, key::kSeed}) {
       const json& got = member(cases[i], field);
       if (!same_canonical(got, want[field])) {

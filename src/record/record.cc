@@ -42,7 +42,7 @@ void write_outcome(json& record, const RecordOutcome& outcome) {
 RecordCase RecordCase::blank(const InputCase& c) {
   RecordCase out;
   out.name = c.name;
-  out.shape = c.shape;
+  if (const CaseShape* shape = std::get_if<CaseShape>(&c.inputs)) out.shape = *shape;  // else its tensors (§10)
   out.seed = c.seed;
   out.expect = c.expect;
   return out;
@@ -65,7 +65,7 @@ void blank_module_parts(Record& r, const Profile& profile, const std::vector<Inp
   std::size_t match = 0;
   for (std::size_t i = 0; i < r.input_cases.size(); ++i) {
     RecordCase& rc = r.input_cases[i];
-    const ModuleCase& mc = *cases[i].module;
+    const ModuleCase& mc = *cases[i].module();
     ModuleCaseFields fields{mc.dims, {}, std::nullopt};
     const bool matching = mc.expect == rf::kExpectMatch;
     for (std::size_t j = 0; j < spec.inputs.size(); ++j) {

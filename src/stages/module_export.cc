@@ -213,7 +213,7 @@ class ModuleExport final : public ExportKind {
   ModuleExport(StageContext& context, bool imported) : context_(context), imported_(imported) {}
 
   json request(OutgoingFrames& frames) override {
-    for (const auto& c : context_.profile->input_cases()) inputs_.push_back(draw_case_inputs(*context_.profile->module_spec(), *c.module));
+    for (const auto& c : context_.profile->input_cases()) inputs_.push_back(draw_case_inputs(*context_.profile->module_spec(), *c.module()));
     json request = export_request(context_, inputs_, frames);
     if (imported_) {
       request[wire::kImported] = true;

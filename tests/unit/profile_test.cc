@@ -68,7 +68,7 @@ TEST(Profile, InputCasesFollowTheBatchesThenOneRefusalCase) {
   EXPECT_EQ(cases[0].seed, 1005u);
   EXPECT_EQ(cases[2].name, "batch-5");  // not deduplicated
   EXPECT_EQ(cases[3].name, "width-7");
-  EXPECT_EQ(cases[3].shape, (std::vector<std::int64_t>{3, 7}));
+  EXPECT_EQ(cases[3].shape(), (std::vector<std::int64_t>{3, 7}));
   EXPECT_EQ(cases[3].seed, 2000u);
   EXPECT_EQ(cases[3].expect, "rejected");
 }
