@@ -10,6 +10,7 @@
 #include "base/json_python.h"
 #include "base/limits.h"
 #include "base/nearest_name.h"
+#include "base/overloaded.h"
 #include "base/record_vocabulary.h"
 #include "base/tolerance_compare.h"
 #include "profile/onnx_file_profile.h"
@@ -37,17 +38,6 @@ void tolerance_and_runtime_problems(const Profile& profile, std::vector<std::str
 
 }  // namespace
 
-namespace {
-
-// One overload per alternative, for std::visit (each a compiler-checked dispatch over the kinds' parts).
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;  // clang 14 (the fuzzing lane's) deduces no aggregate's arguments
-
-}  // namespace
 
 ModelKind Profile::kind() const {
   return std::visit(Overloaded{[](const FeedForwardParts&) { return ModelKind::feed_forward; },

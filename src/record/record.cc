@@ -42,7 +42,7 @@ void write_outcome(json& record, const RecordOutcome& outcome) {
 RecordCase RecordCase::blank(const InputCase& c) {
   RecordCase out;
   out.name = c.name;
-  if (const CaseShape* shape = std::get_if<CaseShape>(&c.inputs)) out.shape = *shape;  // else its tensors (§10)
+  if (const CaseShape* shape = std::get_if<CaseShape>(&c.inputs)) out.inputs = *shape;  // else blank_module_parts'
   out.seed = c.seed;
   out.expect = c.expect;
   return out;
@@ -77,8 +77,7 @@ void blank_module_parts(Record& r, const Profile& profile, const std::vector<Inp
       for (const GivenInput& g : spec.given.at(*mc.data_set).inputs) fields.inputs[g.input].given = g.relative;
     }
     if (matching) ++match;
-    rc.shape.clear();
-    rc.module = std::move(fields);
+    rc.inputs = std::move(fields);
   }
 }
 
@@ -151,7 +150,7 @@ void Record::finalize() {
 
 json session_options_json() { return SessionOptions{}.to_json(); }
 
-json blank_input_case(const InputCase& c) { return RecordCase::blank(c).to_json(RecordForm::brief); }
+json blank_input_case(const InputCase& c) { return RecordCase::blank(c).to_json(); }
 
 json blank_record(const Profile& profile, const SourceInfo& source, const std::string& weights_sha256) {
   return blank_record_of(profile, source, weights_sha256).to_json();

@@ -87,11 +87,10 @@ struct ModuleCaseFields {
 };
 
 // One of input_cases (§5). A blank case (§4 parity, "reset") has no outcome, passed false and no failure,
-// errors or detail. A module record's case (§10) has `module` set and writes its dims, inputs and outputs
-// where v1's case writes `shape` (left empty): to_json writes the form of the record's kind.
+// errors or detail. Its inputs are the alternative its record's form holds: v1's [batch, width] shape, or a
+// named-tensors record's dims, inputs and outputs (§10), which to_json writes where v1's case writes `shape`.
 struct RecordCase {
   std::string name;
-  std::vector<std::int64_t> shape;  // [batch, width]
   std::uint64_t seed = 0;
   std::string expect;                 // rf::kExpectMatch | rf::kExpectRejected
   std::optional<std::string> outcome;  // one of rf::kOutcomes, or none (blank)
@@ -100,11 +99,17 @@ struct RecordCase {
   std::optional<JsonNumber> max_abs_error;
   std::optional<JsonNumber> max_rel_error;
   std::optional<std::string> detail;
-  std::optional<ModuleCaseFields> module;  // a module record's case (§10): written in place of shape
+  std::variant<CaseShape, ModuleCaseFields> inputs;
+
+  // v1's case shape (std::bad_variant_access for a named-tensors case).
+  const CaseShape& shape() const { return std::get<CaseShape>(inputs); }
+  // A named-tensors case's fields; null for v1's.
+  const ModuleCaseFields* module() const { return std::get_if<ModuleCaseFields>(&inputs); }
+  ModuleCaseFields* module() { return std::get_if<ModuleCaseFields>(&inputs); }
 
   static RecordCase blank(const InputCase& c);
-  void reset();  // back to blank, keeping name, shape, seed and expect
-  json to_json(RecordForm form) const;
+  void reset();  // back to blank, keeping name, inputs, seed and expect
+  json to_json() const;
 };
 
 // stages.<name> (§4): status, the class of a failed stage, and the stage's detail (free-form).

@@ -5,6 +5,7 @@
 
 #include "base/json_fields.h"
 #include "base/model_record_vocabulary.h"
+#include "base/overloaded.h"
 #include "record/record.h"
 #include "record/validate_record.h"
 
@@ -56,13 +57,30 @@ ModuleCaseFields read_module_case(const json& c) {
   return out;
 }
 
+// A named-tensors case's dims, inputs and outputs into its JSON `out` (§10).
+void write_module_case(const ModuleCaseFields& fields, json& out) {
+  namespace mkey = rf::module_case_key;
+  json dims = json::object();
+  for (const auto& [dim, value] : fields.dims) dims[dim] = value;
+  json inputs = json::array();
+  for (const auto& t : fields.inputs) inputs.push_back(t.to_json(false));
+  json outputs = nullptr;
+  if (fields.outputs) {
+    outputs = json::array();
+    for (const auto& t : *fields.outputs) outputs.push_back(t.to_json(true));
+  }
+  out[mkey::kDims] = std::move(dims);
+  out[mkey::kInputs] = std::move(inputs);
+  out[mkey::kOutputs] = std::move(outputs);
+}
+
 RecordCase read_case(const json& c, RecordForm form) {
   namespace key = rf::case_key;
   RecordCase out;
   out.name = c[key::kName].get<std::string>();
   switch (form) {
-    case RecordForm::named_tensors: out.module = read_module_case(c); break;  // its stored tensors (§10)
-    case RecordForm::brief: out.shape = c[key::kShape].get<std::vector<std::int64_t>>(); break;
+    case RecordForm::named_tensors: out.inputs = read_module_case(c); break;  // its stored tensors (§10)
+    case RecordForm::brief: out.inputs = c[key::kShape].get<CaseShape>(); break;
   }
   out.seed = c[key::kSeed].get<std::uint64_t>();
   out.expect = c[key::kExpect].get<std::string>();
@@ -179,7 +197,7 @@ json CaseTensor::to_json(bool output) const {
   return out;
 }
 
-json RecordCase::to_json(RecordForm form) const {
+json RecordCase::to_json() const {
   namespace key = rf::case_key;
   json out{{key::kName, name},
            {key::kSeed, seed},
@@ -190,26 +208,9 @@ json RecordCase::to_json(RecordForm form) const {
            {key::kMaxAbsError, optional_number(max_abs_error)},
            {key::kMaxRelError, optional_number(max_rel_error)},
            {key::kDetail, optional_string(detail)}};
-  switch (form) {
-    case RecordForm::brief:
-      out[key::kShape] = shape;
-      return out;
-    case RecordForm::named_tensors: break;  // its dims and stored tensors (§10)
-  }
-  namespace mkey = rf::module_case_key;
-  const ModuleCaseFields& fields = module.value();  // set on every case of such a record (record.cc, read_case)
-  json dims = json::object();
-  for (const auto& [dim, value] : fields.dims) dims[dim] = value;
-  json inputs = json::array();
-  for (const auto& t : fields.inputs) inputs.push_back(t.to_json(false));
-  json outputs = nullptr;
-  if (fields.outputs) {
-    outputs = json::array();
-    for (const auto& t : *fields.outputs) outputs.push_back(t.to_json(true));
-  }
-  out[mkey::kDims] = std::move(dims);
-  out[mkey::kInputs] = std::move(inputs);
-  out[mkey::kOutputs] = std::move(outputs);
+  std::visit(Overloaded{[&](const CaseShape& shape) { out[key::kShape] = shape; },  // v1 (§5)
+                        [&](const ModuleCaseFields& fields) { write_module_case(fields, out); }},  // §10
+             inputs);
   return out;
 }
 
@@ -224,7 +225,7 @@ json Record::to_json() const {
   json files = json::array();
   for (const auto& f : artifacts.files) files.push_back(f.to_json());
   json cases = json::array();
-  for (const auto& c : input_cases) cases.push_back(c.to_json(model_kind_facts(kind()).form));
+  for (const auto& c : input_cases) cases.push_back(c.to_json());
   json stage_entries = json::object();
   for (Stage s : kStages) stage_entries[std::string(stage_name(s))] = stage(s).to_json();
   json out{

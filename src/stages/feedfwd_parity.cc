@@ -37,8 +37,8 @@ class FeedFwdParity final : public ParityKind {
     PreparedParity prepared;
     std::vector<ReferenceInput> wanted;
     for (const auto& c : context_.record.input_cases) {
-      prepared.inputs.push_back(draw_randn(c.shape, c.seed));
-      if (c.expect == rf::kExpectMatch) wanted.push_back({c.name, {c.shape, prepared.inputs.back()}});
+      prepared.inputs.push_back(draw_randn(c.shape(), c.seed));
+      if (c.expect == rf::kExpectMatch) wanted.push_back({c.name, {c.shape(), prepared.inputs.back()}});
     }
     try {
       prepared.references = reference_outputs(context_.reference, *context_.model, context_.exporter.get(), wanted);
@@ -52,7 +52,7 @@ class FeedFwdParity final : public ParityKind {
 
   std::vector<Tensor> inputs(std::size_t index, const RecordCase& c) override {
     const std::string name = exporter_name(context_.record, rf::exporter_key::kOptionInputNames);
-    return {Tensor::float32(name, c.shape, prepared().inputs.at(index))};
+    return {Tensor::float32(name, c.shape(), prepared().inputs.at(index))};
   }
 
   std::optional<std::string> frozen_dimension(const RecordCase&) const override { return std::nullopt; }
@@ -65,7 +65,7 @@ class FeedFwdParity final : public ParityKind {
     const PreparedParity& prepared = this->prepared();
     if (match_cases_before >= prepared.references.size()) throw ConformanceError("not compared: " + prepared.missing);
     const std::string name = exporter_name(context_.record, rf::exporter_key::kOptionOutputNames);
-    const std::vector<std::int64_t> shape{c.shape[0], context_.model->output_width()};
+    const std::vector<std::int64_t> shape{c.shape()[0], context_.model->output_width()};
     return CaseTruth{{Tensor::float32(name, shape, prepared.references[match_cases_before])}, {}, ""};
   }
 
@@ -77,10 +77,10 @@ class FeedFwdParity final : public ParityKind {
     const double rtol = record.tolerances.rtol.value();
     const double atol = record.tolerances.atol.value();
     const ReferenceModel& model = *context_.model;
-    const std::int64_t rows = triangulation_rows(c.shape[0], model.config().weight_count());
+    const std::int64_t rows = triangulation_rows(c.shape()[0], model.config().weight_count());
     const auto width = static_cast<std::size_t>(model.output_width());
     const std::span<const float> input = prepared().inputs.at(index);
-    const std::span<const float> sample = input.first(static_cast<std::size_t>(rows * c.shape[1]));
+    const std::span<const float> sample = input.first(static_cast<std::size_t>(rows * c.shape()[1]));
     const std::vector<double> oracle = model.forward_oracle(sample, rows);
     const Tensor& reference = truth.references.front();
     const auto runtime = std::find_if(outputs.begin(), outputs.end(), [&](const Tensor& t) { return t.name == reference.name; });

@@ -108,7 +108,7 @@ void store_case_tensors(StageContext& context, const std::vector<std::vector<Ten
   std::vector<std::vector<CaseTensor>> stored;  // each match case's outputs, in case order
   for (std::size_t i = 0; i < record.input_cases.size(); ++i) {
     const RecordCase& c = record.input_cases[i];
-    for (std::size_t j = 0; j < inputs[i].size(); ++j) write_stored_tensor(folder, c.module->inputs[j].file, inputs[i][j]);
+    for (std::size_t j = 0; j < inputs[i].size(); ++j) write_stored_tensor(folder, c.module()->inputs[j].file, inputs[i][j]);
     if (c.expect != rf::kExpectMatch) continue;
     std::vector<CaseTensor> outputs;
     for (std::size_t j = 0; j < references[match].size(); ++j) {
@@ -126,7 +126,7 @@ void store_case_tensors(StageContext& context, const std::vector<std::vector<Ten
   }
   auto next = stored.begin();
   for (RecordCase& c : context.record.input_cases) {
-    if (c.expect == rf::kExpectMatch) c.module->outputs = std::move(*next++);
+    if (c.expect == rf::kExpectMatch) c.module()->outputs = std::move(*next++);
   }
 }
 

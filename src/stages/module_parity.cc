@@ -42,7 +42,7 @@ CaseTruth truth_of(const StageContext& context, const RecordCase& c) {
     return truth;
   }
   bool any_oracle = false;
-  for (const auto& out : *c.module->outputs) {
+  for (const auto& out : *c.module()->outputs) {
     truth.references.push_back(stored_tensor(context.stored, out, out.file));  // ConformanceError: not the record's
     if (out.oracle_file) {
       truth.oracle.push_back(stored_oracle(context.stored, out, *out.oracle_file));
@@ -58,7 +58,7 @@ CaseTruth truth_of(const StageContext& context, const RecordCase& c) {
 // The case's stored inputs the graph takes, by name; the names it does not take go to `unused`.
 std::vector<Tensor> graph_inputs(const StageContext& context, const RecordCase& c, std::vector<std::string>& unused) {
   std::vector<Tensor> inputs;
-  for (const auto& in : c.module->inputs) {
+  for (const auto& in : c.module()->inputs) {
     const auto& names = context.graph_input_names;
     if (std::find(names.begin(), names.end(), in.name) == names.end()) {
       if (std::find(unused.begin(), unused.end(), in.name) == unused.end()) unused.push_back(in.name);
@@ -73,9 +73,9 @@ std::vector<Tensor> graph_inputs(const StageContext& context, const RecordCase& 
 // (frozen, or static) at a size other than the case's: "the graph fixes <dim> at <size>[ (<op> '<node>')]".
 std::optional<std::string> frozen_dimension(const Record& record, const RecordCase& c) {
   const json& detail = record.stage(Stage::export_model).detail;
-  if (c.expect != rf::kExpectMatch || !c.module || !record.module || !detail.is_object()) return std::nullopt;
+  if (c.expect != rf::kExpectMatch || !c.module() || !record.module || !detail.is_object()) return std::nullopt;
   const json dims = detail.value(rf::graph_dims_key::kDimsInGraph, json());
-  for (const auto& [name, size] : c.module->dims) {
+  for (const auto& [name, size] : c.module()->dims) {
     const json state = dims.is_object() && dims.contains(name) ? dims[name] : json();
     const json declared = record.module->dims.is_object() ? record.module->dims.value(name, json()) : json();
     if (!declared.is_array() || declared.empty() || !declared[0].is_number_integer()) continue;
@@ -98,11 +98,11 @@ std::string hide_dont_care(const StageContext& context, const RecordCase& c, std
   namespace dk = rf::dont_care_key;
   std::map<std::string, Tensor> masks;  // each mask input read once per case, however many outputs it hides
   for (const HiddenOutput& h : hidden_outputs(context.record.module->inputs)) {
-    const auto in = std::find_if(c.module->inputs.begin(), c.module->inputs.end(),
+    const auto in = std::find_if(c.module()->inputs.begin(), c.module()->inputs.end(),
                                  [&](const CaseTensor& t) { return t.name == h.input; });
     const auto ref = std::find_if(truth.references.begin(), truth.references.end(),
                                   [&](const Tensor& t) { return t.name == h.output; });
-    if (in == c.module->inputs.end() || ref == truth.references.end()) continue;  // a missing output is named later
+    if (in == c.module()->inputs.end() || ref == truth.references.end()) continue;  // a missing output is named later
     auto read = masks.find(h.input);
     if (read == masks.end()) read = masks.emplace(h.input, stored_tensor(context.stored, *in, in->file)).first;
     const Tensor& mask = read->second;

@@ -56,7 +56,7 @@ json reference_request(const StageContext& context, const FactoryToRun& factory,
   for (const auto& c : record.input_cases) {
     if (c.expect != rf::kExpectMatch) continue;
     json inputs = json::array();
-    for (const auto& in : c.module->inputs) inputs.push_back(frames.own(stored_tensor(context.stored, in, in.file)));
+    for (const auto& in : c.module()->inputs) inputs.push_back(frames.own(stored_tensor(context.stored, in, in.file)));
     cases.push_back({{wire::kName, c.name}, {wire::kInputs, inputs}});
   }
   const ReferenceIdentity identity = reference_identity(record);

@@ -64,7 +64,7 @@ json store_data_sets(StageContext& context, const fs::path& folder) {
   for (std::size_t k = 0; k < spec.data_sets.size(); ++k) {
     const OnnxDataSet& set = spec.data_sets[k];
     const RecordCase& c = context.record.input_cases[k];
-    for (std::size_t j = 0; j < set.inputs.size(); ++j) store(set.inputs[j], folder, c.module->inputs[j].file);
+    for (std::size_t j = 0; j < set.inputs.size(); ++j) store(set.inputs[j], folder, c.module()->inputs[j].file);
     std::vector<CaseTensor> stored;
     for (std::size_t j = 0; j < set.outputs.size(); ++j) {
       const Tensor t = store(set.outputs[j], folder, test_output_path(k, j));
@@ -73,7 +73,7 @@ json store_data_sets(StageContext& context, const fs::path& folder) {
     outputs.push_back(std::move(stored));
     sets.push_back(set.folder);
   }
-  for (std::size_t k = 0; k < outputs.size(); ++k) context.record.input_cases[k].module->outputs = std::move(outputs[k]);
+  for (std::size_t k = 0; k < outputs.size(); ++k) context.record.input_cases[k].module()->outputs = std::move(outputs[k]);
   return sets;
 }
 

@@ -57,7 +57,7 @@ Record blank_module_record() {
     fields.dims = {{"batch", spec.batch}};
     fields.inputs = {{"image", "float32", spec.shape, spec.match ? test_input_path(k++, 0) : refusal_input_path(spec.name, 0),
                       std::nullopt, std::nullopt}};
-    c.module = std::move(fields);
+    c.inputs = std::move(fields);
     r.input_cases.push_back(std::move(c));
   }
   return r;
@@ -71,8 +71,8 @@ void fill_export(Record& r) {
   std::size_t k = 0;
   for (RecordCase& c : r.input_cases) {
     if (c.expect != rf::kExpectMatch) continue;
-    c.module->outputs = std::vector<CaseTensor>{
-        {"logits", "float32", {c.module->dims[0].second, 1000}, test_output_path(k, 0), oracle_output_path(k, 0),
+    c.module()->outputs = std::vector<CaseTensor>{
+        {"logits", "float32", {c.module()->dims[0].second, 1000}, test_output_path(k, 0), oracle_output_path(k, 0),
          std::nullopt}};
     ++k;
   }
@@ -83,11 +83,11 @@ void fill_check(Record& r) {
   r.opset.model = json{{"ai.onnx", 18}};
   r.artifacts.files.push_back({kModelFile, rf::kRoleModel, 46800000, std::string(64, 'b')});
   for (const RecordCase& c : r.input_cases) {
-    for (const CaseTensor& t : c.module->inputs) {
+    for (const CaseTensor& t : c.module()->inputs) {
       r.artifacts.files.push_back({t.file, stored_tensor_role(t.file), 98318, std::string(64, 'e')});
     }
-    if (!c.module->outputs) continue;
-    for (const CaseTensor& t : *c.module->outputs) {
+    if (!c.module()->outputs) continue;
+    for (const CaseTensor& t : *c.module()->outputs) {
       r.artifacts.files.push_back({t.file, stored_tensor_role(t.file), 8014, std::string(64, 'f')});
       r.artifacts.files.push_back({*t.oracle_file, stored_tensor_role(*t.oracle_file), 16014, std::string(64, '0')});
     }

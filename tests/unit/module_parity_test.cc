@@ -46,17 +46,17 @@ class ModuleParityStage : public ::testing::Test {
     context_.reference = ReferenceKind::stored;
     context_.graph_input_names = {"image"};
     for (const RecordCase& c : record_.input_cases) {
-      for (const CaseTensor& in : c.module->inputs) {
+      for (const CaseTensor& in : c.module()->inputs) {
         keep(context_.stored, in.file, Tensor::float32(in.name, in.shape, std::vector<float>(count(in.shape), 0.5f)));
       }
-      if (!c.module->outputs) continue;
-      const CaseTensor& out = c.module->outputs->front();
+      if (!c.module()->outputs) continue;
+      const CaseTensor& out = c.module()->outputs->front();
       std::vector<float> logits(count(out.shape));
       for (std::size_t i = 0; i < logits.size(); ++i) logits[i] = std::sin(static_cast<float>(i + c.seed));
       keep(context_.stored, out.file, Tensor::float32(out.name, out.shape, logits));
       keep(context_.stored, *out.oracle_file,
            float64_tensor(out.name, out.shape, std::vector<double>(logits.begin(), logits.end())));
-      logits_[c.module->inputs.front().shape] = logits;
+      logits_[c.module()->inputs.front().shape] = logits;
     }
   }
 
@@ -134,7 +134,7 @@ TEST_F(ModuleParityStage, AnOutputUnderAnotherNameIsAMismatchNamingWhatTheRuntim
 }
 
 TEST_F(ModuleParityStage, AStoredReferenceThatIsNotTheRecordsIsAMismatchBlamedOnTheReference) {
-  context_.stored.erase(case_named("batch-1").module->outputs->front().file);
+  context_.stored.erase(case_named("batch-1").module()->outputs->front().file);
   EXPECT_FALSE(run());
   EXPECT_EQ(case_named("batch-1").outcome, rf::kOutcomeMismatch);
   EXPECT_EQ(case_named("batch-2").outcome, rf::kOutcomeMatch);

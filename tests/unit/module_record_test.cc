@@ -84,7 +84,7 @@ TEST(ModuleRecord, RoundTripIsExact) {
     const json r = module_record_json(last);
     const Record typed = Record::from_json(r);
     ASSERT_TRUE(typed.module.has_value());
-    EXPECT_EQ(typed.input_cases[0].module->dims.size(), 1u);
+    EXPECT_EQ(typed.input_cases[0].module()->dims.size(), 1u);
     EXPECT_EQ(dumps_pretty(typed.to_json()), dumps_pretty(r));
   }
 }

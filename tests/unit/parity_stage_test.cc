@@ -46,9 +46,9 @@ class ParityStage : public ::testing::Test {
     context_.reference = ReferenceKind::native;
     PreparedParity prepared;
     for (const auto& c : record_.input_cases) {
-      prepared.inputs.push_back(draw_randn(c.shape, c.seed));
+      prepared.inputs.push_back(draw_randn(c.shape(), c.seed));
       if (c.expect != rf::kExpectMatch) continue;
-      prepared.references.push_back(model_.forward(prepared.inputs.back(), c.shape[0]));
+      prepared.references.push_back(model_.forward(prepared.inputs.back(), c.shape()[0]));
     }
     context_.prepared_parity = std::move(prepared);
   }
@@ -83,7 +83,7 @@ class ParityStage : public ::testing::Test {
   bool run(std::map<std::string, SessionAnswer> answers = {}) {
     auto by_case = [this, answers](Inputs inputs) {
       for (const auto& c : record_.input_cases) {
-        if (c.shape == inputs.front().shape && answers.count(c.name)) return answers.at(c.name)(inputs);
+        if (c.shape() == inputs.front().shape && answers.count(c.name)) return answers.at(c.name)(inputs);
       }
       return faithful(inputs);
     };
