@@ -56,11 +56,11 @@ std::unique_ptr<ExporterClient> start_torch_reference(const ExecuteOptions& opti
 // The feed-forward net a v1 record's config builds, its weights checked against the record's digest.
 std::unique_ptr<ReferenceModel> rebuilt_model(const Record& record) {
   std::vector<std::string> problems;
-  const ModelConfig config = model_config_from_json(record.config, problems);
+  const ModelConfig config = model_config_from_json(record.brief().config, problems);
   if (!problems.empty()) throw ConformanceError("record config cannot be rebuilt: " + problems.front());
   auto model = make_reference_model(config);
   const std::string digest = model->weights_sha256();
-  const std::string recorded = record.config[rf::config_key::kWeightsSha256].get<std::string>();
+  const std::string recorded = record.brief().config[rf::config_key::kWeightsSha256].get<std::string>();
   if (digest != recorded) {
     throw ConformanceError("rebuilt weights have SHA-256 " + digest + ", the record says " + recorded);
   }

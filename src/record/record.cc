@@ -58,10 +58,8 @@ void blank_module_parts(Record& r, const Profile& profile, const std::vector<Inp
   r.format = std::string(model_kind_facts(profile.kind()).format);
   const json given = spec.to_json();
   const std::string factory = report_folder ? factory_relative_to(spec.factory, *report_folder) : spec.factory;
-  r.module = Record::Module{factory, nullptr, nullptr, nullptr, given[rf::kInputs], spec.every_dim_json(),
-                            given[rf::kOutputs], profile.model_variant()};  // §11: an imported file's variant
-  r.config = nullptr;
-  r.dtype.clear();
+  r.own = Record::Module{factory, nullptr, nullptr, nullptr, given[rf::kInputs], spec.every_dim_json(),
+                         given[rf::kOutputs], profile.model_variant()};  // §11: an imported file's variant
   std::size_t match = 0;
   for (std::size_t i = 0; i < r.input_cases.size(); ++i) {
     RecordCase& rc = r.input_cases[i];
@@ -111,9 +109,8 @@ Record blank_record_of(const Profile& profile, const SourceInfo& source, const s
   switch (model_kind_facts(profile.kind()).form) {
     case RecordForm::named_tensors: blank_module_parts(r, profile, cases, report_folder); break;
     case RecordForm::brief:  // the built-in net's config, with its weights' digest, and dtype (§2)
-      r.config = profile.feed_forward().model.to_json();
-      r.config[rf::config_key::kWeightsSha256] = weights_sha256;
-      r.dtype = profile.feed_forward().dtype;
+      r.own = Record::Brief{profile.feed_forward().model.to_json(), profile.feed_forward().dtype};
+      r.brief().config[rf::config_key::kWeightsSha256] = weights_sha256;
       break;
   }
   return r;

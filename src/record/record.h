@@ -1,6 +1,7 @@
-// A record of nnx.export-conformance/1 (doc/record-format.md §5): exactly 17 keys; or, with `module` set, a
-// module record of nnx.module-conformance/1 (§10): 19 keys, config and dtype replaced by module, inputs,
-// dims and outputs. Its spelling is record_format.h's; this header is the record as the engine writes and
+// A record of nnx.export-conformance/1 (doc/record-format.md §5): exactly 17 keys; or, its `own` keys a
+// `Module` rather than v1's `Brief`, a module record of nnx.module-conformance/1 (§10) or a model record of
+// nnx.model-conformance/1 (§11): 19 keys, config and dtype replaced by module (or model), inputs, dims and
+// outputs. Its spelling is record_format.h's; this header is the record as the engine writes and
 // reads it.
 //
 // `Record` is the typed record, like LevelDB's VersionEdit with EncodeTo/DecodeFrom: `to_json` writes its
@@ -19,6 +20,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -144,7 +146,12 @@ struct Record {
     JsonNumber rtol;
     JsonNumber atol;
   };
-  // A module record's own keys (§10), instead of config and dtype.
+  // v1's own keys (§2, §5): the built-in net's config (plus weights_sha256, kept as given) and dtype.
+  struct Brief {
+    json config;
+    std::string dtype;
+  };
+  // A named-tensors record's own keys (§10), instead of config and dtype.
   struct Module {
     std::string factory;
     json class_name;     // string once the factory ran, else null
@@ -164,23 +171,28 @@ struct Record {
   std::optional<FailureClass> failure;
   Level level = Level::none;
   json source;  // {revision, origin, dirty, version}, free-form
-  json config;  // the §2 config plus weights_sha256, kept as given
   Exporter exporter;
   Opset opset;
   Artifacts artifacts;
   json versions;  // free-form
   Runtime runtime;
-  std::string dtype;
   std::vector<RecordCase> input_cases;
   Tolerances tolerances;
   json model_state;                   // null, or {parameters, gradients, modes} (§4 export)
-  std::optional<Module> module;       // set exactly when format is kModuleFormat or kModelFormat (§11)
+  // The form's own keys, the alternative the format's form (RecordForm) says: v1's or a named-tensors record's.
+  std::variant<Brief, Module> own;
   std::array<StageEntry, kStageCount> stages;  // by stage_index
 
   // The record's model kind, read from its format once (base: model_kind_of_format); the stages' table
   // (stages/kind_hooks.h) dispatches on it and shared code asks model_kind_facts(kind()). A format no kind
   // has reads as the built-in net's (a valid record has none).
   ModelKind kind() const { return model_kind_of_format(format).value_or(ModelKind::feed_forward); }
+  // v1's keys (std::bad_variant_access for a named-tensors record).
+  Brief& brief() { return std::get<Brief>(own); }
+  const Brief& brief() const { return std::get<Brief>(own); }
+  // A named-tensors record's keys; null for v1's.
+  Module* module() { return std::get_if<Module>(&own); }
+  const Module* module() const { return std::get_if<Module>(&own); }
 
   // §5: the 17 keys (§10: a record with `module` set writes the module format's 19). `from_json` throws ConformanceError (validate_record's message) for an invalid record.
   json to_json() const;

@@ -144,11 +144,8 @@ Record read_record(const json& j) {
   r.level = *parse_level(j[rf::kLevel].get<std::string>());
   r.source = j[rf::kSource];
   switch (form) {
-    case RecordForm::named_tensors: r.module = read_module(j); break;
-    case RecordForm::brief:
-      r.config = j[rf::kConfig];
-      r.dtype = j[rf::kDtype].get<std::string>();
-      break;
+    case RecordForm::named_tensors: r.own = read_module(j); break;
+    case RecordForm::brief: r.own = Record::Brief{j[rf::kConfig], j[rf::kDtype].get<std::string>()}; break;
   }
   const json& exporter = j[rf::kExporter];
   r.exporter = {exporter[rf::exporter_key::kName].get<std::string>(), exporter[rf::exporter_key::kOptions]};
@@ -221,6 +218,29 @@ json StageEntry::to_json() const {
               {key::kDetail, detail}};
 }
 
+namespace {
+
+// A named-tensors record's own keys into its JSON `out`: a module record's `module` (§10), or the successor
+// format's `model` variant with the identity the export found (§11); then its inputs, dims and outputs.
+void write_module_keys(const Record::Module& module, json& out) {
+  namespace key = rf::module_key;
+  if (!module.variant.is_null()) {
+    json variant = module.variant;
+    variant[key::kClass] = module.class_name;
+    variant[key::kSourceSha256] = module.source_sha256;
+    variant[key::kStateSha256] = module.state_sha256;
+    out[rf::kModel] = std::move(variant);
+  } else {
+    out[rf::kModule] = {{key::kFactory, module.factory}, {key::kClass, module.class_name},
+                        {key::kSourceSha256, module.source_sha256}, {key::kStateSha256, module.state_sha256}};
+  }
+  out[rf::kInputs] = module.inputs;
+  out[rf::kDims] = module.dims;
+  out[rf::kOutputs] = module.outputs;
+}
+
+}  // namespace
+
 json Record::to_json() const {
   json files = json::array();
   for (const auto& f : artifacts.files) files.push_back(f.to_json());
@@ -251,30 +271,12 @@ json Record::to_json() const {
       {rf::kModelState, model_state},
       {rf::kStages, std::move(stage_entries)},
   };
-  switch (model_kind_facts(kind()).form) {
-    case RecordForm::brief:  // v1 (§5)
-      out[rf::kConfig] = config;
-      out[rf::kDtype] = dtype;
-      return out;
-    case RecordForm::named_tensors: break;
-  }
-  namespace key = rf::module_key;  // §10
-  out[rf::kInputs] = module->inputs;
-  out[rf::kDims] = module->dims;
-  out[rf::kOutputs] = module->outputs;
-  if (!module->variant.is_null()) {  // §11: the variant, with the identity the export found
-    json variant = module->variant;
-    variant[key::kClass] = module->class_name;
-    variant[key::kSourceSha256] = module->source_sha256;
-    variant[key::kStateSha256] = module->state_sha256;
-    out[rf::kModel] = std::move(variant);
-    return out;
-  }
-  out[rf::kModule] = {{key::kFactory, module->factory}, {key::kClass, module->class_name},
-                      {key::kSourceSha256, module->source_sha256}, {key::kStateSha256, module->state_sha256}};
-  out[rf::kInputs] = module->inputs;
-  out[rf::kDims] = module->dims;
-  out[rf::kOutputs] = module->outputs;
+  std::visit(Overloaded{[&](const Brief& brief) {  // v1 (§5)
+                          out[rf::kConfig] = brief.config;
+                          out[rf::kDtype] = brief.dtype;
+                        },
+                        [&](const Module& keys) { write_module_keys(keys, out); }},  // §10, §11
+             own);
   return out;
 }
 

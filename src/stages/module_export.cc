@@ -133,9 +133,9 @@ void store_case_tensors(StageContext& context, const std::vector<std::vector<Ten
 void record_identity(Record& record, const json& answer) {
   const json identity = answer.value(wire::kModuleIdentity, json());
   if (!identity.is_object()) return;
-  record.module->class_name = identity.value("class", json());
-  record.module->source_sha256 = identity.value("source_sha256", json());
-  record.module->state_sha256 = identity.value("state_sha256", json());
+  record.module()->class_name = identity.value("class", json());
+  record.module()->source_sha256 = identity.value("source_sha256", json());
+  record.module()->state_sha256 = identity.value("state_sha256", json());
 }
 
 // dims_in_graph as the graph does it (doc/record-format.md §10): the worker's reading of the inputs'
@@ -229,7 +229,7 @@ class ModuleExport final : public ExportKind {
     throw_if_unbound(*context_.profile, answer);
     if (const json error = answer.value(wire::kImportError, json()); error.is_string()) {
       record.set_stage_failed(Stage::dependencies, FailureClass::missing_dependency,
-                              json{{detail_key::kProblems, json::array({"the module " + record.module->factory +
+                              json{{detail_key::kProblems, json::array({"the module " + record.module()->factory +
                                                                         " does not import: " + error.get<std::string>()})}});
       return false;
     }
@@ -239,7 +239,7 @@ class ModuleExport final : public ExportKind {
   json passed(const json& answer, AnswerFrames& frames) override {
     const auto stored = std::chrono::steady_clock::now();
     if (const auto file = context_.profile->module_spec()->factory_file()) {  // the record travels with its factory
-      const json& source = context_.record.module->source_sha256;
+      const json& source = context_.record.module()->source_sha256;
       copy_factory(std::filesystem::absolute(*file), profile_folder(context_.root, context_.profile->name),
                    source.is_string() ? std::optional<std::string>(source.get<std::string>()) : std::nullopt);
     }

@@ -73,11 +73,11 @@ std::vector<Tensor> graph_inputs(const StageContext& context, const RecordCase& 
 // (frozen, or static) at a size other than the case's: "the graph fixes <dim> at <size>[ (<op> '<node>')]".
 std::optional<std::string> frozen_dimension(const Record& record, const RecordCase& c) {
   const json& detail = record.stage(Stage::export_model).detail;
-  if (c.expect != rf::kExpectMatch || !c.module() || !record.module || !detail.is_object()) return std::nullopt;
+  if (c.expect != rf::kExpectMatch || !c.module() || !record.module() || !detail.is_object()) return std::nullopt;
   const json dims = detail.value(rf::graph_dims_key::kDimsInGraph, json());
   for (const auto& [name, size] : c.module()->dims) {
     const json state = dims.is_object() && dims.contains(name) ? dims[name] : json();
-    const json declared = record.module->dims.is_object() ? record.module->dims.value(name, json()) : json();
+    const json declared = record.module()->dims.is_object() ? record.module()->dims.value(name, json()) : json();
     if (!declared.is_array() || declared.empty() || !declared[0].is_number_integer()) continue;
     const std::int64_t exported = declared[0].get<std::int64_t>();
     if (size == exported) continue;
@@ -97,7 +97,7 @@ std::string hide_dont_care(const StageContext& context, const RecordCase& c, std
                            CaseTruth& truth, CaseEvidence& evidence) {
   namespace dk = rf::dont_care_key;
   std::map<std::string, Tensor> masks;  // each mask input read once per case, however many outputs it hides
-  for (const HiddenOutput& h : hidden_outputs(context.record.module->inputs)) {
+  for (const HiddenOutput& h : hidden_outputs(context.record.module()->inputs)) {
     const auto in = std::find_if(c.module()->inputs.begin(), c.module()->inputs.end(),
                                  [&](const CaseTensor& t) { return t.name == h.input; });
     const auto ref = std::find_if(truth.references.begin(), truth.references.end(),

@@ -31,7 +31,7 @@ struct ReferenceIdentity {
 };
 
 ReferenceIdentity reference_identity(const Record& record) {
-  const Record::Module& module = *record.module;
+  const Record::Module& module = *record.module();
   const json& variant = module.variant;  // null exactly for a module record (record.h)
   if (variant.is_null()) return {module.factory, module.source_sha256, module.state_sha256, json()};
   const json factory = variant.value(rf::model_key::kFactory, json());
@@ -65,8 +65,8 @@ json reference_request(const StageContext& context, const FactoryToRun& factory,
               {wire::kBind, identity.bind},
               {wire::kFactoryPath, factory.file ? json(factory.file->string()) : json()},
               {wire::kSourceSha256, factory.file ? json(factory.sha256) : json()},
-              {wire::kInputs, record.module->inputs},
-              {wire::kOutputNames, record.module->outputs},
+              {wire::kInputs, record.module()->inputs},
+              {wire::kOutputNames, record.module()->outputs},
               {wire::kCases, cases}};
 }
 

@@ -35,7 +35,7 @@ Record blank_module_record() {
   r.profile = "resnet18-dynamo";
   r.source = json{{"revision", "0123456789abcdef0123456789abcdef01234567"}, {"origin", "given"}, {"dirty", nullptr},
                   {"version", build_version()}};
-  r.module = Record::Module{"tests/models/zoo.py:resnet18", nullptr, nullptr, nullptr,
+  r.own = Record::Module{"tests/models/zoo.py:resnet18", nullptr, nullptr, nullptr,
                             json::array({{{"name", "image"}, {"shape", {"batch", 3, 64, 64}}, {"dtype", "float32"},
                                           {"range", nullptr}}}),
                             json{{"batch", {2, 1, 3}}}, json::array({"logits"}), nullptr};
@@ -65,9 +65,9 @@ Record blank_module_record() {
 
 // Export: the module's class and digests, every match case's outputs.
 void fill_export(Record& r) {
-  r.module->class_name = "torchvision.models.resnet.ResNet";
-  r.module->source_sha256 = std::string(64, 'c');
-  r.module->state_sha256 = std::string(64, 'd');
+  r.module()->class_name = "torchvision.models.resnet.ResNet";
+  r.module()->source_sha256 = std::string(64, 'c');
+  r.module()->state_sha256 = std::string(64, 'd');
   std::size_t k = 0;
   for (RecordCase& c : r.input_cases) {
     if (c.expect != rf::kExpectMatch) continue;
