@@ -6,8 +6,8 @@
 //
 // `execute_record` validates the record, refuses one whose check did not pass, opens the record's runtime
 // (RuntimeUnavailable when it cannot: exit 10 on the command line), rebuilds the built-in net's model from
-// `config` (that kind's only: Record::kind) and refuses when its digest differs from `weights_sha256`,
-// replaces versions with the environment that produces the new evidence (this software, the runtime and its
+// `config` (a kind with a native net only: model_kind_facts, Record::brief) and refuses when its digest
+// differs from `weights_sha256`, replaces versions with the environment that produces the new evidence (this software, the runtime and its
 // library, the platform, the reference; python, torch and numpy for the torch reference; the previous
 // versions kept under `exported_with`) and runtime.version, resets the input cases and runs load (hashes
 // verified first) and parity again. The dependencies, export and check stages, and everything else, are

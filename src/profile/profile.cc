@@ -38,7 +38,6 @@ void tolerance_and_runtime_problems(const Profile& profile, std::vector<std::str
 
 }  // namespace
 
-
 ModelKind Profile::kind() const {
   return std::visit(Overloaded{[](const FeedForwardParts&) { return ModelKind::feed_forward; },
                                [](const ModuleParts&) { return ModelKind::module; },

@@ -29,14 +29,15 @@ namespace nnx {
 
 using json = nlohmann::json;
 
-// A case's inputs as its profile's kind gives them: the built-in net's one [batch, width] tensor drawn from the
-// case's seed, or a module's (and an ONNX file's) named tensors by their dims (profile/module_spec.h).
+// The built-in net's case input: one [batch, width] tensor drawn from the case's seed.
 using CaseShape = std::vector<std::int64_t>;
 
 struct InputCase {
   std::string name;
   std::uint64_t seed = 0;
   std::string expect;  // rf::kExpectMatch or rf::kExpectRejected
+  // Its inputs as its profile's kind gives them: the built-in net's shape, or a module's (and an ONNX file's)
+  // named tensors by their dims (profile/module_spec.h).
   std::variant<CaseShape, ModuleCase> inputs;
 
   // The built-in net's case shape (std::bad_variant_access for another kind's case).

@@ -61,8 +61,9 @@ std::string default_model();
 std::string default_profile();
 std::string tested_profiles();
 std::string checked_profile(const std::string& profile_text);
-// The kind of a profile object (the core's one reading, profile_kind_of_json): "built-in", "module" or
-// "onnx-file"; python/nnx/_profiles.py picks the class of that name, deciding nothing itself.
+// The kind of a profile object (the core's one reading, profile_kind_of_json), by its name in the kinds' table
+// (model_kind_facts' profile_class): "built-in", "module" or "onnx-file"; python/nnx/_profiles.py picks the
+// class of that name, deciding nothing itself.
 std::string profile_kind(const std::string& profile_text);
 std::vector<std::string> requirements(const std::string& profile_text);
 std::vector<std::string> tested_names(const std::vector<std::string>& names);

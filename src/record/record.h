@@ -194,7 +194,7 @@ struct Record {
   Module* module() { return std::get_if<Module>(&own); }
   const Module* module() const { return std::get_if<Module>(&own); }
 
-  // §5: the 17 keys (§10: a record with `module` set writes the module format's 19). `from_json` throws ConformanceError (validate_record's message) for an invalid record.
+  // §5: the 17 keys (§10, §11: a record whose `own` keys are a Module writes its format's 19). `from_json` throws ConformanceError (validate_record's message) for an invalid record.
   json to_json() const;
   static Record from_json(const json& record);
 

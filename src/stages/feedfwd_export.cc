@@ -27,7 +27,8 @@ class FeedFwdExport final : public ExportKind {
 
   json request(OutgoingFrames& frames) override {  // worker/PROTOCOL.md, "export"
     const Profile& profile = *context_.profile;
-    const std::vector<std::int64_t> example_shape = {profile.feed_forward().export_batch, profile.feed_forward().model.input_dim};
+    const FeedForwardParts& net = profile.feed_forward();
+    const std::vector<std::int64_t> example_shape = {net.export_batch, net.model.input_dim};
     json request = worker_network_fields(*context_.model, frames);  // the model the profile's config built
     const std::string output_dir = std::filesystem::absolute(profile_folder(context_.root, profile.name)).string();
     request.update(json{{wire::kOp, wire::kOpExport},
