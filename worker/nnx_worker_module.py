@@ -2,150 +2,28 @@
 profiles"): the user's own nn.Module, named by a factory, exported and referenced in a forked child
 (worker/nnx_worker_fork.py) so that its imports and globals never meet another profile's.
 
-The request is checked and its tensors decoded in the worker; everything that touches the module runs in
-the child: worker/nnx_worker_module_load.py (factory, identity, reference, oracle), the state proof and
+The request is checked in the worker (worker/nnx_worker_module_request.py); everything that touches the
+module runs in the child, one case's tensors at a time: worker/nnx_worker_module_load.py (factory, identity, reference, oracle), the state proof and
 the export here, worker/nnx_worker_weights.py (the state dict against the graph's initializers).
 """
 
 from __future__ import annotations
 
 import os
-import re
 import sys
 import time
 
 from nnx_worker_fork import ChildDied, run_in_child
 from nnx_worker_bind import BindProblem, bind_inputs
-from nnx_worker_imported import imported_work, parse_bind
-from nnx_worker_model import ProtocolError, describe, is_int
-from nnx_worker_module_load import (ModuleProblem, SourceChanged, build_module, oracle,
+from nnx_worker_imported import imported_work
+from nnx_worker_model import describe
+from nnx_worker_module_load import (ModuleProblem, SourceChanged, build_module, case_inputs, oracle,
                                     output_names, references, named_outputs)
-from nnx_worker_tensors import DTYPES, WireTensor, to_torch
+from nnx_worker_module_request import parse_module_request
 from nnx_worker_warm import WARM_PARENTS, warm_imports
 from nnx_worker_watch import changed_entries, changed_parts, export_in_eval, STATE_PARTS, watch_export
 
-EXPORTERS = ("torchscript", "dynamo")
-PLAIN_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
-# The core's factory rule (src/profile/module_factory.h): split at the last colon, any path but NUL.
-FACTORY = re.compile(r"(?P<where>[^\0]+):(?P<attr>[A-Za-z_][A-Za-z0-9_]*)", re.DOTALL)
-PACKAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 EXCEPTION_CHARS = 65536  # an exporter's whole message and advice, cut only past 64 KiB (doc/record-format.md §10)
-
-
-# --------------------------------------------------------------------------------------------
-# the request
-
-
-def _factory(req: dict, op: str) -> tuple:
-    factory, path = req.get("factory"), req.get("factory_path")
-    found = FACTORY.fullmatch(factory) if isinstance(factory, str) else None
-    if found is None:
-        raise ProtocolError(f"{op}: 'factory' must be FILE.py:FACTORY or package.module:FACTORY")
-    if found.group("where").endswith(".py"):
-        if not isinstance(path, str) or not os.path.isabs(path):
-            raise ProtocolError(f"{op}: 'factory_path' must be the absolute path of {found.group('where')}")
-    elif path is not None or not PACKAGE.fullmatch(found.group("where")):
-        raise ProtocolError(f"{op}: a package.module factory needs a dotted module name and factory_path null")
-    return factory, path
-
-
-def _expected_source(req: dict, op: str):
-    """module_reference's `source_sha256`: the digest the factory file's bytes must have to be imported."""
-    expected = req.get("source_sha256")
-    if expected is not None and (op != "module_reference" or not isinstance(expected, str)
-                                 or not re.fullmatch(r"[0-9a-f]{64}", expected)):
-        raise ProtocolError(f"{op}: 'source_sha256' must be null or 64 lowercase hex digits (module_reference only)")
-    return expected
-
-
-def _specs(req: dict, op: str, dims: dict) -> list:
-    specs = req.get("inputs")
-    if not isinstance(specs, list) or not specs:
-        raise ProtocolError(f"{op}: 'inputs' must be a non-empty list of {{name, shape, dtype}}")
-    for spec in specs:
-        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not spec["name"] \
-                or spec.get("dtype") not in DTYPES or not isinstance(spec.get("shape"), list):
-            raise ProtocolError(f"{op}: every input needs 'name', 'shape' and 'dtype' ({', '.join(DTYPES)})")
-        for d in spec["shape"]:
-            if not (is_int(d) and d >= 0) and not (isinstance(d, str) and (dims is None or d in dims)):
-                raise ProtocolError(f"{op}: input {spec['name']}: shape entry {d!r} is neither a size nor a "
-                                    f"dim named in 'dims'")
-    if len({spec["name"] for spec in specs}) != len(specs):
-        raise ProtocolError(f"{op}: input names repeat")
-    return specs
-
-
-def _dims(req: dict, op: str) -> dict:
-    entries = req.get("dims")
-    if not isinstance(entries, list):
-        raise ProtocolError(f"{op}: 'dims' must be a list of [name, [values]]")
-    dims = {}
-    for entry in entries:
-        if not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[0], str) or not entry[0] \
-                or not isinstance(entry[1], list) or not entry[1] or not all(is_int(v) and v >= 0 for v in entry[1]):
-            raise ProtocolError(f"{op}: every dim must be [name, [sizes, ...]] with at least one size")
-        dims[entry[0]] = entry[1]
-    return dims
-
-
-def _tensors(entries, specs: list, what: str, op: str, sizes=None) -> list:
-    if not isinstance(entries, list) or len(entries) != len(specs):
-        raise ProtocolError(f"{op}: {what} must hold one tensor per input ({len(specs)})")
-    tensors = []
-    for spec, entry in zip(specs, entries):
-        if not isinstance(entry, WireTensor):
-            raise ProtocolError(f"{op}: {what} {spec['name']} must be a tensor frame ({{name, frame}})")
-        wanted = [sizes[d] if isinstance(d, str) and sizes else d for d in spec["shape"]]
-        fits = len(wanted) == len(entry.shape) and all(not is_int(w) or w == n for w, n in zip(wanted, entry.shape))
-        if entry.dtype != spec["dtype"] or not fits:
-            raise ProtocolError(f"{op}: {what} {spec['name']} is {entry.dtype} {entry.shape}, "
-                                f"not {spec['dtype']} {wanted}")
-        tensors.append(to_torch(entry))
-    return tensors
-
-
-def _cases(req: dict, specs: list, op: str) -> list:
-    cases = req.get("cases")
-    if not isinstance(cases, list) or not all(isinstance(c, dict) and isinstance(c.get("name"), str) for c in cases):
-        raise ProtocolError(f"{op}: 'cases' must be a list of {{name, inputs}}")
-    return [{"name": c["name"], "tensors": _tensors(c.get("inputs"), specs, f"case {c['name']} input", op)}
-            for c in cases]
-
-
-def _output_names(req: dict, op: str):
-    names = req.get("output_names")
-    if names is not None and (not isinstance(names, list) or not names or len(set(names)) != len(names)
-                              or not all(isinstance(n, str) and n for n in names)):
-        raise ProtocolError(f"{op}: 'output_names' must be null or a list of distinct names")
-    return names
-
-
-def parse_module_request(req: dict, op: str) -> dict:
-    """The checked fields of a module request, its tensors decoded (ProtocolError for the first problem)."""
-    factory, factory_path = _factory(req, op)
-    plan = {"factory": factory, "factory_path": factory_path, "output_names": _output_names(req, op),
-            "source_sha256": _expected_source(req, op)}
-    dims = _dims(req, op) if op == "module_export" else None
-    plan["inputs"] = _specs(req, op, dims)
-    plan["cases"] = _cases(req, plan["inputs"], op)
-    plan["bind"], plan["imported"] = parse_bind(req, plan["inputs"], op)
-    if op != "module_export":
-        return plan
-    exporter, opset = req.get("exporter"), req.get("opset_version")
-    if exporter not in EXPORTERS and not plan["imported"]:
-        raise ProtocolError(f"{op}: unknown exporter {exporter!r} (torchscript or dynamo)")
-    if not is_int(opset) or opset < 1:
-        raise ProtocolError(f"{op}: 'opset_version' must be a positive integer")
-    output_dir, model_file = req.get("output_dir"), req.get("model_file", "model.onnx")
-    if not isinstance(output_dir, str) or not os.path.isabs(output_dir):
-        raise ProtocolError(f"{op}: 'output_dir' must be an absolute path")
-    if not isinstance(model_file, str) or not PLAIN_NAME.match(model_file) or model_file in (".", ".."):
-        raise ProtocolError(f"{op}: 'model_file' must be a plain file name")
-    export_sizes = {name: values[0] for name, values in dims.items()}
-    plan.update(exporter=exporter, opset_version=opset, dims=dims, output_dir=output_dir,
-                path=os.path.join(output_dir, model_file),
-                example=_tensors(req.get("example"), plan["inputs"], "example", op, export_sizes))
-    return plan
 
 
 # --------------------------------------------------------------------------------------------
@@ -270,7 +148,7 @@ def _reference_steps(plan: dict, answer: dict):
         answer["output_names"], answer["references"] = references(module, plan["cases"], plan["output_names"],
                                                                   binding)
     else:
-        sample = plan.get("example") or []
+        sample = case_inputs({"tensors": plan.get("example") or []})
         answer["output_names"] = (named_outputs(module, sample, plan["output_names"], binding)[0] if sample
                                   else output_names(plan["output_names"], len(plan["output_names"] or [])))
     steps.done("reference")
@@ -289,7 +167,7 @@ def _export_work(plan: dict) -> dict:
         answer["oracle"], answer["oracle_missing"] = oracle(module, plan["cases"], answer["output_names"],
                                                             plan["binding"])
         steps.done("oracle")
-        example, path, names = plan["example"], plan["path"], answer["output_names"]
+        example, path, names = case_inputs({"tensors": plan["example"]}), plan["path"], answer["output_names"]
         no_backward = pin_eval_sum_grads_then_root_and_odd_modules_train(module, example, plan["binding"])
         if no_backward is not None:
             answer["state_proof"] = {"gradients": False, "why": _cut(no_backward)}

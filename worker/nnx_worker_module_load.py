@@ -1,6 +1,7 @@
 """A module profile's module in its forked child (worker/PROTOCOL.md, "Module profiles"): the factory
-imported and called, the module's identity, and its PyTorch reference and FP64 oracle as wire tensors
-(nnx_worker_tensors.py, the worker's one tensor wire).
+imported and called, the module's identity, and its PyTorch reference and FP64 oracle, one case at a time:
+as stored tensor files in the profile folder for module_export (nnx_worker_tensor_files.py), as wire tensors
+for module_reference (nnx_worker_tensors.py).
 
 torch is imported only inside the functions (the worker imports none of it at start-up).
 """
@@ -16,7 +17,8 @@ import sys
 
 from nnx_worker_model import describe
 from nnx_worker_scores import ScoreTracer, scores_of
-from nnx_worker_tensors import WireError, from_torch
+from nnx_worker_tensor_files import FileTensor, load, write_tensor_file
+from nnx_worker_tensors import WireError, from_torch, to_torch
 
 
 class ModuleProblem(Exception):
@@ -25,15 +27,6 @@ class ModuleProblem(Exception):
     def __init__(self, text: str, importing: bool = False):
         super().__init__(text)
         self.importing = importing
-
-
-def encode_wire(name: str, tensor, what: str):
-    """A torch tensor on the wire; ModuleProblem naming `what` for a dtype the wire has no name for or a
-    tensor over its 64 MiB per tensor (doc/record-format.md §10)."""
-    try:
-        return from_torch(name, tensor)
-    except WireError as exc:
-        raise ModuleProblem(f"{what} {exc}") from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -218,26 +211,47 @@ def named_outputs(module, inputs, given_names, binding=None) -> tuple:
     return output_names(given_names, len(leaves), output_paths(out)), leaves
 
 
+def case_inputs(case: dict) -> list:
+    """A case's inputs as torch tensors, each in its own memory: read from its stored file (module_export,
+    nnx_worker_tensor_files.py) or its wire frame (module_reference)."""
+    return [load(t) if isinstance(t, FileTensor) else to_torch(t) for t in case["tensors"]]
+
+
+def _keep(case: dict, to: str, j: int, name: str, tensor, what: str):
+    """An output of a case: written as the file <to>/output_<j>.pb in the profile folder when the case names
+    one (module_export), else a wire tensor (module_reference); ModuleProblem naming `what` past a limit."""
+    folder = case.get(to)
+    try:
+        if folder is None:
+            return from_torch(name, tensor)
+        return write_tensor_file(case["output_dir"], f"{folder}/output_{j}.pb", name, tensor)
+    except WireError as exc:
+        raise ModuleProblem(f"{what} {exc}") from None
+
+
 def references(module, cases: list, given_names, binding=None) -> tuple:
-    """(the output names, [{"name": case, "outputs": [wire tensor]}]) of the pristine module."""
+    """(the output names, [{"name": case, "outputs": [tensor]}]) of the pristine module, one case at a time:
+    its inputs read, its outputs kept (_keep) and let go before the next case's are read."""
     answers, names = [], None
     for case in cases:
-        case_names, leaves = named_outputs(module, case["tensors"], given_names, binding)
+        case_names, leaves = named_outputs(module, case_inputs(case), given_names, binding)
         if names is not None and len(case_names) != len(names):
             raise ModuleProblem(f"case {case['name']} gives {len(case_names)} outputs, an earlier case {len(names)}")
         names = case_names
         answers.append({"name": case["name"], "outputs": [
-            encode_wire(n, t, f"output {n} of case {case['name']}") for n, t in zip(names, leaves)]})
+            _keep(case, "outputs_to", j, n, t, f"output {n} of case {case['name']}")
+            for j, (n, t) in enumerate(zip(names, leaves))]})
+        del leaves
     return names, answers
 
 
-def _oracle_output(name: str, leaf, tracer, what: str):
+def _oracle_output(case: dict, j: int, name: str, leaf, tracer, what: str):
     """A floating output in float64; an integer or bool one as the float64 scores its index was chosen from
     (nnx_worker_scores.py), or None where the oracle cannot tell."""
     if leaf.is_floating_point():
-        return encode_wire(name, leaf.double(), what)
+        return _keep(case, "oracle_to", j, name, leaf.double(), what)
     scores = scores_of(tracer, leaf)
-    return None if scores is None else encode_wire(name, scores, what)
+    return None if scores is None else _keep(case, "oracle_to", j, name, scores, what)
 
 
 def oracle(module, cases: list, names: list, binding=None) -> tuple:
@@ -247,15 +261,16 @@ def oracle(module, cases: list, names: list, binding=None) -> tuple:
         double = copy.deepcopy(module).double()
         answers = []
         for case in cases:
-            inputs = [t.double() if t.is_floating_point() else t for t in case["tensors"]]
+            inputs = [t.double() if t.is_floating_point() else t for t in case_inputs(case)]
             tracer = ScoreTracer()
             with tracer:
                 leaves = _tensor_leaves(_forward(double, inputs, binding))
             if len(leaves) != len(names):
                 raise ModuleProblem(f"the float64 copy returns {len(leaves)} outputs, not {len(names)}")
             answers.append({"name": case["name"], "outputs": [
-                _oracle_output(n, t, tracer, f"oracle output {n} of case {case['name']}")
-                for n, t in zip(names, leaves)]})
+                _oracle_output(case, j, n, t, tracer, f"oracle output {n} of case {case['name']}")
+                for j, (n, t) in enumerate(zip(names, leaves))]})
+            del inputs, leaves
         return answers, None
     except ModuleProblem as exc:
         if "limit" in str(exc):

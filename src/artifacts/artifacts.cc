@@ -154,9 +154,10 @@ std::vector<Listed> listed_files(const json& record, std::string& directory) {
 }
 
 // One listed file against the folder: its problem, if any (its bytes kept in `out` when asked, unless it is a
-// sidecar: nothing loads one, so it is hashed as it streams by).
+// sidecar or a stored tensor: nothing loads a sidecar, and parity reads each stored tensor again when it uses
+// it, checked against the same listing (stages/stored_tensors.h), so both are hashed as they stream by).
 void verify_file(const OpenFolder& folder, const Listed& l, bool keep_contents, VerifyOutcome& out) {
-  keep_contents = keep_contents && l.role != rf::kRoleSidecar;
+  keep_contents = keep_contents && l.role != rf::kRoleSidecar && stored_tensor_role(l.path) == nullptr;
   FileDigest d = folder.hash(l.path, keep_contents, l.bytes);
   switch (d.status) {
     case FileDigest::Status::missing: out.problems.push_back(l.path + ": missing"); break;

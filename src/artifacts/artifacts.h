@@ -55,7 +55,8 @@ inline constexpr FailureClass kUnverifiedArtifacts = FailureClass::hash_mismatch
 struct VerifyOutcome {
   std::vector<std::string> problems;                       // "<path>: missing", "<path>: hash mismatch", ...
   // Verified bytes, when asked to keep them: every listed file's but a sidecar's (nothing loads one: it is
-  // hashed as it is read, never held whole; a record read from JSON has no roles, so every file's).
+  // hashed as it is read, never held whole; a record read from JSON has no roles, so every file's) and a
+  // stored tensor's (layout.h stored_tensor_role: parity reads each again, stages/stored_tensors.h).
   std::map<std::string, std::vector<std::byte>> contents;
   bool ok() const { return problems.empty(); }
 };

@@ -47,12 +47,16 @@ std::string test_input_path(std::size_t match_case, std::size_t input) {
   return "test_data_set_" + std::to_string(match_case) + "/input_" + std::to_string(input) + ".pb";
 }
 
+std::string test_data_set_folder(std::size_t match_case) { return "test_data_set_" + std::to_string(match_case); }
+
+std::string oracle_data_set_folder(std::size_t match_case) { return "oracle_data_set_" + std::to_string(match_case); }
+
 std::string test_output_path(std::size_t match_case, std::size_t output) {
-  return "test_data_set_" + std::to_string(match_case) + "/output_" + std::to_string(output) + ".pb";
+  return test_data_set_folder(match_case) + "/output_" + std::to_string(output) + ".pb";
 }
 
 std::string oracle_output_path(std::size_t match_case, std::size_t output) {
-  return "oracle_data_set_" + std::to_string(match_case) + "/output_" + std::to_string(output) + ".pb";
+  return oracle_data_set_folder(match_case) + "/output_" + std::to_string(output) + ".pb";
 }
 
 std::string refusal_input_path(const std::string& case_name, std::size_t input) {

@@ -191,8 +191,10 @@ std::string encode_tensor_proto(const Tensor& tensor) {
   return out;
 }
 
-Tensor decode_tensor_proto(std::span<const std::byte> bytes, const std::string& what, std::uint64_t max_bytes) {
-  const onnx::TensorProto proto = parse(bytes, what);
+namespace {
+
+// The tensor `proto` holds (decode_tensor_proto's rules), its raw_data let go as soon as it is copied out.
+Tensor decode_parsed(onnx::TensorProto& proto, const std::string& what, std::uint64_t max_bytes) {
   if (is_external(proto)) refuse_tensor(what, "its data is external (data_location EXTERNAL)");
   if (proto.has_segment()) refuse_tensor(what, "it is a segment of a larger tensor");
   const std::optional<DType> dtype = dtype_of_onnx_element_type(proto.data_type());
@@ -209,11 +211,25 @@ Tensor decode_tensor_proto(std::span<const std::byte> bytes, const std::string& 
     }
     const auto* first = reinterpret_cast<const std::byte*>(raw.data());
     out.bytes.assign(first, first + raw.size());
+    proto.clear_raw_data();
     if (*dtype == DType::boolean) require_booleans(out.bytes, what);
   } else {
     out.bytes = typed_values(proto, *dtype, count, what);
   }
   return out;
+}
+
+}  // namespace
+
+Tensor decode_tensor_proto(std::span<const std::byte> bytes, const std::string& what, std::uint64_t max_bytes) {
+  onnx::TensorProto proto = parse(bytes, what);
+  return decode_parsed(proto, what, max_bytes);
+}
+
+Tensor decode_tensor_proto(std::vector<std::byte>&& bytes, const std::string& what, std::uint64_t max_bytes) {
+  onnx::TensorProto proto = parse(bytes, what);
+  std::vector<std::byte>().swap(bytes);  // the file's bytes let go before the values are copied out of the message
+  return decode_parsed(proto, what, max_bytes);
 }
 
 }  // namespace nnx

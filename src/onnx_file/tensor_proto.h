@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "base/tensor.h"
 
@@ -29,5 +30,8 @@ namespace nnx {
 std::string encode_tensor_proto(const Tensor& tensor);
 
 Tensor decode_tensor_proto(std::span<const std::byte> bytes, const std::string& what, std::uint64_t max_bytes);
+// The same, letting `bytes` go once they are parsed: at most two copies of the values at a time, not three
+// (a stored tensor read for parity, stages/stored_tensors.h).
+Tensor decode_tensor_proto(std::vector<std::byte>&& bytes, const std::string& what, std::uint64_t max_bytes);
 
 }  // namespace nnx

@@ -65,8 +65,16 @@ std::string incomparable(const Tensor* actual, const Tensor& expected, const std
   return "";
 }
 
-std::size_t nonfinite(const std::vector<double>& values) {
+std::size_t nonfinite(std::span<const double> values) {
   return static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); }));
+}
+
+// The elements as doubles: a float64 tensor's own (not copied: the float64 oracle of a 64 MiB output is
+// 64 MiB), any other's widened into `widened`.
+std::span<const double> doubles_of(const Tensor& t, std::vector<double>& widened) {
+  if (t.dtype == DType::float64) return {reinterpret_cast<const double*>(t.bytes.data()), t.bytes.size() / sizeof(double)};
+  widened = t.as_doubles();
+  return widened;
 }
 
 // A departure from the oracle that was not measured, and why: null errors, never a refused record.
@@ -124,7 +132,8 @@ void compare_floating(const Tensor& actual, const Tensor& reference_tensor, cons
   worst.max_rel = std::max(worst.max_rel, errors.max_rel);
   worst.within = worst.within && errors.within;
   if (!errors.margin || (worst.margin && *errors.margin > *worst.margin)) worst.margin = errors.margin;
-  const auto exact = oracle ? oracle->as_doubles() : std::vector<double>{};
+  std::vector<double> widened;
+  const std::span<const double> exact = oracle ? doubles_of(*oracle, widened) : std::span<const double>{};
   if (const std::size_t bad = nonfinite(exact)) {
     walk.oracle_unusable = "the stored oracle of output " + reference_tensor.name + " holds " + std::to_string(bad) +
                            " value(s) that are not finite";

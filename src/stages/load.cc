@@ -118,10 +118,8 @@ bool load(StageContext& context) {
     return stage_failed(context, FailureClass::load_error, std::move(detail));
   }
   switch (model_kind_facts(record.kind()).form) {
-    case RecordForm::named_tensors:  // its stored tensors, for parity (verified above)
-      for (auto& [path, bytes] : verified.contents) {
-        if (stored_tensor_role(path) != nullptr) context.stored.emplace(path, std::move(bytes));
-      }
+    case RecordForm::named_tensors:  // its stored tensors, verified above, read again one at a time by parity
+      context.stored = StoredTensors(profile_folder(context.root, record.artifacts.directory), record.artifacts.files);
       context.graph_input_names = context.session->input_names();
       break;
     case RecordForm::brief: break;

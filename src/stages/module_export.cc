@@ -37,14 +37,28 @@ using nlohmann::json;
 namespace wire = worker_protocol;
 namespace detail_key = rf::detail_key;
 
-json tensors_json(const std::vector<Tensor>& tensors, OutgoingFrames& frames) {
+// A case's inputs in the request: the stored tensor files they were written to (PROTOCOL.md, "Case tensors as
+// files").
+json input_files_json(const RecordCase& c) {
   json out = json::array();
-  for (const auto& t : tensors) out.push_back(frames.add(t));
+  for (const CaseTensor& in : c.module()->inputs) out.push_back({{wire::kName, in.name}, {wire::kFile, in.file}});
   return out;
 }
 
-json export_request(const StageContext& context, const std::vector<std::vector<Tensor>>& inputs,
-                    OutgoingFrames& frames) {
+// Draws (or reads again) each case's inputs and writes them where the record stores them, one case at a time,
+// before the request: the worker's child reads them from there (so no process holds every case's tensors).
+void write_case_inputs(const StageContext& context) {
+  const auto folder = profile_folder(context.root, context.profile->name);
+  const ModuleSpec& spec = *context.profile->module_spec();
+  const auto& cases = context.profile->input_cases();
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::vector<Tensor> inputs = draw_case_inputs(spec, *cases[i].module());
+    const RecordCase& c = context.record.input_cases[i];
+    for (std::size_t j = 0; j < inputs.size(); ++j) write_stored_tensor(folder, c.module()->inputs[j].file, inputs[j]);
+  }
+}
+
+json export_request(const StageContext& context) {
   const Profile& profile = *context.profile;
   const ModuleSpec& spec = *profile.module_spec();
   json specs = json::array();
@@ -52,10 +66,12 @@ json export_request(const StageContext& context, const std::vector<std::vector<T
   json dims = json::array();
   for (const auto& [name, values] : spec.dims) dims.push_back(json::array({name, values}));
   json cases = json::array();
-  for (std::size_t i = 0; i < context.record.input_cases.size(); ++i) {
-    const RecordCase& c = context.record.input_cases[i];
+  std::size_t match = 0;
+  for (const RecordCase& c : context.record.input_cases) {
     if (c.expect != rf::kExpectMatch) continue;
-    cases.push_back({{wire::kName, c.name}, {wire::kInputs, tensors_json(inputs[i], frames)}});
+    cases.push_back({{wire::kName, c.name}, {wire::kInputs, input_files_json(c)},
+                     {wire::kOutputsTo, test_data_set_folder(match)}, {wire::kOracleTo, oracle_data_set_folder(match)}});
+    ++match;
   }
   const auto file = spec.factory_file();
   json request{{wire::kOp, wire::kOpModuleExport},
@@ -66,68 +82,59 @@ json export_request(const StageContext& context, const std::vector<std::vector<T
               {wire::kInputs, specs},
               {wire::kDims, dims},
               {wire::kOutputNames, spec.outputs ? json(*spec.outputs) : json()},
-              {wire::kExample, tensors_json(inputs.front(), frames)},
+              {wire::kExample, input_files_json(context.record.input_cases.front())},
               {wire::kCases, cases},
               {wire::kOutputDir, std::filesystem::absolute(profile_folder(context.root, profile.name)).string()},
               {wire::kModelFile, kModelFile}};
   return request;
 }
 
-// The outputs of each case expected to match, from the answer's references (and oracle), in case order; an
-// oracle entry may be null (an integer output whose oracle cannot tell: no file), a reference may not.
-std::vector<std::vector<std::optional<Tensor>>> case_outputs(const json& answer, AnswerFrames& frames,
-                                                             const char* key, const Record& record) {
-  std::vector<std::vector<std::optional<Tensor>>> out;
-  const json& list = answer.at(key);
-  std::size_t next = 0;
-  for (const auto& c : record.input_cases) {
-    if (c.expect != rf::kExpectMatch) continue;
-    if (next >= list.size() || list[next].at(wire::kName) != c.name) {
-      throw WorkerError(WorkerError::Kind::malformed, std::string(key) + ": no outputs for case " + c.name);
-    }
-    std::vector<std::optional<Tensor>> tensors;
-    for (const auto& t : list[next++].at(wire::kOutputs)) {
-      if (t.is_null() && key == std::string_view(wire::kOracle)) tensors.emplace_back();
-      else tensors.push_back(frames.take(t, std::string(key) + " of " + c.name));
-    }
-    out.push_back(std::move(tensors));
+// A stored output the answer names: {name, dtype, shape, file} with the file the layout gives it (`expected`);
+// WorkerError (malformed) otherwise.
+CaseTensor stored_output(const json& entry, const std::string& expected, const std::string& what) {
+  const auto refuse = [&](const std::string& why) {
+    return WorkerError(WorkerError::Kind::malformed, what + ": " + why);
+  };
+  if (!entry.is_object() || !entry.value(wire::kName, json()).is_string()) throw refuse("not a stored tensor {name, dtype, shape, file}");
+  const json dtype = entry.value(wire::kDType, json());
+  if (!dtype.is_string() || !parse_dtype(dtype.get<std::string>())) throw refuse("no dtype the core knows");
+  const json shape = entry.value(wire::kShape, json());
+  if (!shape.is_array() || shape.size() > module_limits::kMaxRank + 1) throw refuse("no shape");
+  CaseTensor out{entry[wire::kName].get<std::string>(), dtype.get<std::string>(), {}, expected, std::nullopt, std::nullopt};
+  for (const auto& n : shape) {
+    if (!n.is_number_unsigned()) throw refuse("a size that is not a non-negative integer");
+    out.shape.push_back(n.get<std::int64_t>());
   }
+  if (entry.value(wire::kFile, json()) != expected) throw refuse("not written to " + expected);
   return out;
 }
 
-// Stores every case's tensors, then records each match case's outputs (§10): all or none, so a write that
-// fails part way (a full disk, a file too large) leaves no case with outputs on a failed export.
-void store_case_tensors(StageContext& context, const std::vector<std::vector<Tensor>>& inputs, const json& answer,
-                        AnswerFrames& frames) {
-  const Record& record = context.record;
-  const auto folder = profile_folder(context.root, context.profile->name);
-  const auto references = case_outputs(answer, frames, wire::kReferences, record);
-  const bool has_oracle = answer.contains(wire::kOracle) && answer[wire::kOracle].is_array();
-  const auto oracle = has_oracle ? case_outputs(answer, frames, wire::kOracle, record) : decltype(references){};
+// Each match case's stored outputs, in case order, from the answer's references with the oracle files beside
+// them (an oracle entry may be null: an integer output whose oracle cannot tell, no file); the child wrote the
+// files, one case at a time, in the layout's places.
+std::vector<std::vector<CaseTensor>> case_outputs(const json& answer, const Record& record) {
+  const json& references = answer.at(wire::kReferences);
+  const json oracle = answer.value(wire::kOracle, json());
+  std::vector<std::vector<CaseTensor>> out;
   std::size_t match = 0;
-  std::vector<std::vector<CaseTensor>> stored;  // each match case's outputs, in case order
-  for (std::size_t i = 0; i < record.input_cases.size(); ++i) {
-    const RecordCase& c = record.input_cases[i];
-    for (std::size_t j = 0; j < inputs[i].size(); ++j) write_stored_tensor(folder, c.module()->inputs[j].file, inputs[i][j]);
+  for (const auto& c : record.input_cases) {
     if (c.expect != rf::kExpectMatch) continue;
-    std::vector<CaseTensor> outputs;
-    for (std::size_t j = 0; j < references[match].size(); ++j) {
-      const Tensor& t = references[match][j].value();
-      CaseTensor out{t.name, std::string(dtype_name(t.dtype)), t.shape, test_output_path(match, j), std::nullopt, std::nullopt};
-      write_stored_tensor(folder, out.file, t);
-      if (has_oracle && j < oracle[match].size() && oracle[match][j]) {
-        out.oracle_file = oracle_output_path(match, j);
-        write_stored_tensor(folder, *out.oracle_file, *oracle[match][j]);
-      }
-      outputs.push_back(std::move(out));
+    if (match >= references.size() || references[match].at(wire::kName) != c.name) {
+      throw WorkerError(WorkerError::Kind::malformed, "references: no outputs for case " + c.name);
     }
-    stored.push_back(std::move(outputs));
+    const json& outputs = references[match].at(wire::kOutputs);
+    const json* oracles = oracle.is_array() && match < oracle.size() ? &oracle[match].at(wire::kOutputs) : nullptr;
+    std::vector<CaseTensor> tensors;
+    for (std::size_t j = 0; j < outputs.size(); ++j) {
+      tensors.push_back(stored_output(outputs[j], test_output_path(match, j), "reference of " + c.name));
+      if (oracles == nullptr || j >= oracles->size() || (*oracles)[j].is_null()) continue;
+      tensors.back().oracle_file =
+          stored_output((*oracles)[j], oracle_output_path(match, j), "oracle of " + c.name).file;
+    }
+    out.push_back(std::move(tensors));
     ++match;
   }
-  auto next = stored.begin();
-  for (RecordCase& c : context.record.input_cases) {
-    if (c.expect == rf::kExpectMatch) c.module()->outputs = std::move(*next++);
-  }
+  return out;
 }
 
 void record_identity(Record& record, const json& answer) {
@@ -212,9 +219,18 @@ class ModuleExport final : public ExportKind {
   // `imported`: an ONNX file checked against its factory, already copied: nothing is exported (§11).
   ModuleExport(StageContext& context, bool imported) : context_(context), imported_(imported) {}
 
-  json request(OutgoingFrames& frames) override {
-    for (const auto& c : context_.profile->input_cases()) inputs_.push_back(draw_case_inputs(*context_.profile->module_spec(), *c.module()));
-    json request = export_request(context_, inputs_, frames);
+  // The stored tensors the export wrote are the record's only when it passed: otherwise none is left behind
+  // (a failed export's record names none), and after it passed none the record does not name (an oracle the
+  // child gave up part way).
+  ~ModuleExport() override {
+    std::optional<std::reference_wrapper<const Record>> named;
+    if (kept_) named = std::cref(context_.record);
+    discard_unnamed_stored_tensors(profile_folder(context_.root, context_.profile->name), named);
+  }
+
+  json request(OutgoingFrames&) override {
+    write_case_inputs(context_);
+    json request = export_request(context_);
     if (imported_) {
       request[wire::kImported] = true;
       request[wire::kBind] = context_.profile->onnx_file_spec()->parameters();
@@ -236,17 +252,23 @@ class ModuleExport final : public ExportKind {
     return std::nullopt;
   }
 
-  json passed(const json& answer, AnswerFrames& frames) override {
+  json passed(const json& answer, AnswerFrames&) override {
     const auto stored = std::chrono::steady_clock::now();
     if (const auto file = context_.profile->module_spec()->factory_file()) {  // the record travels with its factory
       const json& source = context_.record.module()->source_sha256;
       copy_factory(std::filesystem::absolute(*file), profile_folder(context_.root, context_.profile->name),
                    source.is_string() ? std::optional<std::string>(source.get<std::string>()) : std::nullopt);
     }
-    store_case_tensors(context_, inputs_, answer, frames);
+    auto outputs = case_outputs(answer, context_.record);
+    json detail = export_detail(context_, answer);
+    auto next = outputs.begin();  // all at once, last: a failure before sets none
+    for (RecordCase& c : context_.record.input_cases) {
+      if (c.expect == rf::kExpectMatch) c.module()->outputs = std::move(*next++);
+    }
+    kept_ = true;
     context_.times.export_step_seconds.emplace_back(
         "store", std::chrono::duration<double>(std::chrono::steady_clock::now() - stored).count());
-    return export_detail(context_, answer);
+    return detail;
   }
 
   FailureClass own_step_failure() const override { return FailureClass::tool_error; }
@@ -254,7 +276,7 @@ class ModuleExport final : public ExportKind {
  private:
   StageContext& context_;
   const bool imported_;
-  std::vector<std::vector<Tensor>> inputs_;  // every case's inputs, in case order
+  bool kept_ = false;  // the stage passed: the record names its stored tensors
 };
 
 }  // namespace

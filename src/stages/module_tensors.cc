@@ -1,6 +1,11 @@
 // A module profile's case tensors: drawn, written and read back (module_tensors.h).
 #include "stages/module_tensors.h"
 
+#include <set>
+#include <system_error>
+
+#include "artifacts/artifact_folder.h"
+#include "artifacts/layout.h"
 #include "base/atomic_file.h"
 #include "base/error.h"
 #include "model/feedfwd.h"
@@ -30,28 +35,66 @@ void write_stored_tensor(const std::filesystem::path& folder, const std::string&
   write_file_atomically(path, encode_tensor_proto(tensor));
 }
 
-Tensor stored_oracle(const std::map<std::string, std::vector<std::byte>>& verified, const CaseTensor& expected,
-                     const std::string& relative) {
-  CaseTensor as_oracle = expected;
-  as_oracle.dtype = std::string(dtype_name(DType::float64));
-  const auto it = verified.find(relative);
-  if (it != verified.end()) {  // any shape: its parity decides whether it fits (a data-dependent shape need not)
-    as_oracle.shape = decode_tensor_proto(it->second, relative, module_limits::kMaxTensorBytes).shape;
+void discard_unnamed_stored_tensors(const std::filesystem::path& folder,
+                                    std::optional<std::reference_wrapper<const Record>> record) {
+  std::set<std::string> named;
+  if (record) {
+    for (const RecordCase& c : record->get().input_cases) {
+      if (!c.module()) continue;
+      for (const CaseTensor& in : c.module()->inputs) named.insert(in.file);
+      for (const CaseTensor& out : c.module()->outputs.value_or(std::vector<CaseTensor>{})) {
+        named.insert(out.file);
+        if (out.oracle_file) named.insert(*out.oracle_file);
+      }
+    }
   }
-  return stored_tensor(verified, as_oracle, relative);
+  std::vector<FolderEntry> entries;
+  try {
+    entries = list_folder(folder);
+  } catch (const std::exception&) {
+    return;  // no folder (or none readable): nothing of ours to discard
+  }
+  std::error_code ec;
+  for (const FolderEntry& e : entries) {
+    if (e.kind == EntryKind::regular && stored_tensor_role(e.path) != nullptr && !named.count(e.path)) {
+      std::filesystem::remove(folder / e.path, ec);
+    }
+  }
+  for (auto e = entries.rbegin(); e != entries.rend(); ++e) {  // deepest first: a folder after what it holds
+    const bool ours = e->path.starts_with("test_data_set_") || e->path.starts_with("oracle_data_set_") ||
+                      e->path.starts_with("refusal_cases");
+    if (e->kind == EntryKind::directory && ours) std::filesystem::remove(folder / e->path, ec);  // only when empty
+  }
 }
 
-Tensor stored_tensor(const std::map<std::string, std::vector<std::byte>>& verified, const CaseTensor& expected,
-                     const std::string& relative) {
-  const auto it = verified.find(relative);
-  if (it == verified.end()) throw ConformanceError("the stored tensor " + relative + " is not among the verified files");
-  Tensor t = decode_tensor_proto(it->second, relative, module_limits::kMaxTensorBytes);
+namespace {
+
+// `t`, read from `relative`, when it is what the record says (`expected`); ConformanceError otherwise.
+Tensor as_recorded(Tensor t, const CaseTensor& expected, const std::string& relative) {
   if (t.name != expected.name || dtype_name(t.dtype) != expected.dtype || t.shape != expected.shape) {
     throw ConformanceError("the stored tensor " + relative + " is " + t.name + " " + std::string(dtype_name(t.dtype)) +
                            " " + shape_text(t.shape) + ", not the record's " + expected.name + " " + expected.dtype +
                            " " + shape_text(expected.shape));
   }
   return t;
+}
+
+Tensor read_stored(const StoredTensors& stored, const std::string& relative) {
+  return decode_tensor_proto(stored.read(relative), relative, module_limits::kMaxTensorBytes);
+}
+
+}  // namespace
+
+Tensor stored_oracle(const StoredTensors& stored, const CaseTensor& expected, const std::string& relative) {
+  Tensor t = read_stored(stored, relative);
+  CaseTensor as_oracle = expected;
+  as_oracle.dtype = std::string(dtype_name(DType::float64));
+  as_oracle.shape = t.shape;  // any shape: its parity decides whether it fits (a data-dependent shape need not)
+  return as_recorded(std::move(t), as_oracle, relative);
+}
+
+Tensor stored_tensor(const StoredTensors& stored, const CaseTensor& expected, const std::string& relative) {
+  return as_recorded(read_stored(stored, relative), expected, relative);
 }
 
 }  // namespace nnx

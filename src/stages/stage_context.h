@@ -31,6 +31,7 @@
 #include "runtime/run_watchdog.h"
 #include "runtime/runtime.h"
 #include "stages/reference_kind.h"
+#include "stages/stored_tensors.h"
 #include "stages/weights_check.h"
 #include "worker/exporter_client.h"
 #include "worker/worker_process.h"
@@ -82,9 +83,10 @@ struct StageContext {
   std::unique_ptr<ExporterClient> exporter;  // started by dependencies (run), by execute for a torch reference
 
   StageTimes times;
-  // A module record (§10): the verified bytes of its stored tensors, kept by load; the graph's input names
-  // (load); PyTorch's recomputed outputs by case name when execute asked for the torch reference.
-  std::map<std::string, std::vector<std::byte>> stored;
+  // A module record (§10): its stored tensors, verified by load and read again one at a time by parity
+  // (stored_tensors.h); the graph's input names (load); PyTorch's recomputed outputs by case name when execute
+  // asked for the torch reference.
+  StoredTensors stored;
   std::vector<std::string> graph_input_names;
   std::optional<std::map<std::string, std::vector<Tensor>>> module_references;
   std::string module_reference_missing;  // why a case is not in module_references

@@ -77,6 +77,11 @@ inline constexpr const char* kDims = "dims";                      // request: [[
 inline constexpr const char* kOutputNames = "output_names";       // request (given or null) and answer (used)
 inline constexpr const char* kExample = "example";                // request: one tensor per input
 inline constexpr const char* kCases = "cases";                    // request: [{name, inputs: [tensor]}]
+// module_export's case tensors as the files they are stored in (PROTOCOL.md, "Case tensors as files"): a
+// tensor {name, file} relative to output_dir; each case's folders for its outputs and their float64 copies.
+inline constexpr const char* kFile = "file";
+inline constexpr const char* kOutputsTo = "outputs_to";
+inline constexpr const char* kOracleTo = "oracle_to";
 inline constexpr const char* kImportError = "import_error";       // answer: the factory's module did not import
 inline constexpr const char* kBindError = "bind_error";           // answer: {problem, unknown, parameters}: inputs forward cannot take
 inline constexpr const char* kStateProof = "state_proof";  // answer: {gradients: false, why}, when backward could not run
@@ -85,6 +90,8 @@ inline constexpr const char* kModuleIdentity = "module";          // answer: {cl
 inline constexpr const char* kDimsInGraph = "dims_in_graph";      // answer: {dim: "dynamic" | "static"}
 inline constexpr const char* kGraph = "graph";                    // answer: the graph's inputs and outputs
 inline constexpr const char* kReferences = "references";          // answer: [{name, outputs: [tensor]}]
+inline constexpr const char* kDType = "dtype";                    // answer: a stored output's dtype name
+inline constexpr const char* kShape = "shape";                    // answer: a stored output's shape
 inline constexpr const char* kOracle = "oracle";                  // answer: the same in float64, or null
 inline constexpr const char* kOracleMissing = "oracle_missing";   // answer: why the oracle is null
 inline constexpr const char* kWeights = "weights";                // answer: {kept, transformed, missing}

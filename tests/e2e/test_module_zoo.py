@@ -92,6 +92,11 @@ def test_an_operator_no_exporter_can_export_is_an_export_error(zoo_run, exporter
     assert (record["status"], record["failure"], record["level"]) == ("failed", "export-error", "none")
     assert "eigh" in json.dumps(record["stages"]["export"]["detail"]).lower()
     assert all(c["outputs"] is None for c in record["input_cases"])
+    # The cases' inputs were written before the export (its child reads them there): a failed export leaves
+    # none of them behind, so the folder holds nothing its record does not list.
+    folder = zoo_run[2] / "report-artifacts" / f"eigh-{exporter}"
+    assert folder.is_dir() and sorted(p.name for p in folder.rglob("*.pb")) == []
+    assert not any(p.name.startswith(("test_data_set_", "oracle_data_set_", "refusal_cases")) for p in folder.iterdir())
 
 
 def test_the_run_exits_with_the_first_failing_class_and_the_report_validates(zoo_run):

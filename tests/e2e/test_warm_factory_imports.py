@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from worker_support import WORKER, Frame, Worker
+from worker_support import WORKER, Frame, Worker, stored
 
 HF_TINY = Path(__file__).resolve().parents[1] / "models" / "hf_tiny.py"
 IDS = [{"name": "x", "shape": ["batch", 8], "dtype": "int64"}]
@@ -160,12 +160,16 @@ def test_an_export_through_a_warm_parent_equals_a_cold_childs_bit_for_bit(worker
     answers = []
     for path in (warm, cold):
         request = dict(reference_request(path, "make"), op="module_export", exporter="torchscript", opset_version=17,
-                       dims=[["batch", [2]]], example=[Frame("x", ids)], output_dir=str(path.parent / "out"),
-                       model_file="model.onnx")
+                       dims=[["batch", [2]]], example=[stored(path.parent / "out", "example.pb", "x", ids)],
+                       cases=[{"name": "batch-2", "inputs": [stored(path.parent / "out", "case.pb", "x", ids)],
+                               "outputs_to": "test_data_set_0", "oracle_to": "oracle_data_set_0"}],
+                       output_dir=str(path.parent / "out"), model_file="model.onnx")
         answers.append(worker.request(request))
     assert answers[0]["exception"] is None and answers[1]["exception"] is None, answers
     assert "warm_parent" in answers[0] and "warm_parent" not in answers[1]
     assert [step[0] for step in answers[0]["step_seconds"]][:2] == ["warm_parent", "module"]  # run --timings'
     assert answers[1]["modules_imported"] > 100 > answers[0]["modules_imported"]  # the cold child paid the import
     assert answers[0]["references"] == answers[1]["references"] and answers[0]["oracle"] == answers[1]["oracle"]
+    for stored_file in ("test_data_set_0/output_0.pb", "oracle_data_set_0/output_0.pb"):  # the same bytes
+        assert (warm.parent / "out" / stored_file).read_bytes() == (cold.parent / "out" / stored_file).read_bytes()
     assert (warm.parent / "out" / "model.onnx").read_bytes() == (cold.parent / "out" / "model.onnx").read_bytes()

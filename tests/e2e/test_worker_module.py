@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from worker_support import Frame, Worker
+from worker_support import Frame, Worker, stored, unstored
 
 REPO = Path(__file__).resolve().parents[2]
 MODELS = REPO / "tests" / "models" / "worker_models.py"
@@ -22,20 +22,22 @@ EXPORTERS = ("torchscript", "dynamo")
 DTYPES = {"float32": "<f4", "float64": "<f8", "int64": "<i8", "int32": "<i4", "bool": "|b1"}
 
 
-def wire(name, tensor):
-    return Frame(name, tensor)
-
-
 def unwire(entry):
+    """A tensor a module_reference answer carries as a frame."""
     return torch.from_numpy(np.frombuffer(entry["data"], dtype=DTYPES[entry["dtype"]]).reshape(entry["shape"]).copy())
 
 
 def request(factory, specs, dims, example, cases, out, exporter="torchscript", names=None, path=MODELS):
+    """A module_export request: its example and each case's inputs written as stored tensor files in `out`, each
+    case's outputs and oracle to be written beside them (worker/PROTOCOL.md, "Case tensors as files")."""
     return {"op": "module_export", "exporter": exporter, "opset_version": 17,
             "factory": f"{Path(path).name}:{factory}" if path else factory,
             "factory_path": str(path) if path else None, "inputs": specs, "dims": dims, "output_names": names,
-            "example": [wire(s["name"], t) for s, t in zip(specs, example)],
-            "cases": [{"name": n, "inputs": [wire(s["name"], t) for s, t in zip(specs, c)]} for n, c in cases],
+            "example": [stored(out, f"example/input_{j}.pb", s["name"], t) for j, (s, t) in enumerate(zip(specs, example))],
+            "cases": [{"name": n, "inputs": [stored(out, f"test_data_set_{k}/input_{j}.pb", s["name"], t)
+                                             for j, (s, t) in enumerate(zip(specs, c))],
+                       "outputs_to": f"test_data_set_{k}", "oracle_to": f"oracle_data_set_{k}"}
+                      for k, (n, c) in enumerate(cases)],
             "output_dir": str(out), "model_file": "model.onnx"}
 
 
@@ -90,12 +92,16 @@ def test_a_conv_batchnorm_module_exports_with_references_oracle_and_a_clean_stat
     assert answer["graph"]["inputs"] == [{"name": "image", "dtype": "float", "shape": ["batch", 3, 16, 16]}]
     assert answer["output_names"] == ["output_0"]
     torch.set_num_threads(1)  # the child computes with one thread: the same sums, the same bits
+    from onnx import numpy_helper  # the child writes the bytes onnx's own serialiser writes for the same tensor
+    first = direct("conv_bn", cases[0][1])[1]
+    assert (tmp_path / "conv" / "test_data_set_0" / "output_0.pb").read_bytes() == \
+        numpy_helper.from_array(first.numpy(), "output_0").SerializeToString()
     for (name, inputs), ref, orc in zip(cases, answer["references"], answer["oracle"]):
         module, expected = direct("conv_bn", inputs)
         assert ref["name"] == name and orc["name"] == name
-        assert torch.equal(unwire(ref["outputs"][0]), expected)
+        assert torch.equal(unstored(tmp_path / "conv", ref["outputs"][0]), expected)
         assert orc["outputs"][0]["dtype"] == "float64"
-        torch.testing.assert_close(unwire(orc["outputs"][0]).float(), expected, rtol=1e-4, atol=1e-5)
+        torch.testing.assert_close(unstored(tmp_path / "conv", orc["outputs"][0]).float(), expected, rtol=1e-4, atol=1e-5)
     assert answer["module"] == {"class": "worker_models.ConvBn",
                                 "source_sha256": hashlib.sha256(MODELS.read_bytes()).hexdigest(),
                                 "state_sha256": state_sha256(module)}
@@ -113,12 +119,16 @@ def test_two_conv_exports_in_a_row_in_one_worker_do_not_deadlock(worker, tmp_pat
 
 
 def test_module_reference_recomputes_the_export_references(worker, tmp_path):
-    req, _ = image_request(tmp_path / "ref")
+    req, cases = image_request(tmp_path / "ref")
     exported = worker.request(req)
-    again = worker.request({key: req[key] for key in ("factory", "factory_path", "inputs", "output_names", "cases")}
-                           | {"op": "module_reference"})
+    frames = [{"name": name, "inputs": [Frame("image", inputs[0])]} for name, inputs in cases]  # its inputs as frames
+    again = worker.request({key: req[key] for key in ("factory", "factory_path", "inputs", "output_names")}
+                           | {"op": "module_reference", "cases": frames})
     assert again["ok"] and again["exception"] is None and again["import_error"] is None
-    assert again["references"] == exported["references"] and again["module"] == exported["module"]
+    assert again["module"] == exported["module"]
+    assert [r["name"] for r in again["references"]] == [r["name"] for r in exported["references"]]
+    for recomputed, kept in zip(again["references"], exported["references"]):
+        assert torch.equal(unwire(recomputed["outputs"][0]), unstored(tmp_path / "ref", kept["outputs"][0]))
     assert again["output_names"] == ["output_0"]
 
 
@@ -181,7 +191,7 @@ def test_two_modules_with_the_same_global_do_not_see_each_other(worker, tmp_path
         req = request("make", spec, [], [torch.zeros(1)], [("c", [torch.zeros(1)])], tmp_path / "o", path=path)
         answer = worker.request(req)
         assert answer["exception"] is None, answer
-        assert unwire(answer["references"][0]["outputs"][0]).tolist() == [2 * value]
+        assert unstored(tmp_path / "o", answer["references"][0]["outputs"][0]).tolist() == [2 * value]
 
 
 def test_the_mutate_buffer_fault_shows_in_changed(tmp_path):
@@ -209,7 +219,7 @@ def test_two_inputs_and_tuple_and_dict_outputs(worker, tmp_path, exporter):
     assert answer["dims_in_graph"] == {"batch": "dynamic"} and answer["weights"]["missing"] == []
     assert [o["name"] for o in answer["graph"]["outputs"]] == ["sum", "prod", "neg"]
     _, (s, d) = direct("two_in_two_out", case)
-    got = [unwire(o) for o in answer["references"][0]["outputs"]]
+    got = [unstored(tmp_path / "two", o) for o in answer["references"][0]["outputs"]]
     assert [o["name"] for o in answer["references"][0]["outputs"]] == ["sum", "prod", "neg"]
     for value, want in zip(got, [s, d["prod"], d["neg"]]):
         torch.testing.assert_close(value, want)
@@ -229,7 +239,7 @@ def test_an_int64_input_embedding_module(worker, tmp_path, exporter):
     assert answer["graph"]["inputs"][0]["dtype"] == "int64" and answer["dims_in_graph"] == {"batch": "dynamic"}
     assert answer["weights"]["missing"] == [] and answer["oracle"][0]["outputs"][0]["dtype"] == "float64"
     _, expected = direct("embedder", case)
-    torch.testing.assert_close(unwire(answer["references"][0]["outputs"][0]), expected)
+    torch.testing.assert_close(unstored(tmp_path / "emb", answer["references"][0]["outputs"][0]), expected)
 
 
 @pytest.mark.parametrize("exporter", EXPORTERS)
@@ -249,7 +259,7 @@ def test_malformed_module_requests_are_refused(worker, tmp_path):
     assert not worker.request(req | {"factory": "no colon here"})["ok"]
     assert not worker.request(req | {"factory_path": "relative/worker_models.py"})["ok"]
     assert not worker.request(req | {"exporter": "tracing"})["ok"]
-    short = req | {"example": [Frame("image", torch.zeros(2, 3, 16, 8))]}
+    short = req | {"example": [stored(tmp_path / "bad", "short.pb", "image", torch.zeros(2, 3, 16, 8))]}
     assert "is float32 [2, 3, 16, 8], not float32 [2, 3, 16, 16]" in worker.request(short)["error"]
     wrong = req | {"inputs": [IMAGE[0] | {"shape": ["width", 3, 16, 16]}]}
     assert "neither a size nor a dim" in worker.request(wrong)["error"]

@@ -195,6 +195,30 @@ class Frame:
             struct.pack(f"<{t.dim()}q", *t.shape) + raw
 
 
+def stored(folder: Path, relative: str, name: str, tensor: torch.Tensor) -> dict:
+    """`tensor` written as the core writes a module's stored tensor, an ONNX TensorProto file (by onnx's own
+    writer) at <folder>/<relative>; its {name, file} entry in a module_export request (worker/PROTOCOL.md,
+    "Case tensors as files")."""
+    from onnx import numpy_helper
+
+    path = Path(folder) / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(numpy_helper.from_array(tensor.detach().numpy(), name).SerializeToString())
+    return {"name": name, "file": relative}
+
+
+def unstored(folder: Path, entry: dict) -> torch.Tensor:
+    """The tensor of a stored output the worker's child wrote ({name, dtype, shape, file}), read by onnx's own
+    reader and checked against what the entry says."""
+    import onnx
+    from onnx import numpy_helper
+
+    proto = onnx.load_tensor(str(Path(folder) / entry["file"]))
+    array = numpy_helper.to_array(proto)
+    assert proto.name == entry["name"] and list(array.shape) == entry["shape"], (proto.name, array.shape, entry)
+    return torch.from_numpy(array.copy())
+
+
 def encode_request(obj) -> bytes:
     """The request's line (its Frames as references, "frames" their count) and its frames."""
     frames = []

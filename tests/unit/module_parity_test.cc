@@ -1,12 +1,14 @@
 // The parity stage (stages/parity.cc) on a module record, behind the seams: the record of
 // tests/support/module_record.h (an image model, three batches to match, three refusal cases) with its stored
-// tensors in memory as the load stage keeps them (StageContext::stored: TensorProto bytes), and a typed fake
+// tensors as TensorProto files in a temporary folder, listed as the record lists them and read by parity one at
+// a time (StageContext::stored, stages/stored_tensors.h), and a typed fake
 // session (tests/fakes/fake_runtime.h) answering named tensors. The same path as the feed-forward net's
 // (parity_stage_test.cc): inputs fed by name, outputs compared by name with the stored reference, the stored
 // float64 oracle triangulating, the blame. The end-to-end tests run it on ONNX Runtime; these replace none.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -15,12 +17,15 @@
 #include <string>
 #include <vector>
 
+#include "artifacts/layout.h"
 #include "base/module_record_vocabulary.h"
+#include "base/sha256.h"
 #include "fakes/fake_runtime.h"
 #include "onnx_file/tensor_proto.h"
 #include "record/record.h"
 #include "stages/stages.h"
 #include "support/module_record.h"
+#include "support/temp_dir.h"
 
 namespace nnx {
 namespace {
@@ -34,10 +39,13 @@ Tensor float64_tensor(std::string name, std::vector<std::int64_t> shape, const s
   return t;
 }
 
-void keep(std::map<std::string, std::vector<std::byte>>& stored, const std::string& file, const Tensor& t) {
+// Writes `t` as a stored tensor file at <folder>/<file> and lists it, as the record's artifacts do.
+void keep(const std::filesystem::path& folder, std::vector<ArtifactEntry>& listed, const std::string& file,
+          const Tensor& t) {
   const std::string bytes = encode_tensor_proto(t);
-  const auto* first = reinterpret_cast<const std::byte*>(bytes.data());
-  stored[file] = std::vector<std::byte>(first, first + bytes.size());
+  std::filesystem::create_directories((folder / file).parent_path());
+  std::ofstream(folder / file, std::ios::binary) << bytes;
+  listed.push_back({file, stored_tensor_role(file), bytes.size(), sha256_hex(bytes)});
 }
 
 class ModuleParityStage : public ::testing::Test {
@@ -47,17 +55,18 @@ class ModuleParityStage : public ::testing::Test {
     context_.graph_input_names = {"image"};
     for (const RecordCase& c : record_.input_cases) {
       for (const CaseTensor& in : c.module()->inputs) {
-        keep(context_.stored, in.file, Tensor::float32(in.name, in.shape, std::vector<float>(count(in.shape), 0.5f)));
+        keep(folder_.path(), listed_, in.file, Tensor::float32(in.name, in.shape, std::vector<float>(count(in.shape), 0.5f)));
       }
       if (!c.module()->outputs) continue;
       const CaseTensor& out = c.module()->outputs->front();
       std::vector<float> logits(count(out.shape));
       for (std::size_t i = 0; i < logits.size(); ++i) logits[i] = std::sin(static_cast<float>(i + c.seed));
-      keep(context_.stored, out.file, Tensor::float32(out.name, out.shape, logits));
-      keep(context_.stored, *out.oracle_file,
+      keep(folder_.path(), listed_, out.file, Tensor::float32(out.name, out.shape, logits));
+      keep(folder_.path(), listed_, *out.oracle_file,
            float64_tensor(out.name, out.shape, std::vector<double>(logits.begin(), logits.end())));
       logits_[c.module()->inputs.front().shape] = logits;
     }
+    context_.stored = StoredTensors(folder_.path(), listed_);
   }
 
   static std::size_t count(const std::vector<std::int64_t>& shape) {
@@ -93,6 +102,8 @@ class ModuleParityStage : public ::testing::Test {
   }
   const StageEntry& stage() const { return record_.stage(Stage::parity); }
 
+  test_support::TempDir folder_{"nnx-module-parity"};  // the profile folder: the stored tensors as files
+  std::vector<ArtifactEntry> listed_;                  // and the record's listing of them
   Record record_ = test_support::module_record(Stage::load);
   StageContext context_{record_, "no-artifacts-root", nullptr};
   std::map<std::vector<std::int64_t>, std::vector<float>> logits_;
@@ -134,11 +145,25 @@ TEST_F(ModuleParityStage, AnOutputUnderAnotherNameIsAMismatchNamingWhatTheRuntim
 }
 
 TEST_F(ModuleParityStage, AStoredReferenceThatIsNotTheRecordsIsAMismatchBlamedOnTheReference) {
-  context_.stored.erase(case_named("batch-1").module()->outputs->front().file);
+  const std::string file = case_named("batch-1").module()->outputs->front().file;
+  std::erase_if(listed_, [&](const ArtifactEntry& e) { return e.path == file; });
+  context_.stored = StoredTensors(folder_.path(), listed_);
   EXPECT_FALSE(run());
   EXPECT_EQ(case_named("batch-1").outcome, rf::kOutcomeMismatch);
   EXPECT_EQ(case_named("batch-2").outcome, rf::kOutcomeMatch);
   EXPECT_EQ(stage().detail.at("blame"), "reference");
+}
+
+TEST_F(ModuleParityStage, AStoredReferenceChangedAfterTheLoadStageVerifiedItIsNotComparedAndSaysSo) {
+  // Parity reads each stored tensor when it uses it and checks it against the listing again: a file swapped
+  // after load is never compared as if it were the record's.
+  const std::string file = case_named("batch-3").module()->outputs->front().file;
+  std::ofstream(folder_.path() / file, std::ios::binary | std::ios::app) << "x";
+  EXPECT_FALSE(run());
+  EXPECT_EQ(case_named("batch-3").outcome, rf::kOutcomeMismatch);
+  const std::string detail = case_named("batch-3").detail.value_or("");
+  EXPECT_NE(detail.find("changed since the load stage verified it"), std::string::npos) << detail;
+  EXPECT_EQ(case_named("batch-2").outcome, rf::kOutcomeMatch);
 }
 
 TEST_F(ModuleParityStage, AnInputTheGraphDoesNotTakeIsNotFedAndIsNamed) {
