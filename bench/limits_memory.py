@@ -12,9 +12,10 @@ child (the export of the module, any depth under the worker); a role's peak is i
 short `sh` or `ldconfig` the tree also runs at those depths is far below). Each role's footprint is its
 peak in the same profile at a tiny width (8: every tensor under 1 KiB); the goal is peak - footprint <= 3 x
 the largest case's tensors (its input, its float32 outputs and their float64 oracle copies). A forked child's
-VmHWM counts the worker's pages it shares copy-on-write, as its footprint does. Prints one line per role and
-the run's status.
-Exits 0 when the record is passed at level executed, whatever the memory figures.
+VmHWM counts the worker's pages it shares copy-on-write, as its footprint does. Then `execute` of the run's
+report (its stored outputs the reference: the core alone), measured the same way. Prints one line per role,
+one for execute, and the run's status.
+Exits 0 when the record is passed at level executed and execute passes, whatever the memory figures.
 """
 from __future__ import annotations
 
@@ -75,27 +76,43 @@ def sample(root: int, peaks: dict[str, int], names: dict[str, set[str]], stop: t
         stop.wait(0.05)
 
 
-def run(cli: str, work: Path, width: int) -> tuple[dict, dict[str, int], dict[str, set[str]], float, int]:
-    channel_limits.WIDTH = width
-    work.mkdir(parents=True, exist_ok=True)
-    (work / "profiles.json").write_text(json.dumps([channel_limits.profile()]))
+def sampled(command: list) -> tuple[dict[str, int], dict[str, set[str]], float, int, str]:
+    """Runs `command`, its process tree sampled: (peaks by role, process names by role, seconds, exit, stderr)."""
     peaks: dict[str, int] = {}
     names: dict[str, set[str]] = {role: set() for role in ROLES}
     stop = threading.Event()
     start = time.monotonic()
-    proc = subprocess.Popen([cli, "run", "--profile-file", str(work / "profiles.json"), "--output",
-                             str(work / "report.json"), "--force", "--quiet"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     sampler = threading.Thread(target=sample, args=(proc.pid, peaks, names, stop))
     sampler.start()
     _, stderr = proc.communicate()
     stop.set()
     sampler.join()
-    seconds = time.monotonic() - start
+    return peaks, names, time.monotonic() - start, proc.returncode, stderr
+
+
+def run(cli: str, work: Path, width: int) -> tuple[dict, dict[str, int], dict[str, set[str]], float, int]:
+    channel_limits.WIDTH = width
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "profiles.json").write_text(json.dumps([channel_limits.profile()]))
+    peaks, names, seconds, code, stderr = sampled([cli, "run", "--profile-file", str(work / "profiles.json"),
+                                                   "--output", str(work / "report.json"), "--force", "--quiet"])
     record = json.loads((work / "report.json").read_text())["profiles"][0]
     if record["status"] != "passed":
         print(stderr[-3000:], file=sys.stderr)
-    return record, peaks, names, seconds, proc.returncode
+    return record, peaks, names, seconds, code
+
+
+def execute(cli: str, work: Path) -> tuple[dict, int, float, int]:
+    """`execute` of the run's report (the stored outputs its reference, no Python): (its record, the core's
+    peak KiB, seconds, exit)."""
+    peaks, _, seconds, code, stderr = sampled([cli, "execute", str(work / "report.json"), str(work / "report-artifacts"),
+                                               "--output", str(work / "executed.json")])
+    report = json.loads((work / "executed.json").read_text())
+    record = report["profiles"][0] if "profiles" in report else report
+    if record["status"] != "passed":
+        print(stderr[-3000:], file=sys.stderr)
+    return record, peaks.get("core", 0), seconds, code
 
 
 def largest_case_mib(width: int) -> float:
@@ -119,7 +136,14 @@ def main() -> int:
         print(f"{role:13s} peak_mib={peak:.0f} footprint_mib={foot:.0f} over_mib={over:.0f} "
               f"x_largest={over / largest:.2f} goal={'met' if over <= 3 * largest else 'MISSED'} "
               f"processes={','.join(sorted(names[role]))}")
-    return 0 if (record["status"], record["level"]) == ("passed", "executed") else 1
+    _, small_core, _, _ = execute(cli, work / "footprint")
+    executed, core, execute_seconds, execute_code = execute(cli, work / "limits")
+    over = (core - small_core) / 1024
+    print(f"execute       peak_mib={core / 1024:.0f} footprint_mib={small_core / 1024:.0f} over_mib={over:.0f} "
+          f"x_largest={over / largest:.2f} goal={'met' if over <= 3 * largest else 'MISSED'} "
+          f"status={executed['status']} exit={execute_code} seconds={execute_seconds:.1f}")
+    passed = (record["status"], record["level"]) == ("passed", "executed") and executed["status"] == "passed"
+    return 0 if passed else 1
 
 
 if __name__ == "__main__":

@@ -17,8 +17,8 @@ from nnx_worker_fork import ChildDied, run_in_child
 from nnx_worker_bind import BindProblem, bind_inputs
 from nnx_worker_imported import imported_work
 from nnx_worker_model import describe
-from nnx_worker_module_load import (ModuleProblem, SourceChanged, build_module, case_inputs, oracle,
-                                    output_names, references, named_outputs)
+from nnx_worker_module_load import (ModuleProblem, SourceChanged, StoreProblem, build_module, case_inputs,
+                                    oracle, output_names, references, named_outputs)
 from nnx_worker_module_request import parse_module_request
 from nnx_worker_warm import WARM_PARENTS, warm_imports
 from nnx_worker_watch import changed_entries, changed_parts, export_in_eval, STATE_PARTS, watch_export
@@ -178,6 +178,9 @@ def _export_work(plan: dict) -> dict:
         steps.done("exporter")
     except BindProblem as exc:
         answer["bind_error"] = exc.detail
+        return answer
+    except StoreProblem as exc:
+        answer["store_error"] = str(exc)
         return answer
     except ModuleProblem as exc:
         answer["import_error" if exc.importing else "exception"] = str(exc)

@@ -217,9 +217,15 @@ def case_inputs(case: dict) -> list:
     return [load(t) if isinstance(t, FileTensor) else to_torch(t) for t in case["tensors"]]
 
 
+class StoreProblem(Exception):
+    """A case tensor that could not be written (a full disk, a file size limit): the tool's own step, never
+    the module's; answered as `store_error`."""
+
+
 def _keep(case: dict, to: str, j: int, name: str, tensor, what: str):
     """An output of a case: written as the file <to>/output_<j>.pb in the profile folder when the case names
-    one (module_export), else a wire tensor (module_reference); ModuleProblem naming `what` past a limit."""
+    one (module_export), else a wire tensor (module_reference); ModuleProblem naming `what` past a limit,
+    StoreProblem when the file cannot be written."""
     folder = case.get(to)
     try:
         if folder is None:
@@ -227,6 +233,8 @@ def _keep(case: dict, to: str, j: int, name: str, tensor, what: str):
         return write_tensor_file(case["output_dir"], f"{folder}/output_{j}.pb", name, tensor)
     except WireError as exc:
         raise ModuleProblem(f"{what} {exc}") from None
+    except OSError as exc:
+        raise StoreProblem(f"{what} cannot be written to {folder}/output_{j}.pb: {describe(exc)}") from None
 
 
 def references(module, cases: list, given_names, binding=None) -> tuple:
@@ -272,6 +280,8 @@ def oracle(module, cases: list, names: list, binding=None) -> tuple:
                 for j, (n, t) in enumerate(zip(names, leaves))]})
             del inputs, leaves
         return answers, None
+    except StoreProblem:
+        raise
     except ModuleProblem as exc:
         if "limit" in str(exc):
             raise

@@ -1,4 +1,4 @@
-"""A module export's case tensors as the files they are stored in (worker/PROTOCOL.md, "Case tensors as
+"""A module export's case tensors as the files they are stored in (worker/TENSORS.md, "Case tensors as
 files"; doc/record-format.md §10): ONNX TensorProto files in the profile folder, in ONNX's test-data layout.
 The core writes each case's inputs there before it sends `module_export`; the forked child reads them one
 case at a time and writes each case's reference and float64 oracle outputs beside them as it computes them.
@@ -77,7 +77,8 @@ def read_header(path: str) -> FileTensor:
             if field == _DIMS and kind == 0:
                 dims.append(_read_varint(f, where))
             elif field == _DIMS and kind == 2:  # packed, as another writer may store them
-                end = f.tell() + _length(f, where, size)
+                n = _length(f, where, size)
+                end = f.tell() + n
                 while f.tell() < end:
                     dims.append(_read_varint(f, where))
             elif field == _DATA_TYPE and kind == 0:
@@ -127,7 +128,7 @@ def load(tensor: FileTensor):
 
 def write_tensor_file(folder: str, relative: str, name: str, tensor) -> dict:
     """Writes `tensor` (torch) named `name` at <folder>/<relative> as the core would (atomically: a temporary
-    file beside it, then renamed) and returns its entry for the answer: {name, dtype, shape, file}. WireError
+    file beside it, then renamed; removed when the write fails) and returns its entry for the answer: {name, dtype, shape, file}. WireError
     for a dtype the wire has no name for or a tensor over 64 MiB (nnx_worker_tensors.from_torch)."""
     wire = from_torch(name, tensor)
     encoded = name.encode("utf-8")
@@ -138,8 +139,13 @@ def write_tensor_file(folder: str, relative: str, name: str, tensor) -> dict:
     path = os.path.join(folder, relative)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     temporary = f"{path}.{os.getpid()}.tmp"
-    with open(temporary, "wb") as f:
-        f.write(header)
-        f.write(wire.data)
-    os.replace(temporary, path)
+    try:
+        with open(temporary, "wb") as f:
+            f.write(header)
+            f.write(wire.data)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):  # a write that failed part way (a full disk) leaves nothing behind
+            os.unlink(temporary)
+        raise
     return {"name": name, "dtype": wire.dtype, "shape": wire.shape, "file": relative}

@@ -1,4 +1,4 @@
-"""The worker's one tensor wire (worker/PROTOCOL.md, "Tensor frames"), for every op and every kind.
+"""The worker's one tensor wire (worker/TENSORS.md, "Tensor frames"), for every op and every kind.
 
 A message is one strict JSON line, then `frames` binary frames (the line's top-level "frames" gives their
 count; absent: none). A tensor in the line is a reference `{"name": ..., "frame": k}` to the k-th frame; a

@@ -44,7 +44,7 @@ std::optional<std::string> profile_name_problem(const std::string& name);
 // artifact manifest (rf::kRoleTestInput, ...; nullptr for any other path).
 std::string test_input_path(std::size_t match_case, std::size_t input);
 // The folders of a match case's outputs and of their float64 oracle copies: the worker writes output_<j>.pb
-// in each (worker/PROTOCOL.md, "Case tensors as files"), the paths below.
+// in each (worker/TENSORS.md, "Case tensors as files"), the paths below.
 std::string test_data_set_folder(std::size_t match_case);
 std::string oracle_data_set_folder(std::size_t match_case);
 std::string test_output_path(std::size_t match_case, std::size_t output);

@@ -78,7 +78,7 @@ bool export_with_worker(StageContext& context) {
     return stage_failed(context, kind->own_step_failure(),  // that does not parse: the tool's step, never the exporter's
                         json{{detail_key::kError, std::string("reading the given inputs, storing the case tensors or "
                                                               "the factory's copy, or reading the answer: ") + e.what()},
-                             {detail_key::kLog, answer.value(wire::kLog, "")}});
+                             {detail_key::kLog, answer.is_object() ? answer.value(wire::kLog, "") : ""}});
   }
 }
 

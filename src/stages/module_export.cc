@@ -37,7 +37,7 @@ using nlohmann::json;
 namespace wire = worker_protocol;
 namespace detail_key = rf::detail_key;
 
-// A case's inputs in the request: the stored tensor files they were written to (PROTOCOL.md, "Case tensors as
+// A case's inputs in the request: the stored tensor files they were written to (worker/TENSORS.md, "Case tensors as
 // files").
 json input_files_json(const RecordCase& c) {
   json out = json::array();
@@ -243,6 +243,9 @@ class ModuleExport final : public ExportKind {
     keep_step_seconds(context_, answer);
     record_identity(record, answer);
     throw_if_unbound(*context_.profile, answer);
+    if (const json error = answer.value(wire::kStoreError, json()); error.is_string()) {  // the tool's own step
+      throw ConformanceError("storing the case tensors: " + error.get<std::string>());
+    }
     if (const json error = answer.value(wire::kImportError, json()); error.is_string()) {
       record.set_stage_failed(Stage::dependencies, FailureClass::missing_dependency,
                               json{{detail_key::kProblems, json::array({"the module " + record.module()->factory +

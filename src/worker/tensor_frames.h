@@ -1,5 +1,6 @@
-// tensor_frames.h — the binary tensor frames that follow a JSON line on the worker's pipes (worker/PROTOCOL.md,
-// "Tensor frames"): one channel for every tensor either way (requests on fd 0, answers on fd 3), every kind.
+// tensor_frames.h — the binary tensor frames that follow a JSON line on the worker's pipes (worker/TENSORS.md,
+// "Tensor frames"): one channel for every tensor either way (requests on fd 0, answers on fd 3), every kind, but a
+// module export's case tensors, which are files (worker/TENSORS.md, "Case tensors as files").
 //
 // Contract:
 //  * A frame is, little-endian: the 4 bytes "NNXF", the dtype code (1 byte: ONNX's TensorProto.DataType

@@ -1,5 +1,5 @@
 // tensor_wire.h — how named, typed tensors (base/tensor.h) cross the worker protocol, every op and every kind
-// (worker/PROTOCOL.md, "Tensor frames"): in the JSON line a tensor is a reference {"name", "frame": k}; its
+// (worker/TENSORS.md, "Tensor frames"): in the JSON line a tensor is a reference {"name", "frame": k}; its
 // dtype, shape and raw little-endian bytes are the k-th binary frame after the line (tensor_frames.h), never
 // base64 or decimal text, so a value arrives bit for bit. The line's top-level "frames" gives their count.
 //

@@ -77,11 +77,12 @@ inline constexpr const char* kDims = "dims";                      // request: [[
 inline constexpr const char* kOutputNames = "output_names";       // request (given or null) and answer (used)
 inline constexpr const char* kExample = "example";                // request: one tensor per input
 inline constexpr const char* kCases = "cases";                    // request: [{name, inputs: [tensor]}]
-// module_export's case tensors as the files they are stored in (PROTOCOL.md, "Case tensors as files"): a
+// module_export's case tensors as the files they are stored in (worker/TENSORS.md, "Case tensors as files"): a
 // tensor {name, file} relative to output_dir; each case's folders for its outputs and their float64 copies.
 inline constexpr const char* kFile = "file";
 inline constexpr const char* kOutputsTo = "outputs_to";
 inline constexpr const char* kOracleTo = "oracle_to";
+inline constexpr const char* kStoreError = "store_error";  // answer: a case tensor the child could not write
 inline constexpr const char* kImportError = "import_error";       // answer: the factory's module did not import
 inline constexpr const char* kBindError = "bind_error";           // answer: {problem, unknown, parameters}: inputs forward cannot take
 inline constexpr const char* kStateProof = "state_proof";  // answer: {gradients: false, why}, when backward could not run

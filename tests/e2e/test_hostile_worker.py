@@ -66,7 +66,7 @@ def test_a_worker_writing_more_output_than_the_bound(tmp_path):
 
 def test_an_answer_longer_than_the_response_bound(tmp_path):
     """A hostile worker answers the export with a line that never ends (beyond the 16 MiB bound of an answer
-    line: its tensors are frames after it, worker/PROTOCOL.md "Tensor frames")."""
+    line: its tensors are frames after it, worker/TENSORS.md "Tensor frames")."""
     detail, _ = run_failing_export(tmp_path, hostile_worker(tmp_path, "response-flood"))
     assert "response to 'export' exceeds 16777216 bytes" in detail["error"]
 

@@ -104,3 +104,23 @@ def test_a_stored_oracle_holding_infinity_gives_a_null_margin_with_its_reason_no
         assert first[side] == {"max_abs_error": None, "margin": None, "reason": reason}
     assert record["stages"]["parity"]["detail"]["triangulation"][1]["runtime_vs_oracle"]["margin"] is not None
     assert run_cli("validate", tmp_path / "again.json").returncode == 0
+
+
+def test_an_output_the_modules_process_cannot_store_is_a_tool_error_and_leaves_no_case_tensor(tmp_path):
+    # widens: a 1 KiB image in, 128 KiB of output: its inputs are stored, its outputs (written by the module's
+    # process, worker/TENSORS.md "Case tensors as files") outgrow a file limit of 100 KiB.
+    widens = {"name": "wide", "exporter": "torchscript", "module": f"{WORKER_MODELS}:widens",
+              "inputs": [{"name": "image", "shape": ["batch", 1, 16, 16]}], "dims": {"batch": [1]}}
+    profiles = write_profiles(tmp_path / "p.json", [widens])
+    done = run_cli_in(tmp_path, ["run", "--quiet", "--profile-file", profiles, "--output", "report.json"],
+                      file_limit=100 << 10)
+    assert done.returncode == 19, done.stderr  # the tool's own step, never the module's or the exporter's
+    record = json.loads((tmp_path / "report.json").read_text())["profiles"][0]
+    assert (record["failure"], record["stages"]["export"]["status"]) == ("tool-error", "failed")
+    error = record["stages"]["export"]["detail"]["error"]
+    assert "storing the case tensors: output output_0 of case batch-1 cannot be written to test_data_set_0/output_0.pb" \
+        in error and "File too large" in error, error
+    assert all(c["outputs"] is None for c in record["input_cases"])
+    assert not list((tmp_path / "report-artifacts" / "wide").rglob("*.pb"))  # none left behind
+    assert run_cli("validate", tmp_path / "report.json").returncode == 0
+    assert run_cli("verify", tmp_path / "report.json", tmp_path / "report-artifacts").returncode == 0

@@ -29,7 +29,7 @@ def unwire(entry):
 
 def request(factory, specs, dims, example, cases, out, exporter="torchscript", names=None, path=MODELS):
     """A module_export request: its example and each case's inputs written as stored tensor files in `out`, each
-    case's outputs and oracle to be written beside them (worker/PROTOCOL.md, "Case tensors as files")."""
+    case's outputs and oracle to be written beside them (worker/TENSORS.md, "Case tensors as files")."""
     return {"op": "module_export", "exporter": exporter, "opset_version": 17,
             "factory": f"{Path(path).name}:{factory}" if path else factory,
             "factory_path": str(path) if path else None, "inputs": specs, "dims": dims, "output_names": names,

@@ -173,7 +173,7 @@ class ReferenceNet(torch.nn.Module):
 
 
 # ------------------------------------------------------------------------------------------------
-# tensor frames (worker/PROTOCOL.md, "Tensor frames"), written here independently of the worker's code
+# tensor frames (worker/TENSORS.md, "Tensor frames"), written here independently of the worker's code
 
 
 DTYPE_CODES = {torch.float32: 1, torch.uint8: 2, torch.int8: 3, torch.int32: 6, torch.int64: 7, torch.bool: 9,
@@ -197,7 +197,7 @@ class Frame:
 
 def stored(folder: Path, relative: str, name: str, tensor: torch.Tensor) -> dict:
     """`tensor` written as the core writes a module's stored tensor, an ONNX TensorProto file (by onnx's own
-    writer) at <folder>/<relative>; its {name, file} entry in a module_export request (worker/PROTOCOL.md,
+    writer) at <folder>/<relative>; its {name, file} entry in a module_export request (worker/TENSORS.md,
     "Case tensors as files")."""
     from onnx import numpy_helper
 

@@ -1,4 +1,4 @@
-// worker_channel_test.cc — the tensor frames of WorkerProcess::exchange over real pipes (worker/PROTOCOL.md,
+// worker_channel_test.cc — the tensor frames of WorkerProcess::exchange over real pipes (worker/TENSORS.md,
 // "Tensor frames"), against small Python scripts run with `python3` from PATH that echo, lie or stop:
 //  * a request's tensors reach the worker as frames after its line and come back bit for bit, larger
 //    than a pipe's buffer either way;
