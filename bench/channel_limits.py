@@ -1,12 +1,13 @@
-"""The worker channel at the documented limits (doc/record-format.md §10; worker/PROTOCOL.md, "Tensor
-frames"), a slower lane beside `make test`: one module profile whose 8 match cases' inputs are 64 MiB of
-float32 each (512 MiB in all, the limit) and whose outputs' float64 oracle copies are 64 MiB each (the limit
-per stored tensor), run end to end with the command line. Prints the record's status and level, the wall
+"""A module at the documented limits (doc/record-format.md §10; worker/TENSORS.md, "Case tensors as files"):
+one module profile whose 8 match cases' inputs are 64 MiB of float32 each (512 MiB in all, the limit) and
+whose outputs' float64 oracle copies are 64 MiB each (the limit per stored tensor), run end to end with the
+command line. Prints the record's status and level, the wall
 time and the peak resident memory of the largest process of the run's tree (the core or the worker).
 
     .venv/bin/python bench/channel_limits.py [--cli build/nnx-conformance] [--work DIR]
 
-Exits 0 when the record is passed at level executed, 1 otherwise. Measured figures: worker/PROTOCOL.md.
+Exits 0 when the record is passed at level executed, 1 otherwise. The profile is also
+tests/e2e/test_module_at_the_limits.py's (in `make test`); its memory per process: bench/limits_memory.py.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 outputs are far over what the old base64-in-JSON answer could carry (64 MiB per answer line, so about 16 MiB
 of float32 outputs with their float64 oracle) runs end to end; and the worker refuses a request whose frames
 break the wire's rules, answering ok:false. The frame reader's own rules are tests/unit/tensor_frames_test.cc;
-a run at the full documented limits is not in make test (see worker/TENSORS.md, "Tensor frames")."""
+a run at the full documented limits: test_module_at_the_limits.py."""
 import json
 import struct
 
