@@ -8,7 +8,7 @@
 #   NNX_FUZZ_BUDGET      seconds of wall time the rounds share (default 60: `make test`'s lane; a longer session
 #                        is this variable alone, e.g. NNX_FUZZ_BUDGET=3600)
 #   NNX_FUZZ_SECONDS     seconds per target (-max_total_time; default: NNX_FUZZ_BUDGET shared by the rounds of
-#                        NNX_FUZZ_JOBS targets, e.g. 12 targets on 2 cores: 6 rounds of 10 s)
+#                        NNX_FUZZ_JOBS targets, e.g. 13 targets on 2 cores: 7 rounds of 8 s)
 #   NNX_FUZZ_MIN_EXECS   executions each target must reach (default 50000): a target under it after its slot
 #                        goes on until it reaches it (at most 3 more slots), so a busy machine takes longer
 #   NNX_FUZZ_MIN_TOTAL   executions all targets run together must reach (default 1000000; 0 when targets are
@@ -86,6 +86,7 @@ declare -A TARGET_SOURCES=(
   [python_json_fuzzer]="python/python_json base/json_tape base/json_strict base/json_python base/file_bytes
                         base/error base/failure base/interrupt"
   [worker_request_fuzzer]=""
+  [tensor_file_fuzzer]=""
   [ssh_key_fuzzer]="base/ssh_key base/ssh_wire base/sshsig base/file_bytes base/error base/failure base/interrupt
                     base/record_vocabulary"
   [module_spec_fuzzer]="profile/module_spec profile/module_spec_json profile/module_spec_rules profile/module_factory
@@ -99,7 +100,8 @@ declare -A TARGET_SOURCES=(
 )
 # What a target links beyond its sources: "onnx" (onnx.pb.cc and libprotobuf-lite), "python" (libpython).
 declare -A TARGET_NEEDS=([onnx_model_fuzzer]=onnx [tensor_proto_fuzzer]=onnx [python_json_fuzzer]=python
-                         [worker_request_fuzzer]=python [json_record_fuzzer]=onnx [profile_file_fuzzer]=onnx)
+                         [worker_request_fuzzer]=python [tensor_file_fuzzer]=python [json_record_fuzzer]=onnx
+                         [profile_file_fuzzer]=onnx)
 
 targets=("$@")
 if ((${#targets[@]} == 0)); then

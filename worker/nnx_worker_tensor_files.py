@@ -68,35 +68,40 @@ def _length(f, where: str, size: int) -> int:
 def read_header(path: str) -> FileTensor:
     """The header of the TensorProto file at `path`, its data not read; WireError naming the rule it breaks."""
     where = os.path.basename(os.path.dirname(path)) + "/" + os.path.basename(path)
-    dims, code, name, raw = [], None, "", None
     with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        while f.tell() < size:
-            key = _read_varint(f, where)
-            field, kind = key >> 3, key & 7
-            if field == _DIMS and kind == 0:
+        return parse_header(f, os.fstat(f.fileno()).st_size, where, path)
+
+
+def parse_header(f, size: int, where: str, path: str = "") -> FileTensor:
+    """The header of the TensorProto of `size` bytes in the seekable binary stream `f` (read_header's rules;
+    the data skipped, not read); `where` names it in a WireError."""
+    dims, code, name, raw = [], None, "", None
+    while f.tell() < size:
+        key = _read_varint(f, where)
+        field, kind = key >> 3, key & 7
+        if field == _DIMS and kind == 0:
+            dims.append(_read_varint(f, where))
+        elif field == _DIMS and kind == 2:  # packed, as another writer may store them
+            n = _length(f, where, size)
+            end = f.tell() + n
+            while f.tell() < end:
                 dims.append(_read_varint(f, where))
-            elif field == _DIMS and kind == 2:  # packed, as another writer may store them
-                n = _length(f, where, size)
-                end = f.tell() + n
-                while f.tell() < end:
-                    dims.append(_read_varint(f, where))
-            elif field == _DATA_TYPE and kind == 0:
-                code = _read_varint(f, where)
-            elif field == _NAME and kind == 2:
-                n = _length(f, where, size)
-                name = f.read(n).decode("utf-8", errors="replace") if n <= _MAX_HEADER_BYTES else None
-                if name is None:
-                    raise WireError(f"{where}: a name of {n} bytes")
-            elif field == _RAW and kind == 2:
-                n = _length(f, where, size)
-                raw = (f.tell(), n)
-                f.seek(n, os.SEEK_CUR)
-            else:
-                raise WireError(f"{where}: field {field} (wire type {kind}) is not one a stored tensor holds "
-                                f"(dims, data_type, name, raw_data)")
-            if len(dims) > _MAX_RANK:
-                raise WireError(f"{where}: rank over {_MAX_RANK}")
+        elif field == _DATA_TYPE and kind == 0:
+            code = _read_varint(f, where)
+        elif field == _NAME and kind == 2:
+            n = _length(f, where, size)
+            if n > _MAX_HEADER_BYTES:
+                raise WireError(f"{where}: a name of {n} bytes")
+            name = f.read(n).decode("utf-8", errors="replace")
+        elif field == _RAW and kind == 2:
+            n = _length(f, where, size)
+            raw = (f.tell(), n)
+            f.seek(n, os.SEEK_CUR)
+        else:
+            raise WireError(f"{where}: field {field} (wire type {kind}) is not one a stored tensor holds "
+                            f"(dims, data_type, name, raw_data)")
+        if len(dims) > _MAX_RANK:
+            raise WireError(f"{where}: rank over {_MAX_RANK}")
     if code not in BY_CODE:
         raise WireError(f"{where}: data_type {code} is not one of the wire's ({', '.join(DTYPES)})")
     if raw is None:
