@@ -362,6 +362,7 @@ inline constexpr const char* kLibrarySha256 = "library_sha256";
 inline constexpr const char* kStatus = "status";
 inline constexpr const char* kRecords = "records";
 inline constexpr const char* kOutputs = "outputs";
+inline constexpr const char* kHost = "host";  // the host the cell ran on (base/host_facts.h); none in a document before it
 // runtimes[i].outputs.<profile>[k]
 inline constexpr const char* kCase = "case";
 inline constexpr const char* kShape = "shape";

@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "base/loaded_file.h"
+#include "base/terminal_text.h"
 #include "base/failure.h"
 #include "base/json_strict.h"
 #include "cli/commands.h"
@@ -53,6 +54,7 @@ void add_matrix_commands(CLI::App& app, MatrixArgs& args) {
 namespace {
 
 int print_outcome(const matrix::MatrixOutcome& outcome, const MatrixArgs& args, const DocumentSigner& signer) {
+  for (const auto& note : outcome.notes) std::cerr << "matrix-merge: " << visible_controls(note) << "\n";
   signer.sign();
   const std::vector<std::string> file_lines = write_render_targets(outcome.document, args.render);
   for (const auto& line : matrix::matrix_summary_lines(outcome.document)) std::cout << line << "\n";

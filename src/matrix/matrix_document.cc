@@ -110,6 +110,7 @@ json matrix_to_json(const MatrixDocument& matrix) {
                         {cell_key::kStatus, cell_passed(*cell) ? rf::kPassed : rf::kFailed},
                         {cell_key::kRecords, cell->records},
                         {cell_key::kOutputs, outputs_to_json(cell->outputs)}});
+    if (cell->host) runtimes.back()[cell_key::kHost] = cell->host->to_json();
     passed = passed && cell_passed(*cell);
     outputs.push_back(cell->outputs);
     outputs.back().version = cell->version;
@@ -158,10 +159,17 @@ MatrixDocument matrix_from_json(const json& document) {
   for (std::size_t i = 0; i < runtimes.size(); ++i) {
     const std::string where = "runtimes[" + std::to_string(i) + "]";
     const json& runtime = runtimes[i];
-    only_keys(runtime, where,
-              {cell_key::kVersion, cell_key::kLibrarySha256, cell_key::kStatus, cell_key::kRecords,
-               cell_key::kOutputs});
+    if (runtime.is_object() && runtime.contains(cell_key::kHost)) {
+      only_keys(runtime, where,
+                {cell_key::kVersion, cell_key::kLibrarySha256, cell_key::kStatus, cell_key::kRecords,
+                 cell_key::kOutputs, cell_key::kHost});
+    } else {
+      only_keys(runtime, where,
+                {cell_key::kVersion, cell_key::kLibrarySha256, cell_key::kStatus, cell_key::kRecords,
+                 cell_key::kOutputs});
+    }
     MatrixCell cell;
+    if (runtime.contains(cell_key::kHost)) cell.host = HostFacts::from_json(runtime[cell_key::kHost], where + ".host");
     cell.version = text(runtime, cell_key::kVersion, where);
     cell.library_sha256 = text(runtime, cell_key::kLibrarySha256, where);
     if (!runtime[cell_key::kRecords].is_array()) refuse(where + ".records", "is not a list");

@@ -1,7 +1,9 @@
 // The runtime matrix document nnx.runtime-matrix/1 (doc/runtime-matrix.md): the report it executed (path,
 // sha256), the shard it covers when it is one part, one entry per runtime — its version, the sha256 of its
 // library, status (passed iff every record passed), its records (each a valid record of either format:
-// nnx.export-conformance/1 or a module record, doc/record-format.md §10) and the outputs it computed (what drift and a merge need) — and the drift between the runtimes.
+// nnx.export-conformance/1 or a module record, doc/record-format.md §10), the outputs it computed (what drift and
+// a merge need) and the host it ran on (base/host_facts.h; none in a document made before hosts) — and the drift
+// between the runtimes.
 // `matrix_to_json` orders the runtimes by version and computes status and drift, so the same cells always give
 // the same document; `matrix_from_json` reads one back strictly (unknown keys, wrong types, invalid records
 // and malformed outputs are refused with ConformanceError naming the place).
@@ -13,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/host_facts.h"
 #include "base/record_vocabulary.h"
 #include "matrix/cell_plan.h"
 #include "matrix/drift.h"
@@ -24,6 +27,7 @@ struct MatrixCell {
   std::string library_sha256;  // of the library file opened
   std::vector<json> records;   // one per record of the report, in its order
   RuntimeOutputs outputs;      // what the runtime computed, per profile and case
+  std::optional<HostFacts> host;  // the host it ran on (base/host_facts.h); none in a document made before hosts
 };
 
 struct MatrixDocument {

@@ -72,6 +72,8 @@ MatrixOutcome run_matrix(const MatrixRequest& request) {
   matrix.report_sha256 = sha256_hex(bytes);
   matrix.shard = request.shard;
   matrix.cells = run_cells(chosen, records, options, request.on_cell);
+  const HostFacts host = this_host();  // every cell of one matrix runs here, in a child of this process
+  for (auto& cell : matrix.cells) cell.host = host;
   std::map<std::string, std::size_t> seen;
   for (const auto& cell : matrix.cells) {
     if (++seen[cell.version] > 1) {
@@ -81,10 +83,30 @@ MatrixOutcome run_matrix(const MatrixRequest& request) {
   for (const auto& cell : matrix.cells) {
     for (const auto& record : cell.records) validate_record(record);  // as execute: nothing invalid is written
   }
-  MatrixOutcome outcome{matrix_to_json(matrix), matrix_exit_code(matrix)};
+  MatrixOutcome outcome{matrix_to_json(matrix), matrix_exit_code(matrix), {}};
   throw_if_interrupted();
   write_document(outcome.document, request.output);
   return outcome;
+}
+
+// What merge says before it compares parts: each cell whose host differs from the first cell's that has one,
+// how (base/host_facts.h), and the cells that name none (a part made before hosts were recorded).
+std::vector<std::string> host_notes(const MatrixDocument& merged, const std::map<std::string, std::string>& owner) {
+  std::vector<std::string> notes;
+  const MatrixCell* first = nullptr;
+  for (const auto& cell : merged.cells) {
+    if (!cell.host) {
+      notes.push_back("ONNX Runtime " + cell.version + " (" + owner.at(cell.version) +
+                      ") names no host: whether its numbers come from the same machine as the others is unknown");
+    } else if (!first) {
+      first = &cell;
+    } else if (const std::string how = host_differences(*first->host, *cell.host); !how.empty()) {
+      notes.push_back("parts come from different hosts: ONNX Runtime " + cell.version + " (" +
+                      owner.at(cell.version) + ") ran on another host than " + first->version + " (" +
+                      owner.at(first->version) + "): " + how + "; drift between them mixes host and release");
+    }
+  }
+  return notes;
 }
 
 MatrixOutcome merge_matrices(const std::vector<std::pair<std::string, json>>& parts,
@@ -144,7 +166,7 @@ MatrixOutcome merge_matrices(const std::vector<std::pair<std::string, json>>& pa
                              std::to_string(shard_count->first));
     }
   }
-  MatrixOutcome outcome{matrix_to_json(merged), matrix_exit_code(merged)};
+  MatrixOutcome outcome{matrix_to_json(merged), matrix_exit_code(merged), host_notes(merged, owner)};
   write_document(outcome.document, output);
   return outcome;
 }

@@ -9,7 +9,9 @@
 // (matrix/matrix_document.h) atomically.
 // `merge_matrices` joins parts made with --shard (the output may be none of them): every part must name the same report sha256 and no
 // runtime may appear in two parts (ConformanceError naming both files); drift is recomputed from the parts'
-// outputs, so the merge of a complete set of shards equals the unsharded matrix.
+// outputs, so the merge of a complete set of shards equals the unsharded matrix. Every cell carries the host it
+// ran on (`run_matrix`: this machine's, base/host_facts.h); a merge whose cells ran on different hosts says so,
+// and how, in its outcome's notes (the numbers of two hosts may differ with the same release).
 #pragma once
 
 #include <chrono>
@@ -42,6 +44,9 @@ struct MatrixRequest {
 struct MatrixOutcome {
   json document;
   int exit_code = 0;
+  // What a merge says before its parts are compared (each cell whose host differs from the first's, and how;
+  // a cell naming no host): front ends print these first.
+  std::vector<std::string> notes;
 };
 
 MatrixOutcome run_matrix(const MatrixRequest& request);

@@ -8,13 +8,13 @@
 #include <utility>
 #include <vector>
 
+#include <unistd.h>  // environ, with C linkage (a declaration of our own clashes with it in a unity batch)
+
 #include "base/child_process.h"
 #include "base/error.h"
 #include "runtime/runtime_telemetry.h"
 #include "worker/worker_error.h"
 #include "worker/worker_pipes.h"
-
-extern char** environ;
 
 namespace nnx::worker_io {
 

@@ -174,6 +174,40 @@ def test_shards_merged_equal_the_unsharded_matrix(whole, report_and_root, tmp_pa
     assert not lone.exists()
 
 
+def test_every_cell_names_its_host_and_a_merge_of_two_hosts_parts_says_how_they_differ(whole, report_and_root,
+                                                                                       tmp_path):
+    _, document, _ = whole
+    cpuinfo = Path("/proc/cpuinfo").read_text()
+    cpu = next(line.split(":", 1)[1].strip() for line in cpuinfo.splitlines() if line.startswith("model name"))
+    for runtime in document["runtimes"]:  # where each cell ran, beside its records (never inside one)
+        host = runtime["host"]
+        assert (host["cpu"], host["machine"], host["kernel"]) == (cpu, os.uname().machine, os.uname().release)
+        assert host["libc"] == "glibc " + os.confstr("CS_GNU_LIBC_VERSION").split()[1]
+        assert "sse2" in host["cpu_flags"] and host["cpu_flags"] == sorted(set(host["cpu_flags"]))
+        assert all("host" not in record for record in runtime["records"])
+    report, root = report_and_root
+    parts = []
+    for k in range(2):
+        parts.append(tmp_path / f"part{k}.json")
+        assert matrix(report, root, parts[k], *versions_args(["1.24.4", "1.32.0"]), "--shard", f"{k}/2").returncode == 0
+    same = run_cli("matrix-merge", tmp_path / "same.json", *parts)
+    assert same.returncode == 0 and "host" not in same.stderr, same.stderr
+    # The second part as if made on another machine: another CPU without one of this one's flags.
+    other = json.loads(parts[1].read_text())
+    gone = other["runtimes"][0]["host"]["cpu_flags"][0]
+    other["runtimes"][0]["host"].update(cpu="Another CPU", cpu_flags=other["runtimes"][0]["host"]["cpu_flags"][1:])
+    parts[1].write_text(json.dumps(other))
+    merged = tmp_path / "merged.json"
+    done = run_cli("matrix-merge", merged, *parts)
+    assert done.returncode == 0, done.stderr
+    said = done.stderr.splitlines()
+    assert said[0] == (f"matrix-merge: parts come from different hosts: ONNX Runtime 1.32.0 ({parts[1]}) ran on "
+                       f"another host than 1.24.4 ({parts[0]}): cpu {json.dumps(cpu)} vs \"Another CPU\"; cpu flags "
+                       f"only the first has: {gone}; drift between them mixes host and release"), said
+    hosts = [r["host"]["cpu"] for r in json.loads(merged.read_text())["runtimes"]]
+    assert hosts == [cpu, "Another CPU"]  # each cell keeps the host it ran on
+
+
 def test_merge_refuses_parts_of_different_reports_and_overlapping_cells(whole, report_and_root, tmp_path):
     _, _, whole_file = whole
     report, root = report_and_root

@@ -1,0 +1,148 @@
+// The host's facts, read from local files (host_facts.h).
+#include "base/host_facts.h"
+
+#include <gnu/libc-version.h>
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include "base/error.h"
+
+namespace nnx {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kCpu = "cpu";
+constexpr const char* kCpuFlags = "cpu_flags";
+constexpr const char* kOs = "os";
+constexpr const char* kKernel = "kernel";
+constexpr const char* kMachine = "machine";
+constexpr const char* kLibc = "libc";
+
+std::string trimmed(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos) return "";
+  const auto last = text.find_last_not_of(" \t\r");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+// The value of the first "<key> : value" line of a cpuinfo text, "" when there is none.
+std::string cpuinfo_value(std::string_view cpuinfo, std::string_view key) {
+  std::istringstream lines{std::string(cpuinfo)};
+  for (std::string line; std::getline(lines, line);) {
+    const auto colon = line.find(':');
+    if (colon != std::string::npos && trimmed(std::string_view(line).substr(0, colon)) == key) {
+      return trimmed(std::string_view(line).substr(colon + 1));
+    }
+  }
+  return "";
+}
+
+// PRETTY_NAME of an os-release text, its quotes removed; "" when there is none.
+std::string pretty_name(std::string_view os_release) {
+  std::istringstream lines{std::string(os_release)};
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("PRETTY_NAME=")) continue;
+    std::string value = trimmed(std::string_view(line).substr(12));
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front()) {
+      value = value.substr(1, value.size() - 2);
+    }
+    return value;
+  }
+  return "";
+}
+
+std::string file_text(const char* path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::string text_of(const json& value, const char* key, const std::string& where) {
+  if (!value.at(key).is_string()) throw ConformanceError(where + "." + key + ": is not a string");
+  return value[key].get<std::string>();
+}
+
+}  // namespace
+
+json HostFacts::to_json() const {
+  return json{{kCpu, cpu}, {kCpuFlags, cpu_flags}, {kOs, os}, {kKernel, kernel}, {kMachine, machine}, {kLibc, libc}};
+}
+
+HostFacts HostFacts::from_json(const json& value, const std::string& where) {
+  if (!value.is_object()) throw ConformanceError(where + ": is not an object");
+  for (const auto& [key, item] : value.items()) {
+    if (key != kCpu && key != kCpuFlags && key != kOs && key != kKernel && key != kMachine && key != kLibc) {
+      throw ConformanceError(where + ": unknown key " + json(key).dump());
+    }
+  }
+  for (const char* key : {kCpu, kCpuFlags, kOs, kKernel, kMachine, kLibc}) {
+    if (!value.contains(key)) throw ConformanceError(where + ": no " + key);
+  }
+  HostFacts out{text_of(value, kCpu, where), {}, text_of(value, kOs, where), text_of(value, kKernel, where),
+                text_of(value, kMachine, where), text_of(value, kLibc, where)};
+  const json& flags = value[kCpuFlags];
+  if (!flags.is_array()) throw ConformanceError(where + "." + kCpuFlags + ": is not a list");
+  for (const auto& flag : flags) {
+    if (!flag.is_string()) throw ConformanceError(where + "." + kCpuFlags + ": holds a value that is not a string");
+    out.cpu_flags.push_back(flag.get<std::string>());
+  }
+  if (!std::is_sorted(out.cpu_flags.begin(), out.cpu_flags.end()) ||
+      std::adjacent_find(out.cpu_flags.begin(), out.cpu_flags.end()) != out.cpu_flags.end()) {
+    throw ConformanceError(where + "." + kCpuFlags + ": is not sorted with each flag once");
+  }
+  return out;
+}
+
+HostFacts host_from_texts(std::string_view cpuinfo, std::string_view os_release) {
+  HostFacts host;
+  host.cpu = cpuinfo_value(cpuinfo, "model name");
+  std::istringstream flags(cpuinfo_value(cpuinfo, "flags"));
+  host.cpu_flags.assign(std::istream_iterator<std::string>(flags), std::istream_iterator<std::string>());
+  std::sort(host.cpu_flags.begin(), host.cpu_flags.end());
+  host.cpu_flags.erase(std::unique(host.cpu_flags.begin(), host.cpu_flags.end()), host.cpu_flags.end());
+  host.os = pretty_name(os_release);
+  return host;
+}
+
+HostFacts this_host() {
+  HostFacts host = host_from_texts(file_text("/proc/cpuinfo"), file_text("/etc/os-release"));
+  struct utsname names {};
+  if (::uname(&names) == 0) {
+    host.kernel = names.release;
+    host.machine = names.machine;
+  }
+  host.libc = std::string("glibc ") + gnu_get_libc_version();
+  return host;
+}
+
+std::string host_differences(const HostFacts& a, const HostFacts& b) {
+  std::string out;
+  const auto add = [&](const std::string& part) { out += (out.empty() ? "" : "; ") + part; };
+  const auto fact = [&](const char* name, const std::string& x, const std::string& y) {
+    if (x != y) add(std::string(name) + " " + json(x).dump() + " vs " + json(y).dump());
+  };
+  fact("cpu", a.cpu, b.cpu);
+  std::vector<std::string> only_a, only_b;
+  std::set_difference(a.cpu_flags.begin(), a.cpu_flags.end(), b.cpu_flags.begin(), b.cpu_flags.end(),
+                      std::back_inserter(only_a));
+  std::set_difference(b.cpu_flags.begin(), b.cpu_flags.end(), a.cpu_flags.begin(), a.cpu_flags.end(),
+                      std::back_inserter(only_b));
+  const auto listed = [](const std::vector<std::string>& flags) {
+    std::string text;
+    for (const auto& f : flags) text += (text.empty() ? "" : " ") + f;
+    return text;
+  };
+  if (!only_a.empty()) add("cpu flags only the first has: " + listed(only_a));
+  if (!only_b.empty()) add("cpu flags only the second has: " + listed(only_b));
+  fact("os", a.os, b.os);
+  fact("kernel", a.kernel, b.kernel);
+  fact("machine", a.machine, b.machine);
+  fact("libc", a.libc, b.libc);
+  return out;
+}
+
+}  // namespace nnx
