@@ -13,9 +13,12 @@ short `sh` or `ldconfig` the tree also runs at those depths is far below). Each 
 peak in the same profile at a tiny width (8: every tensor under 1 KiB); the goal is peak - footprint <= 3 x
 the largest case's tensors (its input, its float32 outputs and their float64 oracle copies). A forked child's
 VmHWM counts the worker's pages it shares copy-on-write, as its footprint does. Then `execute` of the run's
-report (its stored outputs the reference: the core alone), measured the same way. Prints one line per role,
-one for execute, and the run's status.
-Exits 0 when the record is passed at level executed and execute passes, whatever the memory figures.
+report (its stored outputs the reference: the core alone), and Python's `run_profile` of the same profile
+(the core inside the Python process, which `env` execs: the "core" role is that Python process, its worker
+and the worker's forked child the other two), measured the same way. Prints one line per role, one for
+execute, three for Python, and the run's status.
+Exits 0 when the record is passed at level executed, execute passes and Python's run passes, whatever the
+memory figures.
 """
 from __future__ import annotations
 
@@ -115,6 +118,28 @@ def execute(cli: str, work: Path) -> tuple[dict, int, float, int]:
     return record, peaks.get("core", 0), seconds, code
 
 
+PYTHON_RUN = """import json, sys
+import nnx.export_conformance as ec
+record = ec.run_profile(ec.ModuleProfile.from_json(json.loads(sys.argv[1])), sys.argv[2], force=True)
+json.dump(record, open(sys.argv[3], "w"))
+"""
+
+
+def python_api(work: Path, width: int) -> tuple[dict, dict[str, int], float, int]:
+    """Python's `run_profile` of the same profile (the core inside the Python process, its worker a child):
+    (its record, peaks by role, seconds, exit)."""
+    channel_limits.WIDTH = width
+    work.mkdir(parents=True, exist_ok=True)
+    env_path = str(channel_limits.ROOT / "build" / "python")
+    command = ["env", f"PYTHONPATH={env_path}", str(channel_limits.ROOT / ".venv" / "bin" / "python"), "-c",
+               PYTHON_RUN, json.dumps(channel_limits.profile()), str(work / "root"), str(work / "record.json")]
+    peaks, _, seconds, code, stderr = sampled(command)
+    record = json.loads((work / "record.json").read_text()) if code == 0 else {"status": "error", "level": None}
+    if record["status"] != "passed":
+        print(stderr[-3000:], file=sys.stderr)
+    return record, peaks, seconds, code
+
+
 def largest_case_mib(width: int) -> float:
     """The largest case's tensors: its float32 input [1, width, width], its float32 output [1, width, width/2]
     and that output's float64 oracle copy."""
@@ -142,7 +167,16 @@ def main() -> int:
     print(f"execute       peak_mib={core / 1024:.0f} footprint_mib={small_core / 1024:.0f} over_mib={over:.0f} "
           f"x_largest={over / largest:.2f} goal={'met' if over <= 3 * largest else 'MISSED'} "
           f"status={executed['status']} exit={execute_code} seconds={execute_seconds:.1f}")
-    passed = (record["status"], record["level"]) == ("passed", "executed") and executed["status"] == "passed"
+    _, small_python, _, _ = python_api(work / "python-footprint", 8)
+    through_python, python_peaks, python_seconds, python_code = python_api(work / "python", width)
+    for role in ROLES:
+        peak, foot = python_peaks.get(role, 0) / 1024, small_python.get(role, 0) / 1024
+        over = peak - foot
+        print(f"python {role:13s} peak_mib={peak:.0f} footprint_mib={foot:.0f} over_mib={over:.0f} "
+              f"x_largest={over / largest:.2f} goal={'met' if over <= 3 * largest else 'MISSED'} "
+              f"status={through_python['status']} exit={python_code} seconds={python_seconds:.1f}")
+    passed = (record["status"], record["level"]) == ("passed", "executed") and executed["status"] == "passed" \
+        and (through_python["status"], through_python["level"]) == ("passed", "executed")
     return 0 if passed else 1
 
 
