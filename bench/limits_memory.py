@@ -147,6 +147,14 @@ def largest_case_mib(width: int) -> float:
     return (elements * 4 + elements // 2 * 4 + elements // 2 * 8) / MIB
 
 
+def goal_line(label: str, peak_kib: int, footprint_kib: int, largest: float, rest: str) -> str:
+    """One process's line: its peak and footprint (MiB), what it holds over the footprint against the goal."""
+    peak, foot = peak_kib / 1024, footprint_kib / 1024
+    over = peak - foot
+    return (f"{label} peak_mib={peak:.0f} footprint_mib={foot:.0f} over_mib={over:.0f} x_largest={over / largest:.2f} "
+            f"goal={'met' if over <= 3 * largest else 'MISSED'} {rest}")
+
+
 def main() -> int:
     cli, work = channel_limits.cli_and_work(__doc__, "nnx-limits-memory-")
     width = channel_limits.WIDTH
@@ -156,25 +164,17 @@ def main() -> int:
     print(f"status={record['status']} level={record['level']} exit={code} seconds={seconds:.1f} "
           f"(footprint run {small_seconds:.1f} s) largest_case_mib={largest:.0f} goal_mib={3 * largest:.0f}")
     for role in ROLES:
-        peak, foot = peaks.get(role, 0) / 1024, small.get(role, 0) / 1024
-        over = peak - foot
-        print(f"{role:13s} peak_mib={peak:.0f} footprint_mib={foot:.0f} over_mib={over:.0f} "
-              f"x_largest={over / largest:.2f} goal={'met' if over <= 3 * largest else 'MISSED'} "
-              f"processes={','.join(sorted(names[role]))}")
+        print(goal_line(f"{role:13s}", peaks.get(role, 0), small.get(role, 0), largest,
+                        f"processes={','.join(sorted(names[role]))}"))
     _, small_core, _, _ = execute(cli, work / "footprint")
     executed, core, execute_seconds, execute_code = execute(cli, work / "limits")
-    over = (core - small_core) / 1024
-    print(f"execute       peak_mib={core / 1024:.0f} footprint_mib={small_core / 1024:.0f} over_mib={over:.0f} "
-          f"x_largest={over / largest:.2f} goal={'met' if over <= 3 * largest else 'MISSED'} "
-          f"status={executed['status']} exit={execute_code} seconds={execute_seconds:.1f}")
+    print(goal_line("execute      ", core, small_core, largest,
+                    f"status={executed['status']} exit={execute_code} seconds={execute_seconds:.1f}"))
     _, small_python, _, _ = python_api(work / "python-footprint", 8)
     through_python, python_peaks, python_seconds, python_code = python_api(work / "python", width)
     for role in ROLES:
-        peak, foot = python_peaks.get(role, 0) / 1024, small_python.get(role, 0) / 1024
-        over = peak - foot
-        print(f"python {role:13s} peak_mib={peak:.0f} footprint_mib={foot:.0f} over_mib={over:.0f} "
-              f"x_largest={over / largest:.2f} goal={'met' if over <= 3 * largest else 'MISSED'} "
-              f"status={through_python['status']} exit={python_code} seconds={python_seconds:.1f}")
+        print(goal_line(f"python {role:13s}", python_peaks.get(role, 0), small_python.get(role, 0), largest,
+                        f"status={through_python['status']} exit={python_code} seconds={python_seconds:.1f}"))
     passed = (record["status"], record["level"]) == ("passed", "executed") and executed["status"] == "passed" \
         and (through_python["status"], through_python["level"]) == ("passed", "executed")
     return 0 if passed else 1
