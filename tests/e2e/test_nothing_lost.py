@@ -124,3 +124,20 @@ def test_an_output_the_modules_process_cannot_store_is_a_tool_error_and_leaves_n
     assert not list((tmp_path / "report-artifacts" / "wide").rglob("*.pb"))  # none left behind
     assert run_cli("validate", tmp_path / "report.json").returncode == 0
     assert run_cli("verify", tmp_path / "report.json", tmp_path / "report-artifacts").returncode == 0
+
+
+def test_an_oracle_given_up_part_way_leaves_none_of_its_files_and_the_record_verifies(tmp_path):
+    # The module's float64 copy raises on batch-3, the last match case, after the oracle files of batch-2 and
+    # batch-1 were written by the module's process: the record names no oracle, so none may stay behind.
+    profile = {"name": "halfway", "exporter": "torchscript", "module": f"{WORKER_MODELS}:oracle_fails_on_batch3",
+               "inputs": [{"name": "x", "shape": ["batch", 4]}], "dims": {"batch": [2, 1, 3]}}
+    profiles = write_profiles(tmp_path / "p.json", [profile])
+    done = run_cli("run", "--quiet", "--profile-file", profiles, "--output", tmp_path / "report.json")
+    record = json.loads((tmp_path / "report.json").read_text())["profiles"][0]
+    assert record["status"] == "passed", done.stderr + json.dumps(record["stages"])
+    assert "this module has no float64 batch of 3" in record["stages"]["export"]["detail"]["oracle_missing"]
+    outputs = [o for c in record["input_cases"] if c["expect"] == "match" for o in c["outputs"]]
+    assert outputs and all(o.get("oracle_file") is None for o in outputs)
+    folder = tmp_path / "report-artifacts" / "halfway"
+    assert not [p for p in folder.iterdir() if p.name.startswith("oracle_data_set_")]
+    assert run_cli("verify", tmp_path / "report.json", tmp_path / "report-artifacts").returncode == 0
