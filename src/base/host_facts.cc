@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "base/json_fields.h"
 
 namespace nnx {
 namespace {
@@ -61,11 +62,6 @@ std::string file_text(const char* path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-std::string text_of(const json& value, const char* key, const std::string& where) {
-  if (!value.at(key).is_string()) throw ConformanceError(where + "." + key + ": is not a string");
-  return value[key].get<std::string>();
-}
-
 }  // namespace
 
 json HostFacts::to_json() const {
@@ -73,23 +69,17 @@ json HostFacts::to_json() const {
 }
 
 HostFacts HostFacts::from_json(const json& value, const std::string& where) {
-  if (!value.is_object()) throw ConformanceError(where + ": is not an object");
-  for (const auto& [key, item] : value.items()) {
-    if (key != kCpu && key != kCpuFlags && key != kOs && key != kKernel && key != kMachine && key != kLibc) {
-      throw ConformanceError(where + ": unknown key " + json(key).dump());
-    }
-  }
-  for (const char* key : {kCpu, kCpuFlags, kOs, kKernel, kMachine, kLibc}) {
-    if (!value.contains(key)) throw ConformanceError(where + ": no " + key);
-  }
-  HostFacts out{text_of(value, kCpu, where), {}, text_of(value, kOs, where), text_of(value, kKernel, where),
-                text_of(value, kMachine, where), text_of(value, kLibc, where)};
-  const json& flags = value[kCpuFlags];
-  if (!flags.is_array()) throw ConformanceError(where + "." + kCpuFlags + ": is not a list");
-  for (const auto& flag : flags) {
-    if (!flag.is_string()) throw ConformanceError(where + "." + kCpuFlags + ": holds a value that is not a string");
-    out.cpu_flags.push_back(flag.get<std::string>());
-  }
+  std::vector<std::string> problems;
+  FieldReader read(value, where, problems);
+  HostFacts out;
+  read.string(kCpu, out.cpu);
+  read.string_list(kCpuFlags, out.cpu_flags);
+  read.string(kOs, out.os);
+  read.string(kKernel, out.kernel);
+  read.string(kMachine, out.machine);
+  read.string(kLibc, out.libc);
+  read.finish();
+  if (!problems.empty()) throw ConformanceError(problems.front());
   if (!std::is_sorted(out.cpu_flags.begin(), out.cpu_flags.end()) ||
       std::adjacent_find(out.cpu_flags.begin(), out.cpu_flags.end()) != out.cpu_flags.end()) {
     throw ConformanceError(where + "." + kCpuFlags + ": is not sorted with each flag once");
