@@ -98,6 +98,15 @@ const char* stored_tensor_role(const std::string& relative_path) {
   return nullptr;
 }
 
+bool is_stored_tensor_folder(const std::string& relative_folder) {
+  const std::string_view folder = relative_folder;
+  if (numbered(folder, "test_data_set_") || numbered(folder, "oracle_data_set_") || folder == "refusal_cases") {
+    return true;
+  }
+  return folder.starts_with("refusal_cases/") &&
+         is_plain_name(std::string(folder.substr(std::string_view("refusal_cases/").size())));
+}
+
 fs::path profile_folder(const fs::path& root, const std::string& name) { return root / name; }
 
 fs::path default_artifacts_root(const fs::path& report_path) {

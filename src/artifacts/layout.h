@@ -51,6 +51,9 @@ std::string test_output_path(std::size_t match_case, std::size_t output);
 std::string oracle_output_path(std::size_t match_case, std::size_t output);
 std::string refusal_input_path(const std::string& case_name, std::size_t input);
 const char* stored_tensor_role(const std::string& relative_path);
+// Whether a folder of the profile folder is one the stored tensors lie in (test_data_set_<k>, oracle_data_set_<k>,
+// refusal_cases and refusal_cases/<case>).
+bool is_stored_tensor_folder(const std::string& relative_folder);
 
 // <root>/<name> for a plain name (the caller has checked it).
 std::filesystem::path profile_folder(const std::filesystem::path& root, const std::string& name);

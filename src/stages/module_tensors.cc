@@ -42,7 +42,8 @@ void discard_unnamed_stored_tensors(const std::filesystem::path& folder,
     for (const RecordCase& c : record->get().input_cases) {
       if (!c.module()) continue;
       for (const CaseTensor& in : c.module()->inputs) named.insert(in.file);
-      for (const CaseTensor& out : c.module()->outputs.value_or(std::vector<CaseTensor>{})) {
+      if (!c.module()->outputs) continue;
+      for (const CaseTensor& out : *c.module()->outputs) {
         named.insert(out.file);
         if (out.oracle_file) named.insert(*out.oracle_file);
       }
@@ -61,9 +62,9 @@ void discard_unnamed_stored_tensors(const std::filesystem::path& folder,
     }
   }
   for (auto e = entries.rbegin(); e != entries.rend(); ++e) {  // deepest first: a folder after what it holds
-    const bool ours = e->path.starts_with("test_data_set_") || e->path.starts_with("oracle_data_set_") ||
-                      e->path.starts_with("refusal_cases");
-    if (e->kind == EntryKind::directory && ours) std::filesystem::remove(folder / e->path, ec);  // only when empty
+    if (e->kind == EntryKind::directory && is_stored_tensor_folder(e->path)) {
+      std::filesystem::remove(folder / e->path, ec);  // only when left empty
+    }
   }
 }
 

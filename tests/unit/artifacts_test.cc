@@ -10,6 +10,7 @@
 #include "artifacts/artifact_folder.h"
 #include "artifacts/artifact_path.h"
 #include "artifacts/artifacts.h"
+#include "artifacts/layout.h"
 #include "base/failure.h"
 #include "support/files.h"
 #include "support/temp_dir.h"
@@ -160,6 +161,17 @@ TEST_F(ArtifactFolder, AFolderSixtyFiveLevelsDeepIsRefusedByName) {
   }
   EXPECT_THROW(verify_artifacts(r, root_), ArtifactIoError);
   EXPECT_THROW(build_manifest(root_ / "p", {}, RecordForm::brief), StageFailure);  // the check stage's checker-error
+}
+
+TEST(Layout, TheFoldersStoredTensorsLieInAreTheLayoutsOwn) {
+  for (const char* ours : {"test_data_set_0", "test_data_set_12", "oracle_data_set_3", "refusal_cases",
+                           "refusal_cases/image-axis2-65"}) {
+    EXPECT_TRUE(is_stored_tensor_folder(ours)) << ours;
+  }
+  for (const char* other : {"test_data_set_", "test_data_set_01", "data", "factory", "refusal_cases/a/b",
+                            "refusal_cases/..", "oracle_data_set_x"}) {
+    EXPECT_FALSE(is_stored_tensor_folder(other)) << other;
+  }
 }
 
 }  // namespace
