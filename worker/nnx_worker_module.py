@@ -3,8 +3,9 @@ profiles"): the user's own nn.Module, named by a factory, exported and reference
 (worker/nnx_worker_fork.py) so that its imports and globals never meet another profile's.
 
 The request is checked in the worker (worker/nnx_worker_module_request.py); everything that touches the
-module runs in the child, one case's tensors at a time: worker/nnx_worker_module_load.py (factory, identity, reference, oracle), the state proof and
-the export here, worker/nnx_worker_weights.py (the state dict against the graph's initializers).
+module runs in the child, one case's tensors at a time: worker/nnx_worker_module_load.py (factory, identity,
+reference, oracle), the state proof and the export here, worker/nnx_worker_weights.py (the state dict against
+the graph's initializers).
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from nnx_worker_fork import ChildDied, run_in_child
 from nnx_worker_bind import BindProblem, bind_inputs
 from nnx_worker_imported import imported_work
 from nnx_worker_model import describe
-from nnx_worker_module_load import (ModuleProblem, SourceChanged, StoreProblem, build_module, case_inputs,
-                                    oracle, output_names, references, named_outputs)
+from nnx_worker_module_load import (ModuleProblem, SourceChanged, StoreProblem, build_module, oracle,
+                                    output_names, references, named_outputs, torch_tensors)
 from nnx_worker_module_request import parse_module_request
 from nnx_worker_warm import WARM_PARENTS, warm_imports
 from nnx_worker_watch import changed_entries, changed_parts, export_in_eval, STATE_PARTS, watch_export
@@ -148,7 +149,7 @@ def _reference_steps(plan: dict, answer: dict):
         answer["output_names"], answer["references"] = references(module, plan["cases"], plan["output_names"],
                                                                   binding)
     else:
-        sample = case_inputs({"tensors": plan.get("example") or []})
+        sample = torch_tensors(plan.get("example") or [])
         answer["output_names"] = (named_outputs(module, sample, plan["output_names"], binding)[0] if sample
                                   else output_names(plan["output_names"], len(plan["output_names"] or [])))
     steps.done("reference")
@@ -167,7 +168,7 @@ def _export_work(plan: dict) -> dict:
         answer["oracle"], answer["oracle_missing"] = oracle(module, plan["cases"], answer["output_names"],
                                                             plan["binding"])
         steps.done("oracle")
-        example, path, names = case_inputs({"tensors": plan["example"]}), plan["path"], answer["output_names"]
+        example, path, names = torch_tensors(plan["example"]), plan["path"], answer["output_names"]
         no_backward = pin_eval_sum_grads_then_root_and_odd_modules_train(module, example, plan["binding"])
         if no_backward is not None:
             answer["state_proof"] = {"gradients": False, "why": _cut(no_backward)}

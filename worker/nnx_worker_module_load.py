@@ -211,10 +211,10 @@ def named_outputs(module, inputs, given_names, binding=None) -> tuple:
     return output_names(given_names, len(leaves), output_paths(out)), leaves
 
 
-def case_inputs(case: dict) -> list:
-    """A case's inputs as torch tensors, each in its own memory: read from its stored file (module_export,
-    nnx_worker_tensor_files.py) or its wire frame (module_reference)."""
-    return [load(t) if isinstance(t, FileTensor) else to_torch(t) for t in case["tensors"]]
+def torch_tensors(tensors: list) -> list:
+    """A request's tensors (a case's inputs, the example) as torch tensors, each in its own memory: read from
+    its stored file (module_export, nnx_worker_tensor_files.py) or its wire frame (module_reference)."""
+    return [load(t) if isinstance(t, FileTensor) else to_torch(t) for t in tensors]
 
 
 class StoreProblem(Exception):
@@ -242,7 +242,7 @@ def references(module, cases: list, given_names, binding=None) -> tuple:
     its inputs read, its outputs kept (_keep) and let go before the next case's are read."""
     answers, names = [], None
     for case in cases:
-        case_names, leaves = named_outputs(module, case_inputs(case), given_names, binding)
+        case_names, leaves = named_outputs(module, torch_tensors(case["tensors"]), given_names, binding)
         if names is not None and len(case_names) != len(names):
             raise ModuleProblem(f"case {case['name']} gives {len(case_names)} outputs, an earlier case {len(names)}")
         names = case_names
@@ -269,7 +269,7 @@ def oracle(module, cases: list, names: list, binding=None) -> tuple:
         double = copy.deepcopy(module).double()
         answers = []
         for case in cases:
-            inputs = [t.double() if t.is_floating_point() else t for t in case_inputs(case)]
+            inputs = [t.double() if t.is_floating_point() else t for t in torch_tensors(case["tensors"])]
             tracer = ScoreTracer()
             with tracer:
                 leaves = _tensor_leaves(_forward(double, inputs, binding))
