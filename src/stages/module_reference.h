@@ -15,8 +15,8 @@
 // forward parameter its `bind` names; one checked against its data sets alone names no module and is refused
 // (UsageError: its stored outputs are the way out).
 //
-// `recompute_module_references`, called by the module parity stage after load kept the verified stored
-// tensors: tells stderr which file it is about to run, asks the worker to rebuild the module in a child
+// `recompute_module_references`, called by the module parity stage after load verified the stored tensors
+// (each read again, checked, as the request is built: stored_tensors.h): tells stderr which file it is about to run, asks the worker to rebuild the module in a child
 // forked for it (worker/PROTOCOL.md, "module_reference": the worker hashes the very bytes it imports) and
 // fills context.module_references with PyTorch's outputs for every case expected to match. A factory that
 // does not import is RuntimeUnavailable (missing-dependency, exit 10: the record is not written, as for no
