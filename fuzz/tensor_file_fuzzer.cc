@@ -11,13 +11,6 @@
 #include "embedded_python.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  namespace py = pybind11;
-  static py::module_ harness = nnx_fuzz::python_module("tensor_file_fuzzer", "tensor_file_harness");
-  static py::object one = harness.attr("one");
-  try {
-    nnx_fuzz::count_python_edges(one(py::bytes(reinterpret_cast<const char*>(data), size)));
-  } catch (const py::error_already_set& e) {
-    nnx_fuzz::python_finding("tensor_file_fuzzer", e.what());
-  }
+  nnx_fuzz::run_harness("tensor_file_fuzzer", "tensor_file_harness", data, size);
   return 0;
 }
