@@ -8,7 +8,7 @@ Contract (full protocol in worker/PROTOCOL.md):
     protocol data);
   * every response is {"ok": true, ...} or {"ok": false, "error": "..."} (a protocol-level problem:
     unknown op, malformed request, parameters that do not fit the model);
-  * ops: ping, dependencies, export, reference, check, module_export, module_reference;
+  * ops: ping, dependencies, export, reference, check, module_export, module_reference, module_intermediates;
   * exits (status 0) when stdin closes;
   * imports neither torch, onnx nor numpy at start-up, so `dependencies` works where they are missing.
 
@@ -178,7 +178,8 @@ def op_export(req: dict) -> dict:
 OPS = {"ping": lambda req: {"ok": True}, "dependencies": op_dependencies, "export": op_export,
        "reference": nnx_worker_reference.op_reference, "check": nnx_worker_check.op_check,
        "module_export": nnx_worker_module.op_module_export,
-       "module_reference": nnx_worker_module.op_module_reference}
+       "module_reference": nnx_worker_module.op_module_reference,
+       "module_intermediates": nnx_worker_module.op_module_intermediates}
 
 
 def handle(line: bytes, ops: dict = OPS, stream=None) -> dict:

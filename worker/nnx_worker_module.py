@@ -62,28 +62,36 @@ def pin_eval_sum_grads_then_root_and_odd_modules_train(module, example, binding)
     return no_backward
 
 
-def call_module_exporter(module, example, path: str, plan: dict, names: list) -> None:
-    """The raw exporter call of a module export: torch.onnx.export with the profile's inputs and dims, given
-    as the binding says (nnx_worker_bind.py: a plain one exactly as before binding by name; otherwise the
-    keyword inputs as `kwargs`, the graph's inputs named in the exporters' order, positional then keyword)."""
+def export_arguments(example, plan: dict, names: list) -> tuple:
+    """(args, options) of torch.onnx.export for a module export, the inputs and dims given as the binding says
+    (nnx_worker_bind.py: a plain one exactly as before binding by name; otherwise the keyword inputs as
+    `kwargs`, the graph's inputs named in the exporters' order, positional then keyword); module_intermediates
+    exports again with the same (nnx_worker_intermediates.py)."""
     import torch
 
     specs, binding, order = plan["inputs"], plan["binding"], plan["binding"].graph_order()
-    common = {"opset_version": plan["opset_version"], "input_names": [specs[k]["name"] for k in order],
-              "output_names": list(names)}
+    options = {"opset_version": plan["opset_version"], "input_names": [specs[k]["name"] for k in order],
+               "output_names": list(names)}
     if binding.keyword:
-        common["kwargs"] = binding.kwargs(example)
-    args = binding.args(example)
+        options["kwargs"] = binding.kwargs(example)
     if plan["exporter"] == "dynamo":
         dims = {name: torch.export.Dim(name) for name in plan["dims"]}
         per_input = [{axis: dims[d] for axis, d in enumerate(s["shape"]) if isinstance(d, str)} or None
                      for s in specs]
-        shapes = tuple(per_input) if binding.plain() else {binding.parameters[k]: per_input[k] for k in order}
-        torch.onnx.export(module, args, path, dynamo=True, dynamic_shapes=shapes, **common)
+        options["dynamic_shapes"] = tuple(per_input) if binding.plain() else \
+            {binding.parameters[k]: per_input[k] for k in order}
     else:
         axes = {s["name"]: {axis: d for axis, d in enumerate(s["shape"]) if isinstance(d, str)} for s in specs}
-        torch.onnx.export(module, args, path, dynamo=False,
-                          dynamic_axes={k: v for k, v in axes.items() if v} or None, **common)
+        options["dynamic_axes"] = {k: v for k, v in axes.items() if v} or None
+    return binding.args(example), options
+
+
+def call_module_exporter(module, example, path: str, plan: dict, names: list) -> None:
+    """The raw exporter call of a module export: torch.onnx.export with the profile's inputs and dims."""
+    import torch
+
+    args, options = export_arguments(example, plan, names)
+    torch.onnx.export(module, args, path, dynamo=plan["exporter"] == "dynamo", **options)
 
 
 def _cut(text):
@@ -213,6 +221,28 @@ def _reference_work(plan: dict) -> dict:
     return answer
 
 
+def _intermediates_answer() -> dict:
+    return {"ok": True, "import_error": None, "exception": None, "module": None, "output_names": [],
+            "values": [], "granularity": None, "oracle_missing": None, "skipped": []}
+
+
+def _intermediates_work(plan: dict) -> dict:
+    from nnx_worker_intermediates import intermediates
+
+    answer = _intermediates_answer()
+    try:
+        module = _reference_steps(plan, answer)
+        answer.pop("references", None)  # the case's outputs are not asked for: its values are files
+        plan["output_names"] = answer["output_names"]
+        intermediates(module, plan, answer)
+    except SourceChanged as exc:
+        answer["module"] = {"class": None, "source_sha256": exc.digest, "state_sha256": None}
+        answer["exception"] = str(exc)
+    except ModuleProblem as exc:
+        answer["import_error" if exc.importing else "exception"] = str(exc)
+    return answer
+
+
 def _in_child(work, plan: dict, answer: dict) -> dict:
     try:
         return run_in_child(lambda: work(plan))
@@ -236,8 +266,13 @@ def _reference_here(plan: dict) -> dict:
     return _in_child(_reference_work, plan, _reference_answer())
 
 
+def _intermediates_here(plan: dict) -> dict:
+    return _in_child(_intermediates_work, plan, _intermediates_answer())
+
+
 # Each module op: run in a forked child of this process (the worker's, or a warm parent's), and its empty answer.
-_HERE = {"module_export": (_export_here, _export_answer), "module_reference": (_reference_here, _reference_answer)}
+_HERE = {"module_export": (_export_here, _export_answer), "module_reference": (_reference_here, _reference_answer),
+         "module_intermediates": (_intermediates_here, _intermediates_answer)}
 
 
 def _served_here(req: dict) -> dict:
@@ -261,3 +296,7 @@ def op_module_export(req: dict) -> dict:
 
 def op_module_reference(req: dict) -> dict:
     return _module_op(req, "module_reference")
+
+
+def op_module_intermediates(req: dict) -> dict:
+    return _module_op(req, "module_intermediates")

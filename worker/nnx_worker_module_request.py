@@ -37,9 +37,9 @@ def _factory(req: dict, op: str) -> tuple:
 def _expected_source(req: dict, op: str):
     """module_reference's `source_sha256`: the digest the factory file's bytes must have to be imported."""
     expected = req.get("source_sha256")
-    if expected is not None and (op != "module_reference" or not isinstance(expected, str)
+    if expected is not None and (op == "module_export" or not isinstance(expected, str)
                                  or not re.fullmatch(r"[0-9a-f]{64}", expected)):
-        raise ProtocolError(f"{op}: 'source_sha256' must be null or 64 lowercase hex digits (module_reference only)")
+        raise ProtocolError(f"{op}: 'source_sha256' must be null or 64 lowercase hex digits (module_reference and module_intermediates only)")
     return expected
 
 
@@ -144,19 +144,38 @@ def _output_dir(req: dict, op: str):
     return output_dir
 
 
+def _intermediates_plan(req: dict, plan: dict, dims: dict, exporter, opset) -> dict:
+    """module_intermediates' own fields: the record's exporter and opset (the dynamo export is made again),
+    its dims, and the absolute folder the values are written to; exactly one case."""
+    op = "module_intermediates"
+    values_to = req.get("values_to")
+    if exporter not in EXPORTERS:
+        raise ProtocolError(f"{op}: unknown exporter {exporter!r} (torchscript or dynamo)")
+    if not is_int(opset) or opset < 1:
+        raise ProtocolError(f"{op}: 'opset_version' must be a positive integer")
+    if not isinstance(values_to, str) or not os.path.isabs(values_to):
+        raise ProtocolError(f"{op}: 'values_to' must be an absolute path")
+    if len(plan["cases"]) != 1:
+        raise ProtocolError(f"{op}: 'cases' must hold exactly one case")
+    plan.update(exporter=exporter, opset_version=opset, dims=dims, values_to=values_to)
+    return plan
+
+
 def parse_module_request(req: dict, op: str) -> dict:
     """The checked fields of a module request, its tensors' headers read (ProtocolError for the first problem)."""
     factory, factory_path = _factory(req, op)
     plan = {"factory": factory, "factory_path": factory_path, "output_names": _output_names(req, op),
             "source_sha256": _expected_source(req, op)}
-    dims = _dims(req, op) if op == "module_export" else None
+    dims = _dims(req, op) if op != "module_reference" else None
     output_dir = _output_dir(req, op)
     plan["inputs"] = _specs(req, op, dims)
     plan["cases"] = _cases(req, plan["inputs"], op, output_dir)
     plan["bind"], plan["imported"] = parse_bind(req, plan["inputs"], op)
-    if op != "module_export":
+    if op == "module_reference":
         return plan
     exporter, opset = req.get("exporter"), req.get("opset_version")
+    if op == "module_intermediates":
+        return _intermediates_plan(req, plan, dims, exporter, opset)
     if exporter not in EXPORTERS and not plan["imported"]:
         raise ProtocolError(f"{op}: unknown exporter {exporter!r} (torchscript or dynamo)")
     if not is_int(opset) or opset < 1:

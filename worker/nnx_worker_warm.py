@@ -66,13 +66,13 @@ def warm_imports(op: str, exporter) -> None:
         import torch  # noqa: F401
     except BaseException as exc:  # noqa: BLE001
         raise ProtocolError(f"{op}: torch is not importable: {describe(exc)}") from None
-    if op == "module_export":
+    if op in ("module_export", "module_intermediates"):
         try:
             import onnx  # noqa: F401
             import onnxscript  # noqa: F401
         except BaseException as exc:  # noqa: BLE001
             raise ProtocolError(f"{op}: onnx/onnxscript is not importable: {describe(exc)}") from None
-    if op == "module_export" and exporter == "dynamo":
+    if op in ("module_export", "module_intermediates") and exporter == "dynamo":
         for name in DYNAMO_MODULES:
             try:
                 importlib.import_module(name)

@@ -174,8 +174,21 @@ std::optional<Record> record_to_execute(const json& document, const json& record
   return executable_record(record, root);
 }
 
-json execute_record(const json& input, const std::filesystem::path& root, const ExecuteOptions& options) {
+// The reference execute compares with: the one asked for, PyTorch's when the record is localised
+// (localisation.h compares with PyTorch's intermediates; another one asked for is a UsageError).
+std::optional<ReferenceKind> asked_reference(const Record& record, const ExecuteOptions& options) {
+  if (options.localize == LocaliseWhen::never || !can_localise(record)) return options.reference;
+  if (options.reference && *options.reference != ReferenceKind::torch) {
+    throw UsageError("--localize compares ONNX Runtime with PyTorch's intermediate values, so it implies "
+                     "--reference torch: drop the other --reference, or --localize");
+  }
+  return ReferenceKind::torch;
+}
+
+json execute_record(const json& input, const std::filesystem::path& root, const ExecuteOptions& given) {
   Record record = executable_record(input, root);
+  ExecuteOptions options = given;
+  options.reference = asked_reference(record, given);
   require_executable_with(record, root, options);
   const ReferenceKind reference = execution_reference(record, options.reference);
   std::shared_ptr<Runtime> runtime = options.open_runtime(record.runtime.name, options.onnxruntime_library);
@@ -194,6 +207,9 @@ json execute_record(const json& input, const std::filesystem::path& root, const 
   context.case_timeout = options.case_timeout;
   context.exporter = std::move(worker);
   run_stages(context, kExecutePipeline);
+  localise_after_parity(context, options.localize, options.localise_limits,
+                        options.repro_root ? std::optional(*options.repro_root / record.artifacts.directory)
+                                           : std::nullopt);
   keep_warm_worker(std::move(context.exporter));  // the next call's worker, or stopped
   record.finalize();
   return record.to_json();

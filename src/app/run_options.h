@@ -12,6 +12,7 @@
 #include "record/record.h"
 #include "runtime/run_watchdog.h"
 #include "runtime/runtime.h"
+#include "stages/localisation.h"
 #include "stages/reference_kind.h"
 #include "worker/worker_process.h"
 
@@ -38,6 +39,10 @@ struct RunOptions {
   // record states its factory's file relative to it (profile/module_factory.h); unset (no report file: Python's
   // run_profile): as the profile gives it.
   std::optional<std::filesystem::path> report_folder;
+  // When a record's parity is localised (stages/localisation.h; doc/localisation.md): by default a module or
+  // imported-file record whose parity found a mismatch; --localize every one, --no-localize none.
+  LocaliseWhen localize = LocaliseWhen::parity_failed;
+  LocaliseLimits localise_limits;
 };
 
 struct ExecuteOptions {
@@ -53,6 +58,13 @@ struct ExecuteOptions {
   std::optional<std::chrono::milliseconds> worker_timeout;  // default_worker_timeout()
   // One input case's run in the runtime; past it the run is stopped and the case is a runtime-error.
   std::chrono::milliseconds case_timeout{kDefaultRunTimeout};
+  // --localize: localise every record that can be (stages/localisation.h); it compares with PyTorch's
+  // intermediates, so it implies the torch reference (another reference asked for is a UsageError).
+  LocaliseWhen localize = LocaliseWhen::never;
+  LocaliseLimits localise_limits;
+  // Where execute's localisations write their repros, one folder per profile under it (the CLI: beside
+  // --output, "<output stem>-repro"); unset: none is written (the record's folder is never changed).
+  std::optional<std::filesystem::path> repro_root;
 };
 
 }  // namespace nnx

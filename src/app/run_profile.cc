@@ -118,13 +118,17 @@ struct ProfileRunState {
         model(reference_model_of(profile)),
         record(blank_record_of(profile, options.source ? *options.source : detect_source(options.source_revision),
                                model ? model->weights_sha256() : std::string(), options.report_folder)),
-        context(record, root, model.get(), &profile) {}
+        context(record, root, model.get(), &profile),
+        localize(options.localize),
+        localise_limits(options.localise_limits) {}
 
   const Profile profile;
   const std::shared_ptr<RunObserver> observer;
   const std::unique_ptr<ReferenceModel> model;  // null for a module or an ONNX file (reference_model_of)
   Record record;
   StageContext context;
+  const LocaliseWhen localize;
+  const LocaliseLimits localise_limits;
   bool worker_part_passed = false;
 };
 
@@ -184,6 +188,8 @@ nlohmann::json finish_profile(StartedProfile started) {
   const RunObserver* observer = state.observer.get();
   if (state.worker_part_passed) {
     run_observed_stages(state.context, kRunRuntimeStages, state.profile.name, observer, nullptr, nullptr);
+    localise_after_parity(state.context, state.localize, state.localise_limits);
+    if (state.context.exporter) state.context.exporter->stop();
   }
   state.record.finalize();
   if (observer != nullptr && observer->on_profile_end) observer->on_profile_end(state.profile.name);

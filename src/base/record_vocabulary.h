@@ -112,6 +112,10 @@ inline constexpr const char* kRoleOracleOutput = "oracle-output";
 inline constexpr const char* kRoleRefusalInput = "refusal-input";
 inline constexpr std::array<const char*, 4> kModuleRoles = {kRoleTestInput, kRoleTestOutput, kRoleOracleOutput,
                                                             kRoleRefusalInput};
+// A localisation's repro (doc/localisation.md, "The repro"): the files under kReproFolder of a module or
+// successor-format record's profile folder; never in a v1 record.
+inline constexpr const char* kRoleRepro = "repro";
+inline constexpr const char* kReproFolder = "repro";
 
 // Source origins (§5, §8).
 inline constexpr const char* kOriginGiven = "given";

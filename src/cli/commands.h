@@ -14,6 +14,7 @@
 #include "base/ssh_key.h"
 #include "runtime/run_watchdog.h"
 #include "runtime/runtime.h"
+#include "stages/localisation.h"
 
 namespace CLI {
 class App;
@@ -33,6 +34,18 @@ struct RenderArgs {
   std::string junit;
 };
 
+// --localize, --no-localize, --localize-memory MIB and --localize-seconds S of run and execute
+// (cli/localise_options.cc; stages/localisation.h).
+struct LocaliseArgs {
+  bool always = false;
+  bool never = false;
+  std::optional<int> memory_mib;
+  std::optional<int> seconds;
+};
+void add_localise_options(CLI::App& command, LocaliseArgs& args, bool run);
+LocaliseWhen localise_when(const LocaliseArgs& args, LocaliseWhen by_default);
+LocaliseLimits localise_limits(const LocaliseArgs& args);
+
 struct RunArgs {
   std::string output;
   std::string artifacts;
@@ -47,6 +60,7 @@ struct RunArgs {
   std::optional<int> jobs;   // profiles exported at once (default: auto, app/run_profiles.h auto_workers)
   std::optional<int> memory_limit_mib;  // what the input cases may cost (default: profile/memory_budget.h)
   std::string sign_key;      // --sign-key KEY: sign the report (cli/sign_command.cc)
+  LocaliseArgs localise;
   std::optional<nlohmann::json> profile_object;  // check: the one profile its --KEY VALUE flags name
   std::vector<std::string> command_flags;        // check: its own flags ("--output"), suggested for a near miss
 };
@@ -63,6 +77,7 @@ struct RecordArgs {
   RenderArgs render;                  // execute
   std::string sign_key;               // execute --sign-key KEY: sign --output (cli/sign_command.cc)
   std::string key;                    // validate, verify --key PUB: each file's signature checked first
+  LocaliseArgs localise;              // execute
 };
 
 // `nnx-conformance report FILE [--html OUT] [--markdown OUT] [--junit OUT]` (cli/report_command.cc).

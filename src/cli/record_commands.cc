@@ -57,6 +57,7 @@ void add_record_commands(CLI::App& app, RecordArgs& args) {
                    "seconds one input case may run in the runtime before it is stopped and recorded as a "
                    "runtime-error (default 600)")
       ->check(timeout_seconds());
+  add_localise_options(*execute, args.localise, /*run=*/false);
   add_render_options(*execute, args.render);
   add_sign_key_option(*execute, args.sign_key);
 }
@@ -167,6 +168,13 @@ int execute_command(const RecordArgs& args, const Seams& seams) {
   request.options.open_runtime = seams.open_runtime;
   if (!args.reference.empty()) request.options.reference = *parse_reference(args.reference);  // CLI checked it
   request.options.case_timeout = timeout_of(args.case_timeout_seconds);
+  request.options.localize = localise_when(args.localise, LocaliseWhen::never);
+  request.options.localise_limits = localise_limits(args.localise);
+  if (!args.output.empty() && request.options.localize != LocaliseWhen::never) {
+    const std::filesystem::path output = args.output;
+    request.options.repro_root = output.parent_path() / (output.stem().string() + "-repro");
+    use.outputs.push_back({"the repros' folder", *request.options.repro_root});
+  }
   if (request.options.onnxruntime_library) use.inputs.push_back({"--onnxruntime", *request.options.onnxruntime_library});
   check_outputs(use, args.render);
   const ExecuteOutcome outcome = execute_report(request);

@@ -42,6 +42,7 @@ void add_run_options(CLI::App& run, RunArgs& args) {
   run.add_option("--source-revision", args.source_revision, "the revision to record (default: git)");
   run.add_flag("--force", args.force, "clear the chosen profiles' earlier artifacts");
   run.add_option("--onnxruntime", args.onnxruntime, "path of libonnxruntime.so.1 to use");
+  add_localise_options(run, args.localise, /*run=*/true);
   add_render_options(run, args.render);
   add_sign_key_option(run, args.sign_key);
 }
@@ -65,6 +66,8 @@ int run_command(const RunArgs& args, const Seams& seams) {
   request.options.open_runtime = seams.open_runtime;
   request.options.jobs = args.jobs;
   if (args.memory_limit_mib) request.options.memory_limit_bytes = std::uint64_t(*args.memory_limit_mib) << 20;
+  request.options.localize = localise_when(args.localise, LocaliseWhen::parity_failed);
+  request.options.localise_limits = localise_limits(args.localise);
   PathUse use{{{"--output", output}}, {}, {{"the artifacts root", request.root}}};
   if (!args.timings.empty()) use.outputs.push_back({"--timings", args.timings});
   if (!args.profile_file.empty()) use.inputs.push_back({"--profile-file", args.profile_file});

@@ -24,16 +24,14 @@ bool is_role(const JsonView& role, bool module_roles) {
   for (const char* r : rf::kModuleRoles) {
     if (is_text(role, r)) return true;
   }
-  return false;
+  return is_text(role, rf::kRoleRepro);
 }
 
 std::string role_list(bool module_roles) {
   if (!module_roles) return std::string(rf::kRoleModel) + ", " + rf::kRoleExternalData + " or " + rf::kRoleSidecar;
   std::string out = std::string(rf::kRoleModel) + ", " + rf::kRoleExternalData + ", " + rf::kRoleSidecar;
-  for (std::size_t i = 0; i < rf::kModuleRoles.size(); ++i) {
-    out += (i + 1 == rf::kModuleRoles.size() ? " or " : ", ") + std::string(rf::kModuleRoles[i]);
-  }
-  return out;
+  for (const char* r : rf::kModuleRoles) out += ", " + std::string(r);
+  return out + " or " + rf::kRoleRepro;
 }
 
 // What check_artifact_files is given besides the list.
@@ -79,6 +77,10 @@ bool check_file_fields(const JsonView& f, const std::string& where, const std::o
       out.push_back(where + ": role " + quote(rf::kRoleModel) + " but path " + text_of(member(f, key::kPath)) +
                     " is not " + at(rf::kArtifacts, rf::artifacts_key::kModel) + " (" + quote(model_path) + ")");
     }
+  } else if (is_text(role, rf::kRoleRepro) && normal &&
+             normal->rfind(std::string(rf::kReproFolder) + "/", 0) != 0) {
+    out.push_back(where + ": role " + quote(rf::kRoleRepro) + " but path " + text_of(member(f, key::kPath)) +
+                  " is not under " + quote(std::string(rf::kReproFolder) + "/"));
   }
   if (normal && is_role(role, rules.module_roles)) listed.push_back({*normal, std::string(role.string()), where});
   const JsonView bytes = member(f, key::kBytes);

@@ -255,6 +255,20 @@ std::unique_ptr<Session> OnnxRuntime::create_session(std::span<const std::byte> 
   return std::make_unique<OnnxSession>(shared_from_this(), model, external, settings);
 }
 
+namespace {
+
+// The level a SessionSettings names (runtime.h kOptimizationLevels), as ONNX Runtime's enum.
+GraphOptimizationLevel optimization_level(const std::string& name) {
+  if (name == "ORT_DISABLE_ALL") return GraphOptimizationLevel::ORT_DISABLE_ALL;
+  if (name == "ORT_ENABLE_BASIC") return GraphOptimizationLevel::ORT_ENABLE_BASIC;
+  if (name == "ORT_ENABLE_EXTENDED") return GraphOptimizationLevel::ORT_ENABLE_EXTENDED;
+  if (name == rf::session_key::kRequiredOptimizationLevel) return GraphOptimizationLevel::ORT_ENABLE_ALL;
+  throw failure(ORT_INVALID_ARGUMENT, "graph optimisation level " + name + " is not supported (ORT_DISABLE_ALL, "
+                "ORT_ENABLE_BASIC, ORT_ENABLE_EXTENDED or ORT_ENABLE_ALL)");
+}
+
+}  // namespace
+
 OnnxSession::OnnxSession(std::shared_ptr<OnnxRuntime> runtime, std::span<const std::byte> model,
                          const std::vector<ExternalFile>& external, const SessionSettings& settings)
     : runtime_(std::move(runtime)), run_timeout_(settings.run_timeout) {
@@ -263,11 +277,8 @@ OnnxSession::OnnxSession(std::shared_ptr<OnnxRuntime> runtime, std::span<const s
     Ort::SessionOptions options;
     options.SetIntraOpNumThreads(settings.intra_op_num_threads);
     options.SetInterOpNumThreads(settings.inter_op_num_threads);
-    if (settings.graph_optimization_level != rf::session_key::kRequiredOptimizationLevel) {
-      throw failure(ORT_INVALID_ARGUMENT, "graph optimisation level " + settings.graph_optimization_level +
-                                              " is not supported (ORT_ENABLE_ALL only)");
-    }
-    options.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
+    options.SetGraphOptimizationLevel(optimization_level(settings.graph_optimization_level));
+    if (settings.optimized_model_path) options.SetOptimizedModelFilePath(settings.optimized_model_path->c_str());
     options.SetExecutionMode(ExecutionMode::ORT_SEQUENTIAL);
     if (!external.empty()) {
       if (runtime_->impl().api_version < kExternalInitializersApiVersion) {

@@ -29,7 +29,9 @@
 
 namespace nnx {
 
-// The session options of doc/record-format.md §4: one intra-op and one inter-op thread, ORT_ENABLE_ALL.
+// The session options of doc/record-format.md §4: one intra-op and one inter-op thread, ORT_ENABLE_ALL. A
+// record's session always has those; localisation (stages/localisation.h) also runs ORT_DISABLE_ALL, and the
+// runtime takes ORT_ENABLE_BASIC and ORT_ENABLE_EXTENDED too (any other name is a RuntimeFailure).
 struct SessionSettings {
   std::string provider = "CPUExecutionProvider";
   int intra_op_num_threads = 1;
@@ -38,6 +40,9 @@ struct SessionSettings {
   // Not in the record: how long one run may take before the runtime is told to stop (runtime/run_watchdog.h);
   // zero for no limit. The stages give it the run's or execute's per-case limit (StageContext::case_timeout).
   std::chrono::milliseconds run_timeout{0};
+  // Not in the record: where the runtime writes the graph as it optimised it (localisation reads which
+  // values survive: stages/localisation.h); nullopt writes nothing.
+  std::optional<std::filesystem::path> optimized_model_path;
 };
 
 // Bytes an external-data location resolves to (already verified against the record).

@@ -130,6 +130,25 @@ bool load(StageContext& context) {
 
 }  // namespace
 
+VerifiedModel verified_model(StageContext& context) {
+  const Record& record = context.record;
+  VerifiedModel out;
+  out.verified = verify_artifacts(record.artifacts.directory, record.artifacts.files, context.root,
+                                  /*keep_contents=*/true);
+  if (!out.verified.ok()) {
+    std::string problems;
+    for (const auto& p : out.verified.problems) problems += (problems.empty() ? "" : "; ") + p;
+    throw ConformanceError("the record's artifacts do not verify: " + problems);
+  }
+  const WeightsVerdict kept = context.weights;
+  out.external = external_files(context, out.verified);
+  context.weights = kept;
+  out.model = out.verified.contents.at(record.artifacts.model);
+  out.settings = session_settings(record);
+  out.settings.run_timeout = context.case_timeout;
+  return out;
+}
+
 bool run_load_stage(StageContext& context) {
   const auto started = std::chrono::steady_clock::now();
   const bool passed = load(context);

@@ -50,24 +50,35 @@ std::string recorded_source(const Record& record) {
   return recorded.is_string() ? recorded.get<std::string>() : std::string("null");
 }
 
-json reference_request(const StageContext& context, const FactoryToRun& factory, OutgoingFrames& frames) {
-  const Record& record = context.record;
-  json cases = json::array();
-  for (const auto& c : record.input_cases) {
-    if (c.expect != rf::kExpectMatch) continue;
-    json inputs = json::array();
-    for (const auto& in : c.module()->inputs) inputs.push_back(frames.own(stored_tensor(context.stored, in, in.file)));
-    cases.push_back({{wire::kName, c.name}, {wire::kInputs, inputs}});
-  }
+}  // namespace
+
+json rebuild_request(const Record& record, const FactoryToRun& factory, const char* op) {
   const ReferenceIdentity identity = reference_identity(record);
-  return json{{wire::kOp, wire::kOpModuleReference},
+  return json{{wire::kOp, op},
               {wire::kFactory, identity.factory},
               {wire::kBind, identity.bind},
               {wire::kFactoryPath, factory.file ? json(factory.file->string()) : json()},
               {wire::kSourceSha256, factory.file ? json(factory.sha256) : json()},
               {wire::kInputs, record.module()->inputs},
-              {wire::kOutputNames, record.module()->outputs},
-              {wire::kCases, cases}};
+              {wire::kOutputNames, record.module()->outputs}};
+}
+
+json case_frames(const StageContext& context, const RecordCase& c, OutgoingFrames& frames) {
+  json inputs = json::array();
+  for (const auto& in : c.module()->inputs) inputs.push_back(frames.own(stored_tensor(context.stored, in, in.file)));
+  return {{wire::kName, c.name}, {wire::kInputs, inputs}};
+}
+
+namespace {
+
+json reference_request(const StageContext& context, const FactoryToRun& factory, OutgoingFrames& frames) {
+  json cases = json::array();
+  for (const auto& c : context.record.input_cases) {
+    if (c.expect == rf::kExpectMatch) cases.push_back(case_frames(context, c, frames));
+  }
+  json request = rebuild_request(context.record, factory, wire::kOpModuleReference);
+  request[wire::kCases] = std::move(cases);
+  return request;
 }
 
 // Throws for what refuses the execution: the factory does not import (RuntimeUnavailable), the worker

@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "record/record.h"
+#include "worker/tensor_wire.h"
 #include "stages/stage_context.h"
 
 namespace nnx {
@@ -48,5 +49,11 @@ FactoryToRun factory_to_run(const Record& record, const std::optional<std::files
                             const std::filesystem::path& root);
 
 void recompute_module_references(StageContext& context);
+
+// What every request that rebuilds the record's module holds (worker/PROTOCOL.md, "module_reference"): `op`,
+// the factory, its file and digest as checked, the bind, the input specs and the output names; and one case's
+// stored inputs as frames ({name, inputs}), each read again and checked (stored_tensors.h).
+nlohmann::json rebuild_request(const Record& record, const FactoryToRun& factory, const char* op);
+nlohmann::json case_frames(const StageContext& context, const RecordCase& c, OutgoingFrames& frames);
 
 }  // namespace nnx

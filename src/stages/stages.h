@@ -10,7 +10,9 @@
 #include <span>
 #include <utility>
 
+#include "artifacts/artifacts.h"
 #include "base/failure.h"
+#include "runtime/runtime.h"
 #include "stages/stage_context.h"
 
 namespace nnx {
@@ -22,6 +24,18 @@ bool run_check_stage(StageContext& context);         // stages/check.cc
 bool check_with_worker(StageContext& context);
 bool run_load_stage(StageContext& context);          // stages/load.cc
 bool run_parity_stage(StageContext& context);        // stages/parity.cc
+
+// The record's model as the load stage gives it to a session (load.cc): its artifacts verified again, the
+// model's bytes and every external-data location it names with the verified bytes of its file, and the
+// record's session settings. Localisation (localisation.h) creates its own sessions from these. Throws
+// ConformanceError when the artifacts do not verify or a location is not listed.
+struct VerifiedModel {
+  VerifyOutcome verified;  // holds the bytes `model` and `external` point into
+  std::span<const std::byte> model;
+  std::vector<ExternalFile> external;
+  SessionSettings settings;
+};
+VerifiedModel verified_model(StageContext& context);
 
 // Records the stage `failure` belongs to (base/failure.h failure_stage) as failed with `detail`; false, for a
 // stage to return. The one way a stage's own code fails it.

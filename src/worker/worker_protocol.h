@@ -16,6 +16,7 @@ inline constexpr const char* kOpReference = "reference";
 inline constexpr const char* kOpCheck = "check";
 inline constexpr const char* kOpModuleExport = "module_export";        // a module profile's export (forked child)
 inline constexpr const char* kOpModuleReference = "module_reference";  // execute --reference torch of a module record
+inline constexpr const char* kOpModuleIntermediates = "module_intermediates";  // localisation: PyTorch's values
 inline constexpr const char* kOk = "ok";
 inline constexpr const char* kError = "error";  // an ok:false answer's message; check's checker error
 
@@ -97,5 +98,15 @@ inline constexpr const char* kOracle = "oracle";                  // answer: the
 inline constexpr const char* kOracleMissing = "oracle_missing";   // answer: why the oracle is null
 inline constexpr const char* kWeights = "weights";                // answer: {kept, transformed, missing}
 inline constexpr const char* kStepSeconds = "step_seconds";       // answer: {step: wall seconds}, in step order
+
+// ---- module_intermediates (localisation: stages/localisation.h) --------------------------------------------
+inline constexpr const char* kValuesTo = "values_to";      // request: the absolute folder the values are written to
+inline constexpr const char* kValues = "values";           // answer: [{name, dtype, shape, file, oracle_file, module, source}]
+inline constexpr const char* kOracleFile = "oracle_file";  // answer: a value's float64 file (relative), or null
+inline constexpr const char* kModulePath = "module";       // answer: a value's module path, or null
+inline constexpr const char* kSourceLine = "source";       // answer: "file:line" of the code that computed it, or null
+inline constexpr const char* kOutputIndex = "output_index";  // answer: its position among the graph's outputs, or null
+inline constexpr const char* kGranularity = "granularity"; // answer: "node" (dynamo) or "module" (torchscript)
+inline constexpr const char* kSkipped = "skipped";         // answer: [{name, why}] values no file could hold
 
 }  // namespace nnx::worker_protocol

@@ -1,0 +1,396 @@
+// Localisation of a parity failure (localisation.h): the case, PyTorch's values, the levels and the verdict.
+#include "stages/localisation.h"
+
+#include <iostream>
+#include <regex>
+
+#include "artifacts/layout.h"
+#include "base/error.h"
+#include "base/file_bytes.h"
+#include "base/interrupt.h"
+#include "base/sha256.h"
+#include "onnx_file/tensor_proto.h"
+#include "profile/module_spec.h"
+#include "stages/localisation_alignment.h"
+#include "stages/localisation_levels.h"
+#include "stages/localisation_repro.h"
+#include "stages/module_reference.h"
+#include "stages/module_tensors.h"
+#include "stages/stages.h"
+#include "worker/worker_error.h"
+#include "worker/worker_protocol.h"
+
+namespace nnx {
+namespace {
+
+using nlohmann::json;
+namespace wire = worker_protocol;
+using namespace localisation;
+
+constexpr const char* kValuesFolder = "localisation-values";
+
+// The case localised: the first match case that failed as a mismatch, else the first match case run.
+const RecordCase* case_to_localise(const Record& record) {
+  const RecordCase* first = nullptr;
+  for (const auto& c : record.input_cases) {
+    if (c.expect != rf::kExpectMatch || !c.module() || !c.module()->outputs) continue;
+    if (c.outcome == rf::kOutcomeMismatch) return &c;
+    if (!first && c.outcome == rf::kOutcomeMatch) first = &c;
+  }
+  return first;
+}
+
+// The factory the localisation rebuilds: run's profile's own (its file as the export imported it), execute's
+// as its torch reference checks it (module_reference.h factory_to_run).
+FactoryToRun factory_for(const StageContext& context) {
+  const ModuleSpec* spec = context.profile ? context.profile->module_spec() : nullptr;
+  if (spec == nullptr) return factory_to_run(context.record, context.record_folder, context.root);
+  FactoryToRun out;
+  out.factory = spec->factory;
+  if (const auto file = spec->factory_file()) {
+    out.file = std::filesystem::absolute(*file).lexically_normal();
+    const Record::Module& module = *context.record.module();  // the digest the export imported
+    const json recorded = module.source_sha256.is_string() ? module.source_sha256
+                                                           : module.variant.value(rf::module_key::kSourceSha256, json());
+    if (!recorded.is_string()) throw ConformanceError("the record holds no source_sha256 of its factory's file");
+    out.sha256 = recorded.get<std::string>();
+  }
+  return out;
+}
+
+// Which of PyTorch's granularities the graph's names follow: the dynamo exporter's (its nodes carry
+// `pkg.torch.onnx.*` metadata), else TorchScript's scopes.
+std::string exporter_of(const Record& record, const GraphOutline& outline) {
+  if (record.exporter.name == "dynamo" || record.exporter.name == "torchscript") return record.exporter.name;
+  for (const auto& node : outline.nodes) {
+    for (const auto& [key, _] : node.metadata) {
+      if (key.rfind("pkg.torch.onnx.", 0) == 0) return "dynamo";
+    }
+  }
+  return "torchscript";
+}
+
+TorchValue value_of(const json& entry) {
+  static const std::regex kFile(R"((values|oracle)/[0-9]+\.pb)");
+  TorchValue v;
+  v.name = entry.at(wire::kName).get<std::string>();
+  const auto dtype = parse_dtype(entry.at(wire::kDType).get<std::string>());
+  if (!dtype) throw ConformanceError("value " + v.name + ": a dtype the core does not know");
+  v.dtype = *dtype;
+  v.shape = entry.at(wire::kShape).get<std::vector<std::int64_t>>();
+  v.file = entry.at(wire::kFile).get<std::string>();
+  if (const json o = entry.value(wire::kOracleFile, json()); o.is_string()) v.oracle_file = o.get<std::string>();
+  if (!std::regex_match(v.file, kFile) || (v.oracle_file && !std::regex_match(*v.oracle_file, kFile))) {
+    throw ConformanceError("value " + v.name + ": a file outside the values folder");
+  }
+  if (const json m = entry.value(wire::kModulePath, json()); m.is_string()) v.module = m.get<std::string>();
+  if (const json s = entry.value(wire::kSourceLine, json()); s.is_string()) v.source = s.get<std::string>();
+  if (const json k = entry.value(wire::kOutputIndex, json()); k.is_number_unsigned()) v.output_index = k.get<std::size_t>();
+  return v;
+}
+
+// PyTorch's values of case `c` (worker/PROTOCOL.md, "module_intermediates"). ConformanceError saying why not.
+TorchValues torch_values(StageContext& context, const RecordCase& c, const std::string& exporter,
+                         const std::filesystem::path& folder) {
+  if (!context.exporter) throw ConformanceError("no worker is running to compute PyTorch's values");
+  const Record& record = context.record;
+  OutgoingFrames frames;
+  json request = rebuild_request(record, factory_for(context), wire::kOpModuleIntermediates);
+  request[wire::kCases] = json::array({case_frames(context, c, frames)});
+  request[wire::kExporter] = exporter;
+  request[wire::kOpsetVersion] = record.opset.requested;
+  json dims = json::array();
+  if (record.module()->dims.is_object()) {
+    for (const auto& [name, values] : record.module()->dims.items()) dims.push_back(json::array({name, values}));
+  }
+  request[wire::kDims] = dims;
+  request[wire::kValuesTo] = std::filesystem::absolute(folder).string();
+  WorkerReply reply = context.exporter->reference(request, frames);
+  const json& answer = reply.body;
+  for (const char* problem : {wire::kImportError, wire::kException}) {
+    if (const json e = answer.value(problem, json()); e.is_string()) throw ConformanceError(e.get<std::string>());
+  }
+  TorchValues out;
+  out.folder = folder;
+  out.granularity = answer.value(wire::kGranularity, std::string());
+  out.oracle_missing = answer.value(wire::kOracleMissing, json());
+  out.skipped = answer.value(wire::kSkipped, json::array());
+  for (const auto& entry : answer.at(wire::kValues)) out.values.push_back(value_of(entry));
+  return out;
+}
+
+// Removes the scratch folder however the localisation ends.
+struct Scratch {
+  std::filesystem::path folder;
+  explicit Scratch(std::filesystem::path f) : folder(std::move(f)) {
+    std::error_code ec;
+    std::filesystem::remove_all(folder, ec);
+    std::filesystem::create_directories(folder);
+  }
+  ~Scratch() {
+    std::error_code ec;
+    std::filesystem::remove_all(folder, ec);
+  }
+};
+
+json not_localised(const std::string& why) { return json{{"status", "not-localised"}, {"why", why}}; }
+
+// The case's graph inputs (stored, checked) and its reference outputs (PyTorch's recomputed ones when
+// execute asked for them, else the stored ones).
+void case_tensors(const StageContext& context, const RecordCase& c, Subject& subject) {
+  const auto& names = context.graph_input_names;
+  for (const auto& in : c.module()->inputs) {
+    if (std::find(names.begin(), names.end(), in.name) != names.end()) {
+      subject.inputs.push_back(stored_tensor(context.stored, in, in.file));
+    }
+  }
+  if (context.module_references) {
+    if (const auto it = context.module_references->find(c.name); it != context.module_references->end()) {
+      subject.references = it->second;
+      return;
+    }
+  }
+  for (const auto& out : *c.module()->outputs) subject.references.push_back(stored_tensor(context.stored, out, out.file));
+}
+
+// The departing value's node and where PyTorch computed it.
+json node_json(const Subject& subject, const TorchValues& torch, const AlignedValue& a, const ValueDeparture& d,
+               const std::string& level) {
+  const GraphNode& node = subject.outline.nodes[a.node];
+  const TorchValue& value = torch.values[a.torch];
+  const std::string& module = value.module;
+  return json{{"value", a.value},
+              {"node", node.name},
+              {"op_type", node.domain.empty() ? node.op_type : node.domain + "." + node.op_type},
+              {"module", module.empty() ? json() : json(module)},
+              {"source", value.source.empty() ? json() : json(value.source)},
+              {"level", level},
+              {"errors", d.to_json()}};
+}
+
+std::string number(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", x);
+  return text;
+}
+
+std::string sentence(const json& first, const json& rerun) {
+  std::string where = first["op_type"].get<std::string>() + " node '" + first["node"].get<std::string>() +
+                      "' (value " + first["value"].get<std::string>();
+  if (first["module"].is_string()) where += ", module " + first["module"].get<std::string>();
+  if (first["source"].is_string()) where += ", " + first["source"].get<std::string>();
+  where += ")";
+  const json& e = first["errors"];
+  std::string text = "ONNX Runtime first departs from PyTorch at " + where + " at " + first["level"].get<std::string>() +
+                     ": error " + (e["runtime_error"].is_number() ? number(e["runtime_error"].get<double>()) : "inf") +
+                     " where " + number(e["allowed"].get<double>()) + " is allowed";
+  if (rerun["verdict"] == "introduces") {
+    text += "; run alone on PyTorch's own inputs it still departs: this node introduces the error";
+  } else if (rerun["verdict"] == "carries") {
+    text += "; run alone on PyTorch's own inputs it agrees: it carries an error from above";
+  }
+  return text;
+}
+
+std::string no_departure_sentence(const std::vector<LevelOutcome>& levels) {
+  std::size_t compared = 0;
+  for (const auto& l : levels) compared += l.compared.size();
+  std::string text = "no value departs from PyTorch by the test (" + std::to_string(compared) + " values compared)";
+  if (levels.size() == 2 && levels[0].failure.empty() && levels[1].failure.empty() && !levels[0].outputs_within &&
+      levels[1].outputs_within) {
+    text += "; the outputs are within the tolerance at " + levels[1].level + " and not at " + levels[0].level +
+            ": the divergence disappears without optimisation";
+  }
+  return text;
+}
+
+json coverage_json(const TorchValues& torch, const Alignment& alignment) {
+  json left = alignment.left_out;
+  for (const auto& s : torch.skipped) left.push_back(s);
+  return json{{"granularity", torch.granularity},
+              {"note", torch.granularity == "module"
+                           ? "a TorchScript export keeps no value names: values are aligned per submodule"
+                           : "values are aligned per FX node by the name the dynamo exporter gives them"},
+              {"pytorch_values", torch.values.size() + torch.skipped.size()},
+              {"aligned", alignment.aligned.size()},
+              {"left_out", left},
+              {"onnx_values", alignment.onnx_values},
+              {"onnx_values_without_counterpart", alignment.onnx_without_counterpart},
+              {"oracle_missing", torch.oracle_missing}};
+}
+
+}  // namespace
+
+bool can_localise(const Record& record) {
+  if (!record.module()) return false;
+  if (record.module()->variant.is_null()) return true;
+  const json factory = record.module()->variant.value(rf::model_key::kFactory, json());
+  return factory.is_string() && !factory.get<std::string>().empty();
+}
+
+std::uint64_t localisation::TorchValue::bytes() const {
+  std::uint64_t n = dtype_size(dtype);
+  for (auto d : shape) n *= static_cast<std::uint64_t>(std::max<std::int64_t>(d, 0));
+  return n;
+}
+
+Tensor localisation::TorchValues::read(const TorchValue& value) const {
+  const std::string bytes = read_file_bytes(folder / value.file, module_limits::kMaxTensorBytes + (1 << 20),
+                                            "a value file", ErrorKind::refused);
+  std::vector<std::byte> raw(reinterpret_cast<const std::byte*>(bytes.data()),
+                             reinterpret_cast<const std::byte*>(bytes.data()) + bytes.size());
+  return decode_tensor_proto(std::move(raw), value.file, module_limits::kMaxTensorBytes);
+}
+
+std::optional<Tensor> localisation::TorchValues::read_oracle(const TorchValue& value) const {
+  if (!value.oracle_file) return std::nullopt;
+  TorchValue twin = value;
+  twin.file = *value.oracle_file;
+  return read(twin);
+}
+
+}  // namespace nnx
+
+namespace nnx {
+namespace {
+
+// Steps 3 and 4 of localisation.h over aligned values; fills `out`.
+void judge(const Subject& subject, const TorchValues& torch, const Alignment& alignment, const LocaliseLimits& limits,
+           std::chrono::steady_clock::time_point deadline, const std::optional<std::filesystem::path>& repro, json& out) {
+  std::vector<LevelOutcome> levels;
+  levels.push_back(compare_at_level(subject, alignment, torch, subject.settings.graph_optimization_level, limits, deadline));
+  if (subject.settings.graph_optimization_level != "ORT_DISABLE_ALL") {
+    throw_if_interrupted();
+    levels.push_back(compare_at_level(subject, alignment, torch, "ORT_DISABLE_ALL", limits, deadline));
+  }
+  out["levels"] = json::array();
+  for (const auto& l : levels) out["levels"].push_back(l.to_json(alignment));
+  for (const auto& l : levels) {
+    const auto first = l.first_departing();
+    if (!first) continue;
+    const AlignedValue& a = alignment.aligned[l.compared[*first].aligned];
+    json head = node_json(subject, torch, a, l.compared[*first].departure, l.level);
+    Rerun rerun = rerun_on_torch_inputs(subject, alignment, torch, a, l.level);
+    head["rerun"] = rerun.to_json(subject.outline);
+    out["status"] = "departs";
+    out["first_departing"] = head;
+    out["summary"] = sentence(head, head["rerun"]);
+    out["next_departing"] = json();
+    for (std::size_t j = *first + 1; j < l.compared.size(); ++j) {
+      if (!l.compared[j].departure.departs) continue;
+      const AlignedValue& b = alignment.aligned[l.compared[j].aligned];
+      json next = node_json(subject, torch, b, l.compared[j].departure, l.level);
+      next["rerun"] = rerun_on_torch_inputs(subject, alignment, torch, b, l.level).to_json(subject.outline);
+      out["next_departing"] = next;
+      break;
+    }
+    out["repro"] = json();
+    if (rerun.failure.empty() && repro) {
+      const auto files = write_repro(*repro, rerun);
+      out["repro"] = json{{"folder", repro->string()}, {"files", files}, {"departs", rerun.departure.departs}};
+    }
+    return;
+  }
+  out["status"] = "no-departure";
+  out["first_departing"] = json();
+  out["summary"] = no_departure_sentence(levels);
+}
+
+}  // namespace
+
+json localise(StageContext& context, const LocaliseLimits& limits, const std::optional<std::filesystem::path>& repro) {
+  const auto started = std::chrono::steady_clock::now();
+  const Record& record = context.record;
+  if (!can_localise(record)) {
+    return not_localised("only a module record, or an ONNX file checked against a factory, is localised");
+  }
+  const RecordCase* c = case_to_localise(record);
+  if (c == nullptr) return not_localised("no match case ran: nothing to localise");
+  const std::filesystem::path folder = profile_folder(context.root, record.artifacts.directory);
+  json out{{"case", c->name}};
+  try {
+    VerifiedModel verified = verified_model(context);
+    Subject subject;
+    subject.runtime = context.runtime.get();
+    subject.model = verified.model;
+    subject.external = &verified.external;
+    subject.settings = verified.settings;
+    subject.outline = read_graph_outline(verified.model);
+    case_tensors(context, *c, subject);
+    subject.scale = {record.tolerances.rtol.value(), record.tolerances.atol.value(), 0.0};
+    for (const Tensor& r : subject.references) {
+      subject.scale.outputs_magnitude = std::max(subject.scale.outputs_magnitude, largest_magnitude(r));
+    }
+    Scratch scratch(folder / kValuesFolder);
+    subject.scratch = scratch.folder;
+    const TorchValues torch = torch_values(context, *c, exporter_of(record, subject.outline), scratch.folder);
+    const Alignment alignment = align(subject.outline, torch);
+    out["coverage"] = coverage_json(torch, alignment);
+    judge(subject, torch, alignment, limits, started + limits.time_cap, repro, out);
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const std::exception& e) {
+    json failed = not_localised(e.what());
+    failed["case"] = c->name;
+    return failed;
+  }
+  out["limits"] = json{{"memory_bytes", limits.memory_bytes}, {"time_cap_seconds", limits.time_cap.count()}};
+  out["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return out;
+}
+
+namespace {
+
+// The repro's files in the record's artifacts (role repro), its folder then named relative to the profile's.
+void list_repro(Record& record, const std::filesystem::path& folder, const json& repro) {
+  for (const auto& f : repro.at("files")) {
+    const std::string path = std::string(rf::kReproFolder) + "/" + f.get<std::string>();
+    const std::string bytes = read_file_bytes(folder / path, std::size_t{4} << 30, "a repro file", ErrorKind::io);
+    record.artifacts.files.push_back({path, rf::kRoleRepro, bytes.size(), sha256_hex(bytes)});
+  }
+  record.stage(Stage::parity).detail["localisation"]["repro"]["folder"] = rf::kReproFolder;
+}
+
+bool has_mismatch(const Record& record) {
+  for (const auto& c : record.input_cases) {
+    if (c.expect == rf::kExpectMatch && c.outcome == rf::kOutcomeMismatch) return true;
+  }
+  return false;
+}
+
+bool wanted(const Record& record, LocaliseWhen when) {
+  if (!can_localise(record) || record.stage(Stage::load).status != StageStatus::passed) return false;
+  switch (when) {
+    case LocaliseWhen::parity_failed: return has_mismatch(record);
+    case LocaliseWhen::always: return true;
+    case LocaliseWhen::never: return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+void localise_after_parity(StageContext& context, LocaliseWhen when, const LocaliseLimits& limits,
+                           const std::optional<std::filesystem::path>& repro_beside) {
+  if (!wanted(context.record, when)) return;
+  json& detail = context.record.stage(Stage::parity).detail;
+  if (!detail.is_object()) return;
+  if (!context.exporter || !context.exporter->running()) {
+    try {
+      context.exporter = std::make_unique<ExporterClient>(context.worker_command, context.worker_timeout);
+    } catch (const WorkerError& e) {
+      detail["localisation"] = not_localised(std::string("the worker did not start: ") + e.what());
+      return;
+    }
+  }
+  std::cerr << "nnx-conformance: localising \"" << context.record.profile << "\"\n";
+  const std::filesystem::path folder = profile_folder(context.root, context.record.artifacts.directory);
+  // run: the repro is the record's own, in its profile folder; execute: beside the output it names
+  const std::optional<std::filesystem::path> repro =
+      context.profile ? std::optional(folder / rf::kReproFolder) : repro_beside;
+  detail["localisation"] = localise(context, limits, repro);
+  const json& written = detail["localisation"].value("repro", json());
+  if (context.profile && written.is_object()) list_repro(context.record, folder, written);
+}
+
+}  // namespace nnx

@@ -1,0 +1,109 @@
+// PyTorch's values aligned with the ONNX graph's (localisation_alignment.h).
+#include "stages/localisation_alignment.h"
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+namespace nnx::localisation {
+namespace {
+
+using nlohmann::json;
+
+bool within_scope(const std::string& path, const std::string& scope) {
+  return path == scope || (path.size() > scope.size() && path.compare(0, scope.size(), scope) == 0 &&
+                           path[scope.size()] == '.');
+}
+
+// For each module path, the value its scope hands on: the last output, in graph order, of a node in the
+// scope that is read by a node outside it or is a graph output.
+std::unordered_map<std::string, std::pair<std::string, std::size_t>> scope_outputs(const GraphOutline& outline,
+                                                                                 const TorchValues& torch) {
+  std::vector<std::string> paths(outline.nodes.size());
+  for (std::size_t i = 0; i < outline.nodes.size(); ++i) paths[i] = scope_path(outline.nodes[i].name);
+  std::unordered_map<std::string, std::vector<std::size_t>> readers;
+  for (std::size_t i = 0; i < outline.nodes.size(); ++i) {
+    for (const auto& in : outline.nodes[i].inputs) readers[in].push_back(i);
+  }
+  const std::set<std::string> graph_outputs(outline.outputs.begin(), outline.outputs.end());
+  std::unordered_map<std::string, std::pair<std::string, std::size_t>> found;
+  for (const auto& value : torch.values) {
+    for (std::size_t i = 0; i < outline.nodes.size(); ++i) {
+      if (!within_scope(paths[i], value.name)) continue;
+      for (const auto& out : outline.nodes[i].outputs) {
+        bool leaves = graph_outputs.count(out) > 0;
+        for (std::size_t r : readers[out]) leaves = leaves || !within_scope(paths[r], value.name);
+        if (leaves) found[value.name] = {out, i};
+      }
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+std::string scope_path(const std::string& node_name) {
+  if (node_name.empty() || node_name.front() != '/') return "";
+  std::vector<std::string> parts;
+  std::size_t start = 1;
+  for (std::size_t slash = node_name.find('/', start); slash != std::string::npos;
+       start = slash + 1, slash = node_name.find('/', start)) {
+    parts.push_back(node_name.substr(start, slash - start));
+  }
+  std::string path;
+  for (const auto& part : parts) {
+    if (part.empty()) continue;
+    if (!path.empty() && part.compare(0, path.size() + 1, path + ".") == 0) {
+      path = part;
+    } else {
+      path = path.empty() ? part : path + "." + part;
+    }
+  }
+  return path;
+}
+
+Alignment align(const GraphOutline& outline, const TorchValues& torch) {
+  Alignment out;
+  out.left_out = json::array();
+  std::unordered_map<std::string, std::size_t> producer;
+  for (std::size_t i = 0; i < outline.nodes.size(); ++i) {
+    for (const auto& o : outline.nodes[i].outputs) {
+      if (!o.empty()) producer.emplace(o, i);
+    }
+  }
+  out.onnx_values = producer.size();
+  const bool by_module = torch.granularity == "module";
+  const auto scopes = by_module ? scope_outputs(outline, torch)
+                                : std::unordered_map<std::string, std::pair<std::string, std::size_t>>{};
+  std::set<std::string> taken;
+  for (std::size_t t = 0; t < torch.values.size(); ++t) {
+    const std::string& name = torch.values[t].name;
+    std::optional<std::pair<std::string, std::size_t>> at;
+    if (by_module) {
+      if (const auto s = scopes.find(name); s != scopes.end()) at = s->second;
+    } else if (const auto p = producer.find(name); p != producer.end()) {
+      at = std::make_pair(name, p->second);
+    } else if (const auto k = torch.values[t].output_index; k && *k < outline.outputs.size()) {
+      const auto o = producer.find(outline.outputs[*k]);  // the exporter named it after the graph's output
+      if (o != producer.end()) at = std::make_pair(outline.outputs[*k], o->second);
+    }
+    if (!at) {
+      out.left_out.push_back({{"name", name},
+                              {"why", by_module ? "no node in its scope: the exporter inlined or removed it"
+                                                : "no ONNX value of this name: the exporter folded, renamed or "
+                                                  "decomposed it"}});
+      continue;
+    }
+    if (!taken.insert(at->first).second) {
+      out.left_out.push_back({{"name", name}, {"why", "its ONNX value " + at->first + " is another PyTorch value's"}});
+      continue;
+    }
+    out.aligned.push_back({t, at->first, at->second});
+  }
+  std::stable_sort(out.aligned.begin(), out.aligned.end(),
+                   [](const AlignedValue& a, const AlignedValue& b) { return a.node < b.node; });
+  out.onnx_without_counterpart = out.onnx_values - out.aligned.size();
+  return out;
+}
+
+}  // namespace nnx::localisation

@@ -1,0 +1,99 @@
+// When one intermediate value departs (value_departure.h).
+#include "stages/value_departure.h"
+
+#include <algorithm>
+#include <cmath>
+
+
+namespace nnx {
+namespace {
+
+bool is_floating(DType dtype) {
+  switch (dtype) {
+    case DType::float32:
+    case DType::float64:
+    case DType::float16:
+    case DType::bfloat16: return true;
+    case DType::int64:
+    case DType::int32:
+    case DType::boolean:
+    case DType::int8:
+    case DType::uint8: return false;
+  }
+  return false;
+}
+
+// The largest |a - b| over the elements, infinity where exactly one of the two is not finite or both are
+// NaN-free but differ in infinity's sign.
+double largest_error(const std::vector<double>& a, const std::vector<double>& b) {
+  double error = 0.0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (std::isfinite(a[i]) != std::isfinite(b[i])) return INFINITY;
+    if (!std::isfinite(a[i])) {
+      if (std::isnan(a[i]) != std::isnan(b[i]) || (!std::isnan(a[i]) && a[i] != b[i])) return INFINITY;
+      continue;
+    }
+    error = std::max(error, std::fabs(a[i] - b[i]));
+  }
+  return error;
+}
+
+nlohmann::json finite_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); }
+
+std::string shape_of(const Tensor& t) {
+  std::string out = std::string(dtype_name(t.dtype)) + " [";
+  for (std::size_t i = 0; i < t.shape.size(); ++i) out += (i ? ", " : "") + std::to_string(t.shape[i]);
+  return out + "]";
+}
+
+}  // namespace
+
+double largest_magnitude(const Tensor& tensor) {
+  double m = 0.0;
+  for (double v : tensor.as_doubles()) {
+    if (std::isfinite(v)) m = std::max(m, std::fabs(v));
+  }
+  return m;
+}
+
+ValueDeparture value_departure(const Tensor& runtime, const Tensor& torch, const std::optional<Tensor>& oracle,
+                               const DepartureScale& scale) {
+  ValueDeparture out;
+  if (runtime.shape != torch.shape) {
+    out.departs = true;
+    out.unlike = "ONNX Runtime gives " + shape_of(runtime) + ", PyTorch " + shape_of(torch);
+    return out;
+  }
+  const bool with_oracle = oracle && oracle->shape == torch.shape && is_floating(torch.dtype);
+  const std::vector<double> reference = with_oracle ? oracle->as_doubles() : torch.as_doubles();
+  const std::vector<double> ran = runtime.as_doubles();
+  for (double v : reference) {
+    if (std::isfinite(v)) out.magnitude = std::max(out.magnitude, std::fabs(v));
+  }
+  out.runtime_error = largest_error(ran, reference);
+  if (with_oracle) out.torch_error = largest_error(torch.as_doubles(), reference);
+  if (is_floating(torch.dtype) && is_floating(runtime.dtype)) {
+    const double M = scale.outputs_magnitude > 0.0 ? scale.outputs_magnitude : 1.0;
+    out.allowed = std::max(kTimesTorch * out.torch_error, scale.rtol * out.magnitude + scale.atol * out.magnitude / M);
+  }
+  out.departs = out.runtime_error > out.allowed;
+  if (out.allowed > 0.0 && std::isfinite(out.runtime_error)) {
+    out.margin = out.runtime_error / out.allowed;
+  } else if (out.runtime_error == 0.0) {
+    out.margin = 0.0;
+  }
+  return out;
+}
+
+nlohmann::json ValueDeparture::to_json() const {
+  nlohmann::json out{{"departs", departs},
+                     {"magnitude", finite_or_null(magnitude)},
+                     {"runtime_error", finite_or_null(runtime_error)},
+                     {"torch_error", finite_or_null(torch_error)},
+                     {"allowed", finite_or_null(allowed)},
+                     {"margin", margin ? finite_or_null(*margin) : nlohmann::json()}};
+  if (!unlike.empty()) out["unlike"] = unlike;
+  return out;
+}
+
+}  // namespace nnx
