@@ -4,6 +4,7 @@
 
 #include "base/build_info.h"
 #include "base/document_kind.h"
+#include "app/repro_record.h"
 #include "app/worker_pool.h"
 #include "artifacts/layout.h"
 #include "base/failure.h"
@@ -185,6 +186,16 @@ std::optional<ReferenceKind> asked_reference(const Record& record, const Execute
   return ReferenceKind::torch;
 }
 
+// How a repro's record is made under execute: its runtime and worker.
+RunOptions repro_run_options(const ExecuteOptions& options) {
+  RunOptions run;
+  run.onnxruntime_library = options.onnxruntime_library;
+  run.open_runtime = options.open_runtime;
+  run.worker = options.worker;
+  run.worker_timeout = options.worker_timeout;
+  return run;
+}
+
 json execute_record(const json& input, const std::filesystem::path& root, const ExecuteOptions& given) {
   Record record = executable_record(input, root);
   ExecuteOptions options = given;
@@ -207,9 +218,9 @@ json execute_record(const json& input, const std::filesystem::path& root, const 
   context.case_timeout = options.case_timeout;
   context.exporter = std::move(worker);
   run_stages(context, kExecutePipeline);
-  localise_after_parity(context, options.localize, options.localise_limits,
-                        options.repro_root ? std::optional(*options.repro_root / record.artifacts.directory)
-                                           : std::nullopt);
+  localise_record(context, options.localize, options.localise_limits,
+                  options.repro_root ? std::optional(*options.repro_root / record.artifacts.directory) : std::nullopt,
+                  repro_run_options(options));
   keep_warm_worker(std::move(context.exporter));  // the next call's worker, or stopped
   record.finalize();
   return record.to_json();

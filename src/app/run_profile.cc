@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/repro_record.h"
 #include "app/source.h"
 #include "base/interrupt.h"
 #include "artifacts/layout.h"
@@ -112,23 +113,21 @@ std::unique_ptr<ReferenceModel> reference_model_of(const Profile& profile) {
 
 // One profile between its two parts: what its stages share, and whether the worker's part passed.
 struct ProfileRunState {
-  ProfileRunState(const Profile& profile_, const std::filesystem::path& root, const RunOptions& options)
+  ProfileRunState(const Profile& profile_, const std::filesystem::path& root, const RunOptions& options_)
       : profile(profile_),
-        observer(options.observer),
+        observer(options_.observer),
         model(reference_model_of(profile)),
-        record(blank_record_of(profile, options.source ? *options.source : detect_source(options.source_revision),
-                               model ? model->weights_sha256() : std::string(), options.report_folder)),
+        record(blank_record_of(profile, options_.source ? *options_.source : detect_source(options_.source_revision),
+                               model ? model->weights_sha256() : std::string(), options_.report_folder)),
         context(record, root, model.get(), &profile),
-        localize(options.localize),
-        localise_limits(options.localise_limits) {}
+        options(options_) {}
 
   const Profile profile;
   const std::shared_ptr<RunObserver> observer;
   const std::unique_ptr<ReferenceModel> model;  // null for a module or an ONNX file (reference_model_of)
   Record record;
   StageContext context;
-  const LocaliseWhen localize;
-  const LocaliseLimits localise_limits;
+  const RunOptions options;
   bool worker_part_passed = false;
 };
 
@@ -188,7 +187,7 @@ nlohmann::json finish_profile(StartedProfile started) {
   const RunObserver* observer = state.observer.get();
   if (state.worker_part_passed) {
     run_observed_stages(state.context, kRunRuntimeStages, state.profile.name, observer, nullptr, nullptr);
-    localise_after_parity(state.context, state.localize, state.localise_limits);
+    localise_record(state.context, state.options.localize, state.options.localise_limits, std::nullopt, state.options);
     if (state.context.exporter) state.context.exporter->stop();
   }
   state.record.finalize();

@@ -341,16 +341,6 @@ json localise(StageContext& context, const LocaliseLimits& limits, const std::op
 
 namespace {
 
-// The repro's files in the record's artifacts (role repro), its folder then named relative to the profile's.
-void list_repro(Record& record, const std::filesystem::path& folder, const json& repro) {
-  for (const auto& f : repro.at("files")) {
-    const std::string path = std::string(rf::kReproFolder) + "/" + f.get<std::string>();
-    const std::string bytes = read_file_bytes(folder / path, std::size_t{4} << 30, "a repro file", ErrorKind::io);
-    record.artifacts.files.push_back({path, rf::kRoleRepro, bytes.size(), sha256_hex(bytes)});
-  }
-  record.stage(Stage::parity).detail["localisation"]["repro"]["folder"] = rf::kReproFolder;
-}
-
 bool has_mismatch(const Record& record) {
   for (const auto& c : record.input_cases) {
     if (c.expect == rf::kExpectMatch && c.outcome == rf::kOutcomeMismatch) return true;
@@ -389,8 +379,25 @@ void localise_after_parity(StageContext& context, LocaliseWhen when, const Local
   const std::optional<std::filesystem::path> repro =
       context.profile ? std::optional(folder / rf::kReproFolder) : repro_beside;
   detail["localisation"] = localise(context, limits, repro);
-  const json& written = detail["localisation"].value("repro", json());
-  if (context.profile && written.is_object()) list_repro(context.record, folder, written);
+  if (context.profile && detail["localisation"].value("repro", json()).is_object()) {
+    detail["localisation"]["repro"]["folder"] = rf::kReproFolder;  // relative to the profile folder
+  }
+}
+
+void list_repro_files(Record& record, const std::filesystem::path& profile_folder) {
+  const std::filesystem::path repro = profile_folder / rf::kReproFolder;
+  std::vector<std::string> paths;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(repro, ec); !ec && it != decltype(it)(); it.increment(ec)) {
+    if (it->is_regular_file() && !it->is_symlink()) {
+      paths.push_back(it->path().lexically_relative(profile_folder).generic_string());
+    }
+  }
+  std::sort(paths.begin(), paths.end());
+  for (const auto& path : paths) {
+    const std::string bytes = read_file_bytes(profile_folder / path, std::size_t{4} << 30, "a repro file", ErrorKind::io);
+    record.artifacts.files.push_back({path, rf::kRoleRepro, bytes.size(), sha256_hex(bytes)});
+  }
 }
 
 }  // namespace nnx
