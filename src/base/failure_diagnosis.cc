@@ -246,6 +246,43 @@ std::vector<std::string> other_exporters(const json& record, const std::vector<j
   return out;
 }
 
+// The parity detail's localisation (doc/localisation.md) as a cause: the first departing node and whether
+// it introduces the error, or that none departs, or why it could not be localised.
+std::optional<Cause> departure_cause(const json& record) {
+  const json stage = member(member(record, rf::kStages), kStageNames[stage_index(Stage::parity)]);
+  const json found = member(member(stage, stage_key::kDetail), "localisation");
+  const std::string status = text_of(found, "status");
+  if (status == "departs") {
+    const json first = member(found, "first_departing");
+    const std::string verdict = text_of(member(first, "rerun"), "verdict");
+    const json repro = member(found, "repro");
+    std::string hint = verdict == "introduces"
+                           ? "this node computes something else than PyTorch on PyTorch's own inputs: compare how the "
+                             "exporter translated " + text_of(first, "op_type") + " with what PyTorch computes there"
+                           : "this node only carries an error from values before it that PyTorch's side does not "
+                             "name (see the localisation's coverage)";
+    if (repro.is_object() && member(repro, "record").is_object()) {
+      const bool own = text_of(repro, "folder") == rf::kReproFolder;  // run's: in the profile folder
+      const std::string folder =
+          own ? text_of(member(record, rf::kArtifacts), rf::artifacts_key::kDirectory) + "/" + rf::kReproFolder
+              : text_of(repro, "folder");
+      hint += std::string("; replay its repro with no Python") + (own ? ", from the artifacts root" : "") +
+              ": nnx-conformance execute " + folder + "/report.json " + folder + "/artifacts";
+    }
+    return Cause{text_of(found, "summary"), hint};
+  }
+  if (status == "no-departure") {
+    return Cause{text_of(found, "summary"), "no single node departs: the difference builds up over many nodes; "
+                                            "a tolerance that allows float32 rounding, or ORT_DISABLE_ALL where "
+                                            "it is the optimised graph's, fits it"};
+  }
+  if (status == "not-localised") {
+    return Cause{"the mismatch could not be localised: " + text_of(found, "why"),
+                 "run again with --localize once that is fixed (doc/localisation.md)"};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Diagnosis diagnose(const json& record, const std::vector<json>& siblings) {
@@ -257,6 +294,7 @@ Diagnosis diagnose(const json& record, const std::vector<json>& siblings) {
     else if (auto threshold = threshold_cause(record, dim, sizes)) out.causes.push_back(*threshold);
   }
   if (auto rejected = operator_cause(record)) out.causes.push_back(*rejected);
+  if (auto departed = departure_cause(record)) out.causes.push_back(*departed);
   const json warnings = member(export_detail(record), rf::detail_key::kWarnings);
   for (const auto& w : warnings.is_array() ? warnings : json::array()) {
     if (w.is_string()) out.warnings.push_back(w.get<std::string>());

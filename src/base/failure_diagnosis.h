@@ -12,7 +12,10 @@
 //   size differs from the export's (its first size), none of which the runtime could run;
 // - shape threshold: the failing cases are exactly those whose size of one dimension is past a threshold;
 // - rejected operator: ONNX Runtime has no implementation of a node's operator (the load stage's code
-//   NOT_IMPLEMENTED, or a case's message).
+//   NOT_IMPLEMENTED, or a case's message);
+// - the first departing node: the parity detail's localisation (doc/localisation.md) in its own summary,
+//   with whether the node introduces the error and how to replay its repro; or that no node departs; or
+//   why the mismatch could not be localised.
 // The failing cases that ran (name, dims, outcome, ONNX Runtime's node and message) and the exporter's warnings are
 // listed beside the causes.
 #pragma once
