@@ -91,11 +91,10 @@ def _flat_inputs(plan: dict, inputs: list) -> list:
     return flat
 
 
-def _exported_graph(module, inputs: list, plan: dict):
-    """The exported program's module, exported as the record's export was (dynamic dims, opset, names)."""
+def _exported_graph(module, inputs: list, plan: dict, export_arguments):
+    """The exported program's module, exported as the record's export was (dynamic dims, opset, names:
+    `export_arguments` is the module export's own, nnx_worker_module.export_arguments)."""
     import torch
-
-    from nnx_worker_module import export_arguments
 
     args, options = export_arguments(inputs, plan, plan["output_names"] or [])
     program = torch.onnx.export(module, args, dynamo=True, **options)
@@ -143,14 +142,15 @@ def _as_double(inputs: list) -> list:
     return [t.double() if t.is_floating_point() else t for t in inputs]
 
 
-def intermediates(module, plan: dict, answer: dict) -> None:
-    """Fills answer's values, granularity, oracle_missing and skipped (the module already built and bound)."""
+def intermediates(module, plan: dict, answer: dict, export_arguments) -> None:
+    """Fills answer's values, granularity, oracle_missing and skipped (the module already built and bound;
+    `export_arguments` gives a dynamo export the record's options)."""
     inputs = torch_tensors(plan["cases"][0]["tensors"])
     values, oracle = _Writer(plan["values_to"], "values"), _Writer(plan["values_to"], "oracle")
     try:
         if plan["exporter"] == "dynamo":
             answer["granularity"] = "node"
-            graph_module = _exported_graph(module, inputs, plan)
+            graph_module = _exported_graph(module, inputs, plan, export_arguments)
             _run_fx(graph_module, _flat_inputs(plan, inputs), values, True)
             compute_oracle = lambda: _run_fx(copy.deepcopy(graph_module).double(),  # noqa: E731
                                              _flat_inputs(plan, _as_double(inputs)), oracle, False)

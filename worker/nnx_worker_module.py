@@ -234,7 +234,7 @@ def _intermediates_work(plan: dict) -> dict:
         module = _reference_steps(plan, answer)
         answer.pop("references", None)  # the case's outputs are not asked for: its values are files
         plan["output_names"] = answer["output_names"]
-        intermediates(module, plan, answer)
+        intermediates(module, plan, answer, export_arguments)
     except SourceChanged as exc:
         answer["module"] = {"class": None, "source_sha256": exc.digest, "state_sha256": None}
         answer["exception"] = str(exc)

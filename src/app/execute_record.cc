@@ -11,6 +11,7 @@
 #include "model/model_config.h"
 #include "model/reference_model.h"
 #include "record/record.h"
+#include "stages/module_localisation.h"
 #include "stages/module_reference.h"
 #include "stages/stages.h"
 #include "worker/worker_protocol.h"

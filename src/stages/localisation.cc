@@ -14,6 +14,7 @@
 #include "stages/localisation_alignment.h"
 #include "stages/localisation_levels.h"
 #include "stages/localisation_repro.h"
+#include "stages/module_localisation.h"
 #include "stages/module_reference.h"
 #include "stages/module_tensors.h"
 #include "stages/stages.h"
@@ -38,24 +39,6 @@ const RecordCase* case_to_localise(const Record& record) {
     if (!first && c.outcome == rf::kOutcomeMatch) first = &c;
   }
   return first;
-}
-
-// The factory the localisation rebuilds: run's profile's own (its file as the export imported it), execute's
-// as its torch reference checks it (module_reference.h factory_to_run).
-FactoryToRun factory_for(const StageContext& context) {
-  const ModuleSpec* spec = context.profile ? context.profile->module_spec() : nullptr;
-  if (spec == nullptr) return factory_to_run(context.record, context.record_folder, context.root);
-  FactoryToRun out;
-  out.factory = spec->factory;
-  if (const auto file = spec->factory_file()) {
-    out.file = std::filesystem::absolute(*file).lexically_normal();
-    const Record::Module& module = *context.record.module();  // the digest the export imported
-    const json recorded = module.source_sha256.is_string() ? module.source_sha256
-                                                           : module.variant.value(rf::module_key::kSourceSha256, json());
-    if (!recorded.is_string()) throw ConformanceError("the record holds no source_sha256 of its factory's file");
-    out.sha256 = recorded.get<std::string>();
-  }
-  return out;
 }
 
 // Which of PyTorch's granularities the graph's names follow: the dynamo exporter's (its nodes carry
@@ -93,17 +76,9 @@ TorchValue value_of(const json& entry) {
 TorchValues torch_values(StageContext& context, const RecordCase& c, const std::string& exporter,
                          const std::filesystem::path& folder) {
   if (!context.exporter) throw ConformanceError("no worker is running to compute PyTorch's values");
-  const Record& record = context.record;
   OutgoingFrames frames;
-  json request = rebuild_request(record, factory_for(context), wire::kOpModuleIntermediates);
+  json request = intermediates_request(context, exporter);
   request[wire::kCases] = json::array({case_frames(context, c, frames)});
-  request[wire::kExporter] = exporter;
-  request[wire::kOpsetVersion] = record.opset.requested;
-  json dims = json::array();
-  if (record.module()->dims.is_object()) {
-    for (const auto& [name, values] : record.module()->dims.items()) dims.push_back(json::array({name, values}));
-  }
-  request[wire::kDims] = dims;
   request[wire::kValuesTo] = std::filesystem::absolute(folder).string();
   WorkerReply reply = context.exporter->reference(request, frames);
   const json& answer = reply.body;
@@ -158,11 +133,10 @@ json node_json(const Subject& subject, const TorchValues& torch, const AlignedVa
                const std::string& level) {
   const GraphNode& node = subject.outline.nodes[a.node];
   const TorchValue& value = torch.values[a.torch];
-  const std::string& module = value.module;
   return json{{"value", a.value},
               {"node", node.name},
               {"op_type", node.domain.empty() ? node.op_type : node.domain + "." + node.op_type},
-              {"module", module.empty() ? json() : json(module)},
+              {"module", value.module.empty() ? json() : json(value.module)},
               {"source", value.source.empty() ? json() : json(value.source)},
               {"level", level},
               {"errors", d.to_json()}};
@@ -220,13 +194,6 @@ json coverage_json(const TorchValues& torch, const Alignment& alignment) {
 }
 
 }  // namespace
-
-bool can_localise(const Record& record) {
-  if (!record.module()) return false;
-  if (record.module()->variant.is_null()) return true;
-  const json factory = record.module()->variant.value(rf::model_key::kFactory, json());
-  return factory.is_string() && !factory.get<std::string>().empty();
-}
 
 std::uint64_t localisation::TorchValue::bytes() const {
   std::uint64_t n = dtype_size(dtype);

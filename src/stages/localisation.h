@@ -36,9 +36,6 @@ struct LocaliseLimits {
   std::chrono::seconds time_cap{600};                      // no new group starts after it
 };
 
-// Whether a record of this kind can be localised (a module, or an imported file with a factory).
-bool can_localise(const Record& record);
-
 // `repro`: the folder the repro is written to (nullopt: none is written).
 nlohmann::json localise(StageContext& context, const LocaliseLimits& limits,
                         const std::optional<std::filesystem::path>& repro);
