@@ -166,16 +166,21 @@ std::string sentence(const json& first, const json& rerun) {
   return text;
 }
 
+// "; the outputs are within ...: the divergence disappears without optimisation" when they are, else "".
+std::string optimisation_clause(const std::vector<LevelOutcome>& levels) {
+  if (levels.size() != 2 || !levels[0].failure.empty() || !levels[1].failure.empty() || levels[0].outputs_within ||
+      !levels[1].outputs_within) {
+    return "";
+  }
+  return "; the outputs are within the tolerance at " + levels[1].level + " and not at " + levels[0].level +
+         ": the divergence disappears without optimisation";
+}
+
 std::string no_departure_sentence(const std::vector<LevelOutcome>& levels) {
   std::size_t compared = 0;
   for (const auto& l : levels) compared += l.compared.size();
-  std::string text = "no value departs from PyTorch by the test (" + std::to_string(compared) + " values compared)";
-  if (levels.size() == 2 && levels[0].failure.empty() && levels[1].failure.empty() && !levels[0].outputs_within &&
-      levels[1].outputs_within) {
-    text += "; the outputs are within the tolerance at " + levels[1].level + " and not at " + levels[0].level +
-            ": the divergence disappears without optimisation";
-  }
-  return text;
+  return "no value departs from PyTorch by the test (" + std::to_string(compared) + " values compared)" +
+         optimisation_clause(levels);
 }
 
 json coverage_json(const TorchValues& torch, const Alignment& alignment) {
@@ -241,7 +246,7 @@ void judge(const Subject& subject, const TorchValues& torch, const Alignment& al
     head["rerun"] = rerun.to_json(subject.outline);
     out["status"] = "departs";
     out["first_departing"] = head;
-    out["summary"] = sentence(head, head["rerun"]);
+    out["summary"] = sentence(head, head["rerun"]) + optimisation_clause(levels);
     out["next_departing"] = json();
     for (std::size_t j = *first + 1; j < l.compared.size(); ++j) {
       if (!l.compared[j].departure.departs) continue;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "base/error.h"
@@ -43,15 +44,20 @@ std::vector<Tensor> run_marked(const Subject& subject, const std::string& level,
       ->run(subject.inputs);
 }
 
-// Whether every floating output is within the record's tolerance of its reference (others exactly equal).
-bool within_tolerance(const std::vector<Tensor>& outputs, const std::vector<Tensor>& references, const Tolerance& tol) {
+// Whether every output is within the record's tolerance of its reference, and the largest error.
+std::pair<bool, double> judge_outputs(const std::vector<Tensor>& outputs, const std::vector<Tensor>& references,
+                                      const Tolerance& tol) {
+  bool within = true;
+  double largest = 0.0;
   for (const Tensor& ref : references) {
     const auto it = std::find_if(outputs.begin(), outputs.end(), [&](const Tensor& t) { return t.name == ref.name; });
-    if (it == outputs.end() || it->shape != ref.shape) return false;
+    if (it == outputs.end() || it->shape != ref.shape) return {false, INFINITY};
     const std::vector<double> a = it->as_doubles(), e = ref.as_doubles();
-    if (!compare_to_tolerance(a, e, tol).within) return false;
+    const ToleranceComparison c = compare_to_tolerance(a, e, tol);
+    within = within && c.within;
+    largest = std::max(largest, c.max_abs);
   }
-  return true;
+  return {within, largest};
 }
 
 // The largest change of the final outputs between the plain run and a marked one (0: bit for bit alike).
@@ -88,6 +94,8 @@ json LevelOutcome::to_json(const Alignment& alignment) const {
               {"first_departing", first ? json(alignment.aligned[compared[*first].aligned].value) : json()},
               {"fused", fused},
               {"outputs_within_tolerance", failure.empty() ? json(outputs_within) : json()},
+              {"outputs_max_abs_error", failure.empty() && std::isfinite(outputs_max_abs_error)
+                                            ? json(outputs_max_abs_error) : json()},
               {"observer", observer_max_abs ? json{{"changed_outputs", true}, {"max_abs_change", *observer_max_abs}}
                                             : json{{"changed_outputs", false}}},
               {"groups", groups},
@@ -110,7 +118,8 @@ LevelOutcome compare_at_level(const Subject& subject, const Alignment& alignment
     out.failure = e.what();
     return out;
   }
-  out.outputs_within = within_tolerance(plain, subject.references, Tolerance{subject.scale.rtol, subject.scale.atol});
+  std::tie(out.outputs_within, out.outputs_max_abs_error) =
+      judge_outputs(plain, subject.references, Tolerance{subject.scale.rtol, subject.scale.atol});
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < alignment.aligned.size(); ++i) {
     if (survivors.count(alignment.aligned[i].value)) {

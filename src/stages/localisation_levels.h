@@ -29,6 +29,7 @@ struct LevelOutcome {
   std::vector<ValueResult> compared;
   std::vector<std::string> fused;
   bool outputs_within = true;
+  double outputs_max_abs_error = 0.0;  // the plain session's largest error against the case's references
   std::optional<double> observer_max_abs;
   std::string stopped;
   std::string failure;  // a session that could not be created or run: the level is not compared

@@ -58,6 +58,35 @@ BLOCK = textwrap.dedent('''
         return Block().eval()
 ''')
 
+# Two Conv+BatchNorm pairs with small running variances: ONNX Runtime's optimisations fold each BatchNorm into
+# its Conv, which moves the outputs a little further from PyTorch's than the unoptimised graph does.
+CONV_BN = textwrap.dedent('''
+    import torch
+
+
+    class ConvBn(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(3, 16, 3, padding=1)
+            self.bn = torch.nn.BatchNorm2d(16)
+            self.conv2 = torch.nn.Conv2d(16, 16, 3, padding=1)
+            self.bn2 = torch.nn.BatchNorm2d(16)
+            with torch.no_grad():
+                for bn in (self.bn, self.bn2):
+                    bn.running_mean.uniform_(-1, 1)
+                    bn.running_var.uniform_(0.01, 0.05)
+                    bn.weight.uniform_(0.5, 2)
+                    bn.bias.uniform_(-1, 1)
+
+        def forward(self, x):
+            return self.bn2(self.conv2(torch.relu(self.bn(self.conv(x)))))
+
+
+    def make():
+        torch.manual_seed(0)
+        return ConvBn().eval()
+''')
+
 EXPORT_AND_EDIT = textwrap.dedent('''
     import os, sys
     import numpy as np, onnx, torch
