@@ -73,6 +73,11 @@ SAMPLES = {
         f"{CLI} check --output try/gru.json --name gru --exporter torchscript --module tests/models/zoo.py:gru "
         """--inputs '[{"name": "sequence", "shape": ["batch", 12, 8]}]' --dims '{"batch": [2, 1]}'""",
     )),
+    "when-parity-fails": Sample(commands=(
+        f"{CLI} run --profile-file tests/models/floor.json --output try/floor/report.json --html try/floor/report.html",
+        f"NNX_PYTHON=/bin/false {CLI} execute try/floor/report-artifacts/floor-torchscript/repro/report.json "
+        "try/floor/report-artifacts/floor-torchscript/repro/artifacts",
+    )),
     # doc/cli.md
     "cli-typo": Sample(commands=(
         f"{CLI} run --outptu try/r.json",

@@ -10,7 +10,8 @@ and let go (never the whole graph's values at once), with its float64 counterpar
   becomes; its module path and source line come from the node's own metadata.
 - torchscript: forward hooks on every submodule: each submodule's tensor output named by its module path
   (the TorchScript exporter keeps no value names, only the module scopes of its nodes: the core aligns a
-  path with the last value its scope writes). Localisation is then at module granularity.
+  path with the last value its scope writes), and the module's own outputs by their output names and
+  positions. Localisation is then at module granularity.
 
 The answer: {"values": [{name, dtype, shape, file, oracle_file, module, source, output_index}], "granularity": "node" |
 "module", "oracle_missing": why the float64 values are missing or null, "skipped": [{name, why}]}, besides
@@ -132,10 +133,16 @@ def _run_hooked(module, inputs: list, plan: dict, writer: _Writer) -> None:
     try:
         module.eval()
         with torch.no_grad():
-            plan["binding"].call(module, inputs)
+            out = plan["binding"].call(module, inputs)
     finally:
         for handle in handles:
             handle.remove()
+    from torch.utils._pytree import tree_flatten
+
+    names = plan["output_names"] or []
+    for k, leaf in enumerate(tree_flatten(out)[0]):  # the root's outputs: the graph's, by position
+        name = names[k] if k < len(names) else f"output_{k}"
+        writer.write(name, leaf, {"module": None, "source": None, "output_index": k})
 
 
 def _as_double(inputs: list) -> list:

@@ -84,6 +84,13 @@ def _optional_text(value: Any, what: str) -> Optional[str]:
     raise ArgumentError(f"{what} must be a str or None, not {type(value).__name__}")
 
 
+def _optional_flag(value: Any, what: str) -> Optional[bool]:
+    """None, True or False; an :class:`ArgumentError` naming ``what`` for anything else (1, "yes")."""
+    if value is None or isinstance(value, bool):
+        return value
+    raise ArgumentError(f"{what} must be True, False or None, not {type(value).__name__}")
+
+
 def _directory(directory: Any, signature: str) -> str:
     """The artifacts folder as text; an :class:`ArgumentError` (a TypeError too) naming the signature for
     anything else (code written for the earlier ``run_profiles(profiles, root)`` passes a list or None first)."""

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from . import _core
-from ._boundary import PathLike, _directory, _dumps, _items, _optional_path, _optional_text, _path
+from ._boundary import PathLike, _directory, _dumps, _items, _optional_flag, _optional_path, _optional_text, _path
 from ._errors import ArgumentError, UsageError
 from ._module_objects import runnable_item
 from ._module_profiles import ModuleProfile
@@ -61,6 +61,7 @@ def run_profile(
     source_revision: Optional[str] = None,
     force: bool = False,
     onnxruntime: Optional[PathLike] = None,
+    localize: Optional[bool] = None,
 ) -> dict[str, Any]:
     """Run one profile (a :class:`Profile`, a :class:`ModuleProfile` or a tested name) with its artifacts in ``directory/<name>/`` and
     return its record. Refused before anything is written: an unknown name, an invalid Profile or one
@@ -70,10 +71,14 @@ def run_profile(
     (:class:`UsageError` naming the providers there are and ``onnxruntime=PATH``). A failing stage never
     raises: the record says what passed.
     ``source_revision`` is recorded with origin ``given`` ('' records null); else the git checkout this
-    build belongs to, else ``unknown`` (an installed copy)."""
+    build belongs to, else ``unknown`` (an installed copy).
+    ``localize``: None localises a module or imported-file record whose parity found a mismatch, True every
+    such record, False none (doc/localisation.md: the parity detail's ``localisation``, the repro in
+    ``directory/<name>/repro``)."""
     python, script = _worker()
-    root = _directory(directory,
-                      "run_profile(profile_or_name, directory, *, source_revision=None, force=False, onnxruntime=None)")
+    root = _directory(directory, "run_profile(profile_or_name, directory, *, source_revision=None, force=False, "
+                                 "onnxruntime=None, localize=None)")
+    localize = _optional_flag(localize, "localize")
     text = _core.run_profile(
         _dumps(_profile_item(runnable_item(profile_or_name, root, force)), "the profile"),
         root,
@@ -82,6 +87,7 @@ def run_profile(
         _onnxruntime_library(onnxruntime),
         python,
         script,
+        localize,
     )
     return json.loads(text)
 
@@ -94,6 +100,7 @@ def run_profiles(
     force: bool = False,
     onnxruntime: Optional[PathLike] = None,
     jobs: Optional[int] = None,
+    localize: Optional[bool] = None,
 ) -> dict[str, Any]:
     """Run several profiles into ``directory`` and return the report ``{format, status, profiles}`` (the
     core's report: ``status`` is ``passed`` iff there is a record and every record passed; ``profiles`` the
@@ -104,9 +111,10 @@ def run_profiles(
     folder holding files is :class:`FolderInUse`; ``force`` clears only the chosen profiles' folders.
     ``names`` may be :func:`load_profiles`'s list. ``jobs``: profiles exported at once, each by its own worker (None: auto, one worker plus those the run's exports pay for, at most one per
     core; below 1 a :class:`UsageError`, anything but a whole number an :class:`ArgumentError`); the records
-    come back in run order whatever it is."""
+    come back in run order whatever it is. ``localize``: as :func:`run_profile`'s."""
     root = _directory(directory, "run_profiles(directory, names=None, *, source_revision=None, force=False, "
-                                 "onnxruntime=None, jobs=None)")
+                                 "onnxruntime=None, jobs=None, localize=None)")
+    localize = _optional_flag(localize, "localize")
     if names is None:
         items: Any = None
     elif isinstance(names, (str, ProfileFamily, Mapping)):
@@ -123,6 +131,7 @@ def run_profiles(
         python,
         script,
         jobs,
+        localize,
     )
     return json.loads(text)
 
@@ -133,6 +142,7 @@ def execute(
     *,
     onnxruntime: Optional[PathLike] = None,
     reference: Optional[str] = None,
+    localize: Optional[bool] = None,
 ) -> dict[str, Any]:
     """Run a saved record's load and parity stages again on its artifacts under ``directory``: the record is
     validated, its weights rebuilt and compared with ``weights_sha256``, every artifact verified before
@@ -150,14 +160,18 @@ def execute(
     came in; ``"torch"`` for an export record, as the original. Refused: an invalid record, a record (not a
     report's) whose check did not pass, a module factory file whose bytes differ from the record's
     (:class:`ConformanceError`), no usable ONNX Runtime or, for the torch reference, no usable PyTorch or a factory that does not import
-    (:class:`RuntimeUnavailable`), an unknown reference (:class:`UsageError`)."""
+    (:class:`RuntimeUnavailable`), an unknown reference (:class:`UsageError`). ``localize=True`` localises
+    every module or imported-file record (doc/localisation.md: the parity detail's ``localisation``; no repro is
+    written, as the command line writes one only beside its ``--output``) and implies ``reference="torch"``
+    (another reference is a :class:`UsageError`); None and False localise none."""
     python, script = _worker()
+    localize = _optional_flag(localize, "localize")
     if isinstance(record, (str, os.PathLike)):
         text, record_file = None, _path(record, "record")
     else:
         text, record_file = _dumps(record, "the record"), None
     out = _core.execute(text, record_file, _path(directory, "directory"), _onnxruntime_library(onnxruntime),
-                        _optional_text(reference, "reference"), python, script)
+                        _optional_text(reference, "reference"), python, script, localize)
     return json.loads(out)
 
 

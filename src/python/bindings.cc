@@ -101,6 +101,12 @@ std::vector<json> records_from(const json& value) {
   return records_of(value);
 }
 
+// Python's `localize` (None: the front end's default) as the core's LocaliseWhen.
+LocaliseWhen localise_when(std::optional<bool> localize, LocaliseWhen by_default) {
+  if (!localize) return by_default;
+  return *localize ? LocaliseWhen::always : LocaliseWhen::never;
+}
+
 RunOptions run_options(const std::optional<std::string>& source_revision,
                        const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
                        const std::string& script) {
@@ -209,15 +215,17 @@ std::string default_artifacts_root(const std::filesystem::path& report_path) {
 std::string run_profile(const std::string& profile_text, const std::filesystem::path& root,
                         const std::optional<std::string>& source_revision, bool force,
                         const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
-                        const std::string& script) {
+                        const std::string& script, std::optional<bool> localize) {
   const Profile profile = profile_or_name(parse(profile_text, "the profile"));
-  return dump(run({profile}, root, force, run_options(source_revision, onnxruntime, python, script)).records.front());
+  RunOptions options = run_options(source_revision, onnxruntime, python, script);
+  options.localize = localise_when(localize, LocaliseWhen::parity_failed);
+  return dump(run({profile}, root, force, std::move(options)).records.front());
 }
 
 std::string run_profiles(const std::string& profiles_text, const std::filesystem::path& root,
                          const std::optional<std::string>& source_revision, bool force,
                          const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
-                         const std::string& script, py::handle jobs_given) {
+                         const std::string& script, py::handle jobs_given, std::optional<bool> localize) {
   RunOptions counted;
   counted.jobs = job_count(jobs_given, "profiles");  // under the GIL: it reads a Python object
   run_jobs(counted);  // a count below 1 is the core's usage error, before anything else is looked at
@@ -232,6 +240,7 @@ std::string run_profiles(const std::string& profiles_text, const std::filesystem
   }
   RunOptions options = run_options(source_revision, onnxruntime, python, script);
   options.jobs = counted.jobs;
+  options.localize = localise_when(localize, LocaliseWhen::parity_failed);
   return dump(run(std::move(profiles), root, force, std::move(options)).report);
 }
 
@@ -243,12 +252,14 @@ std::string load_profiles(const std::filesystem::path& file) {
 
 std::string execute(const std::optional<std::string>& record_text, const std::optional<std::filesystem::path>& record_file,
                     const std::filesystem::path& root, const std::optional<std::filesystem::path>& onnxruntime,
-                    const std::optional<std::string>& reference, const std::string& python, const std::string& script) {
+                    const std::optional<std::string>& reference, const std::string& python, const std::string& script,
+                    std::optional<bool> localize) {
   ExecuteRequest request{record_file ? read_strict_json_file(*record_file) : parse(record_text.value_or(""), "the record"),
                          root, std::nullopt, {}, record_file};
   request.options.onnxruntime_library = onnxruntime;
   if (reference) request.options.reference = reference_named(*reference);  // else each record's own (the core's)
   request.options.worker = resolve_worker_command(WorkerCommand{python, script, {}});  // started for torch only
+  request.options.localize = localise_when(localize, LocaliseWhen::never);
   const auto lock = run_lock();
   const ExecuteOutcome outcome = execute_report(request);
   return dump(is_report(request.document) ? nnx::make_report(outcome.records) : outcome.records.front());

@@ -74,10 +74,13 @@ std::string default_artifacts_root(const std::filesystem::path& report_path);
 std::optional<std::string> onnxruntime_library(const std::optional<std::string>& explicit_path,
                                                const std::string& bundled, const pybind11::function& wheel_library);
 
+// `localize`: None (a mismatch is localised), True (every module or imported-file record), False (none):
+// stages/localisation.h, doc/localisation.md; the same for run_profiles, and for execute None and False are
+// "none" (True implies the torch reference, and no repro is written: there is no output folder).
 std::string run_profile(const std::string& profile_text, const std::filesystem::path& root,
                         const std::optional<std::string>& source_revision, bool force,
                         const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
-                        const std::string& script);
+                        const std::string& script, std::optional<bool> localize);
 // `profiles_text`: a JSON list of tested names and profile objects, or null for every tested profile. Returns
 // the report {format, status, profiles} the core's report writer makes (records in run order).
 // `jobs`: what the caller gave — None (auto: app/run_profiles.h's `auto_workers`) or a whole number of lanes;
@@ -86,7 +89,7 @@ std::string run_profile(const std::string& profile_text, const std::filesystem::
 std::string run_profiles(const std::string& profiles_text, const std::filesystem::path& root,
                          const std::optional<std::string>& source_revision, bool force,
                          const std::optional<std::filesystem::path>& onnxruntime, const std::string& python,
-                         const std::string& script, pybind11::handle jobs);
+                         const std::string& script, pybind11::handle jobs, std::optional<bool> localize);
 // A profile file (profile/profile_file.h) as a JSON list of complete profile objects; every bad entry is
 // named by its index in one usage error.
 std::string load_profiles(const std::filesystem::path& file);
@@ -97,7 +100,8 @@ std::string load_profiles(const std::filesystem::path& file);
 // (app/execute_record.h execution_reference); a usage error for any other name.
 std::string execute(const std::optional<std::string>& record_text, const std::optional<std::filesystem::path>& record_file,
                     const std::filesystem::path& root, const std::optional<std::filesystem::path>& onnxruntime,
-                    const std::optional<std::string>& reference, const std::string& python, const std::string& script);
+                    const std::optional<std::string>& reference, const std::string& python, const std::string& script,
+                    std::optional<bool> localize);
 
 // The runtime matrix (src/matrix/run_matrix.h) of the report file `report` under each of `runtimes` (a library
 // path, or X.Y.Z for a release of the runtime cache); cells run as `child_command` (the Python package's

@@ -45,14 +45,16 @@ PYBIND11_MODULE(_core, m) {
   m.def("default_artifacts_root", &b::default_artifacts_root, "<report folder>/<report stem>-artifacts.");
 
   m.def("run_profile", &b::run_profile, released(), py::arg("profile"), py::arg("root"),
-        py::arg("source_revision"), py::arg("force"), py::arg("onnxruntime"), py::arg("python"), py::arg("script"));
+        py::arg("source_revision"), py::arg("force"), py::arg("onnxruntime"), py::arg("python"), py::arg("script"),
+        py::arg("localize") = py::none());
   // run_profiles and runtime_matrix read their `jobs` object first, then release the GIL themselves.
   m.def("run_profiles", &b::run_profiles, py::arg("profiles"), py::arg("root"),
         py::arg("source_revision"), py::arg("force"), py::arg("onnxruntime"), py::arg("python"), py::arg("script"),
-        py::arg("jobs") = py::none());
+        py::arg("jobs") = py::none(), py::arg("localize") = py::none());
   m.def("load_profiles", &b::load_profiles, py::arg("path"), "A profile file's profiles (JSON list text).");
   m.def("execute", &b::execute, released(), py::arg("record"), py::arg("record_file"), py::arg("root"),
-        py::arg("onnxruntime"), py::arg("reference"), py::arg("python"), py::arg("script"));
+        py::arg("onnxruntime"), py::arg("reference"), py::arg("python"), py::arg("script"),
+        py::arg("localize") = py::none());
 
   // The process's warm exporter workers (app/worker_pool.h): the lifetime rule every front end shares.
   m.def("close_workers", &nnx::close_warm_workers, released(), "Stops every idle worker; a later call starts one.");

@@ -1,6 +1,6 @@
 // render_html (report/render.h): one self-contained page, no script, no fetch. It opens with every profile in a
 // table, failures first, each linking to its section, and each failed module or successor-format record's
-// diagnosis (html_overview.h); a failed parity stage's detail reads as sentences.
+// diagnosis (html_overview.h) and localisation (html_localisation.h); a failed parity stage's detail reads as sentences.
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -9,6 +9,7 @@
 #include "base/module_record_vocabulary.h"
 #include "report/comparison.h"
 #include "report/document.h"
+#include "report/html_localisation.h"
 #include "report/html_overview.h"
 #include "report/markup.h"
 #include "report/render.h"
@@ -224,6 +225,7 @@ std::string record_section(const json& record, const std::string& heading_prefix
                     escape_html(text_of(record.value(rf::kExporter, json::object()), rf::exporter_key::kName)) +
                     "</code>" + model_line(record) + "</p>";
   out += diagnosis_html(record, siblings);
+  out += localisation_html(record);
   out += "<h3>Stages</h3>" + stage_section(record);
   out += "<h3>Input cases</h3>" + cases_section(record);
   out += "<h3>Artifacts</h3>" + artifacts_section(record);

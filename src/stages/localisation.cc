@@ -158,10 +158,15 @@ std::string sentence(const json& first, const json& rerun) {
   std::string text = "ONNX Runtime first departs from PyTorch at " + where + " at " + first["level"].get<std::string>() +
                      ": error " + (e["runtime_error"].is_number() ? number(e["runtime_error"].get<double>()) : "inf") +
                      " where " + number(e["allowed"].get<double>()) + " is allowed";
+  std::string cut;
+  if (rerun["op_types"].size() > 1) {
+    for (const auto& op : rerun["op_types"]) cut += (cut.empty() ? "" : ", ") + op.get<std::string>();
+    cut = " (with the nodes it needs: " + cut + ")";
+  }
   if (rerun["verdict"] == "introduces") {
-    text += "; run alone on PyTorch's own inputs it still departs: this node introduces the error";
+    text += "; run alone on PyTorch's own inputs" + cut + " it still departs: this node introduces the error";
   } else if (rerun["verdict"] == "carries") {
-    text += "; run alone on PyTorch's own inputs it agrees: it carries an error from above";
+    text += "; run alone on PyTorch's own inputs" + cut + " it agrees: it carries an error from above";
   }
   return text;
 }
@@ -236,7 +241,7 @@ void judge(const Subject& subject, const TorchValues& torch, const Alignment& al
     levels.push_back(compare_at_level(subject, alignment, torch, "ORT_DISABLE_ALL", limits, deadline));
   }
   out["levels"] = json::array();
-  for (const auto& l : levels) out["levels"].push_back(l.to_json(alignment));
+  for (const auto& l : levels) out["levels"].push_back(l.to_json(alignment, subject.outline));
   for (const auto& l : levels) {
     const auto first = l.first_departing();
     if (!first) continue;

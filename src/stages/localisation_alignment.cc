@@ -79,13 +79,16 @@ Alignment align(const GraphOutline& outline, const TorchValues& torch) {
   for (std::size_t t = 0; t < torch.values.size(); ++t) {
     const std::string& name = torch.values[t].name;
     std::optional<std::pair<std::string, std::size_t>> at;
-    if (by_module) {
+    const auto k = torch.values[t].output_index;
+    if (!by_module) {
+      if (const auto p = producer.find(name); p != producer.end()) at = std::make_pair(name, p->second);
+    } else if (!k) {
       if (const auto s = scopes.find(name); s != scopes.end()) at = s->second;
-    } else if (const auto p = producer.find(name); p != producer.end()) {
-      at = std::make_pair(name, p->second);
-    } else if (const auto k = torch.values[t].output_index; k && *k < outline.outputs.size()) {
-      const auto o = producer.find(outline.outputs[*k]);  // the exporter named it after the graph's output
-      if (o != producer.end()) at = std::make_pair(outline.outputs[*k], o->second);
+    }
+    if (!at && k && *k < outline.outputs.size()) {  // a graph output: the exporter names it after the output
+      if (const auto o = producer.find(outline.outputs[*k]); o != producer.end()) {
+        at = std::make_pair(outline.outputs[*k], o->second);
+      }
     }
     if (!at) {
       out.left_out.push_back({{"name", name},

@@ -6,7 +6,8 @@
 // - granularity "module" (a TorchScript export, which keeps only scopes): a submodule's output is the last
 //   value its scope writes that is read outside the scope or is a graph output; a node's scope is its name's
 //   path ("/layer1/layer1.0/conv1/Conv" → layer1.0.conv1, each part joined to the one before unless it
-//   already begins with it). A submodule no node's scope names is left out ("no node in its scope").
+//   already begins with it). A submodule no node's scope names is left out ("no node in its scope"). The
+//   module's own outputs are the graph's outputs at their positions.
 // A value two PyTorch values align with keeps the first. ONNX values no PyTorch value aligns with are counted
 // (intermediate values the exporter made inside one PyTorch operation or module).
 #pragma once

@@ -84,9 +84,17 @@ std::optional<std::size_t> LevelOutcome::first_departing() const {
   return std::nullopt;
 }
 
-json LevelOutcome::to_json(const Alignment& alignment) const {
+json LevelOutcome::to_json(const Alignment& alignment, const GraphOutline& outline) const {
   std::size_t departing = 0;
-  for (const auto& c : compared) departing += c.departure.departs ? 1 : 0;
+  json path = json::array();
+  for (const auto& c : compared) {
+    departing += c.departure.departs ? 1 : 0;
+    const AlignedValue& a = alignment.aligned[c.aligned];
+    path.push_back({{"value", a.value},
+                    {"op_type", outline.nodes[a.node].op_type},
+                    {"departs", c.departure.departs},
+                    {"margin", c.departure.margin ? json(*c.departure.margin) : json()}});
+  }
   const auto first = first_departing();
   return json{{"level", level},
               {"values_compared", compared.size()},
@@ -101,7 +109,8 @@ json LevelOutcome::to_json(const Alignment& alignment) const {
               {"groups", groups},
               {"largest_group_bytes", largest_group_bytes},
               {"stopped", stopped.empty() ? json() : json(stopped)},
-              {"failure", failure.empty() ? json() : json(failure)}};
+              {"failure", failure.empty() ? json() : json(failure)},
+              {"path", path}};
 }
 
 LevelOutcome compare_at_level(const Subject& subject, const Alignment& alignment, const TorchValues& torch,

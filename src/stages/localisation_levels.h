@@ -37,7 +37,8 @@ struct LevelOutcome {
   std::uint64_t largest_group_bytes = 0;
   // The first compared value that departs, as an index into `compared`.
   std::optional<std::size_t> first_departing() const;
-  nlohmann::json to_json(const Alignment& alignment) const;
+  // Its summary and `path`: every compared value in graph order ({value, op_type, departs, margin}).
+  nlohmann::json to_json(const Alignment& alignment, const GraphOutline& outline) const;
 };
 
 LevelOutcome compare_at_level(const Subject& subject, const Alignment& alignment, const TorchValues& torch,

@@ -71,12 +71,17 @@ std::pair<std::vector<std::size_t>, std::vector<std::string>> grow_cut(const Sub
 
 json Rerun::to_json(const GraphOutline& outline) const {
   json names = json::array();
-  for (std::size_t n : nodes) names.push_back(outline.nodes[n].name);
+  json ops = json::array();
+  for (std::size_t n : nodes) {
+    names.push_back(outline.nodes[n].name);
+    ops.push_back(outline.nodes[n].op_type);
+  }
   json fed = json::array();
   for (const Tensor& t : inputs) fed.push_back(t.name);
-  if (!failure.empty()) return json{{"verdict", nullptr}, {"why", failure}, {"nodes", names}};
+  if (!failure.empty()) return json{{"verdict", nullptr}, {"why", failure}, {"nodes", names}, {"op_types", ops}};
   return json{{"verdict", introduces() ? "introduces" : "carries"},
               {"nodes", names},
+              {"op_types", ops},
               {"inputs", fed},
               {"errors", departure.to_json()}};
 }

@@ -11,6 +11,7 @@ import json
 import pytest
 
 from conftest import require_runtime, run_cli
+from headless_chromium import HeadlessChromium
 from localisation_support import BLOCK, CNN, CONV_BN, edited_profile, export_edited, localisation_of, write_profiles
 
 FLOOR = '''
@@ -55,7 +56,7 @@ def localised(tmp_path_factory):
         edited_profile(folder / "cnn", "cnn-sigmoid", "make", {"batch": [2, 3]}),
         edited_profile(folder / "block", "block-add", "make", {"batch": [2, 1]}),
         floor_profile(folder, "torchscript"), floor_profile(folder, "dynamo")])
-    done = run_cli("run", "--profile-file", profiles, "--output", folder / "report.json")
+    done = run_cli("run", "--profile-file", profiles, "--output", folder / "report.json", "--html", folder / "r.html")
     assert done.returncode == 16, done.stdout + done.stderr
     report = json.loads((folder / "report.json").read_text())
     return done, {r["profile"]: r for r in report["profiles"]}, folder
@@ -186,3 +187,28 @@ def test_an_optimisation_that_breaks_a_tight_tolerance_is_said_to_disappear_with
         [("ORT_ENABLE_ALL", False), ("ORT_DISABLE_ALL", True)]
     assert "the divergence disappears without optimisation" in localisation_of(record)["summary"]
     assert "the divergence disappears without optimisation" in done.stdout
+
+
+def test_the_page_shows_the_path_through_the_graph_with_the_first_departing_node_marked(localised):
+    _, _, folder = localised
+    with HeadlessChromium() as page:
+        page.open_page(folder / "r.html")
+        facts = page.evaluate("""(() => {
+          const section = document.querySelector('section.profile[data-profile="cnn-sigmoid"]');
+          const path = section.querySelector('ol.path');
+          return {
+            summary: section.querySelector('p.localisation').textContent,
+            level: path.dataset.level,
+            steps: [...path.querySelectorAll('li')].map(li => li.textContent),
+            first: path.querySelector('li.first-departing').textContent,
+            carried: [...path.querySelectorAll('li.departs')].map(li => li.textContent),
+            levels: [...section.querySelectorAll('table.levels tbody tr')].map(r => r.cells[0].textContent),
+            coverage: section.querySelector('p.coverage').textContent};
+        })()""")
+    assert facts["summary"].startswith("ONNX Runtime first departs from PyTorch at Sigmoid node 'node_relu_1'")
+    assert facts["level"] == "ORT_ENABLE_ALL"
+    assert facts["first"].startswith("Sigmoid relu_1") and "first departing node" in facts["first"]
+    assert [step.split(" ")[0] for step in facts["steps"]] == ["Relu", "Sigmoid", "ReduceMean", "Gemm"]
+    assert any(step.startswith("ReduceMean mean") for step in facts["carried"])
+    assert facts["levels"] == ["ORT_ENABLE_ALL", "ORT_DISABLE_ALL"]
+    assert facts["coverage"].startswith("coverage: 6 of 6 PyTorch values aligned")
