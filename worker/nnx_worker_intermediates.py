@@ -14,7 +14,8 @@ and let go (never the whole graph's values at once), with its float64 counterpar
   positions. Localisation is then at module granularity.
 
 The answer: {"values": [{name, dtype, shape, file, oracle_file, module, source, output_index}], "granularity": "node" |
-"module", "oracle_missing": why the float64 values are missing or null, "skipped": [{name, why}]}, besides
+"module", "oracle_missing": why the float64 values are missing or null, "skipped": [{name, why}],
+"step_seconds": [[step, seconds]] (module and reference, then export for dynamo, values, oracle)}, besides
 module_reference's fields (module, import_error, exception, output_names).
 """
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 import copy
 import os
 import re
+import time
 
 from nnx_worker_model import describe
 from nnx_worker_module_load import ModuleProblem, torch_tensors
@@ -75,6 +77,9 @@ class _Writer:
         import torch
 
         if not isinstance(tensor, torch.Tensor) or tensor.layout != torch.strided:
+            kind = type(tensor).__name__ if not isinstance(tensor, torch.Tensor) else f"a {tensor.layout} tensor"
+            self.skipped.append({"name": name, "why": f"its value is {kind}, not a dense tensor (its items, if "
+                                                      f"any, are values of their own)"})
             return
         try:
             entry = write_tensor_file(self.folder, f"{self.prefix}/{len(self.entries)}.pb", name, tensor.detach())
@@ -154,10 +159,18 @@ def intermediates(module, plan: dict, answer: dict, export_arguments) -> None:
     `export_arguments` gives a dynamo export the record's options)."""
     inputs = torch_tensors(plan["cases"][0]["tensors"])
     values, oracle = _Writer(plan["values_to"], "values"), _Writer(plan["values_to"], "oracle")
+    steps, start = answer.setdefault("step_seconds", []), time.perf_counter()
+
+    def done(step: str) -> None:
+        nonlocal start
+        steps.append([step, time.perf_counter() - start])
+        start = time.perf_counter()
+
     try:
         if plan["exporter"] == "dynamo":
             answer["granularity"] = "node"
             graph_module = _exported_graph(module, inputs, plan, export_arguments)
+            done("export")
             _run_fx(graph_module, _flat_inputs(plan, inputs), values, True)
             compute_oracle = lambda: _run_fx(copy.deepcopy(graph_module).double(),  # noqa: E731
                                              _flat_inputs(plan, _as_double(inputs)), oracle, False)
@@ -168,10 +181,12 @@ def intermediates(module, plan: dict, answer: dict, export_arguments) -> None:
                                                  plan, oracle)
     except Exception as exc:  # noqa: BLE001 - the module's or the exporter's failure: the core says why
         raise ModuleProblem(f"PyTorch's intermediate values could not be computed: {describe(exc)}") from None
+    done("values")
     try:
         compute_oracle()
     except Exception as exc:  # noqa: BLE001 - a graph that does not run in float64: compared without the oracle
         answer["oracle_missing"] = describe(exc)
+    done("oracle")
     entries = []
     for name, entry in values.entries.items():
         twin = oracle.entries.get(name)

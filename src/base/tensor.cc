@@ -136,6 +136,44 @@ std::vector<double> Tensor::as_doubles() const {
   return out;
 }
 
+namespace {
+
+template <typename T>
+double element_of(const std::vector<std::byte>& bytes, std::size_t i) {
+  T value;
+  std::memcpy(&value, bytes.data() + i * sizeof(T), sizeof(T));
+  return static_cast<double>(value);
+}
+
+double half_element(const std::vector<std::byte>& bytes, std::size_t i, bool brain) {
+  std::uint16_t bits;
+  std::memcpy(&bits, bytes.data() + i * 2, 2);
+  if (!brain) return half_to_double(bits);
+  const std::uint32_t wide = std::uint32_t{bits} << 16;
+  float value;
+  std::memcpy(&value, &wide, sizeof value);
+  return value;
+}
+
+}  // namespace
+
+double Tensor::element(std::size_t i) const {
+  switch (dtype) {
+    case DType::float32: return element_of<float>(bytes, i);
+    case DType::float64: return element_of<double>(bytes, i);
+    case DType::int64: return element_of<std::int64_t>(bytes, i);
+    case DType::int32: return element_of<std::int32_t>(bytes, i);
+    case DType::boolean: return element_of<std::uint8_t>(bytes, i);
+    case DType::float16: return half_element(bytes, i, false);
+    case DType::bfloat16: return half_element(bytes, i, true);
+    case DType::int8: return element_of<std::int8_t>(bytes, i);
+    case DType::uint8: return element_of<std::uint8_t>(bytes, i);
+  }
+  return 0.0;
+}
+
+std::size_t Tensor::size() const { return bytes.size() / dtype_size(dtype); }
+
 Tensor Tensor::float32(std::string name, std::vector<std::int64_t> shape, std::span<const float> values) {
   Tensor t{std::move(name), DType::float32, std::move(shape), {}};
   t.bytes.resize(values.size_bytes());

@@ -13,7 +13,6 @@
 #include "app/execute_record.h"
 #include "app/execute_report.h"
 #include "app/run_profiles.h"
-#include "base/document_signature.h"
 #include "profile/profile_file.h"
 #include "profile/profile_module.h"
 #include "app/run_report.h"
@@ -103,8 +102,7 @@ std::vector<json> records_from(const json& value) {
 
 // Python's `localize` (None: the front end's default) as the core's LocaliseWhen.
 LocaliseWhen localise_when(std::optional<bool> localize, LocaliseWhen by_default) {
-  if (!localize) return by_default;
-  return *localize ? LocaliseWhen::always : LocaliseWhen::never;
+  return !localize ? by_default : *localize ? LocaliseWhen::always : LocaliseWhen::never;
 }
 
 RunOptions run_options(const std::optional<std::string>& source_revision,
@@ -358,18 +356,6 @@ void save_report(const std::string& report_text, const std::filesystem::path& pa
   if (!value.is_array() && !is_report(value)) throw ConformanceError("save_report takes a list of records or a report");
   // records_from refuses a malformed report; the file's format and status are the core's
   nnx::save_report(nnx::make_report(records_from(value)), path);
-}
-
-void sign_document(const std::filesystem::path& document, const std::filesystem::path& key) {
-  nnx::sign_document_file(document, nnx::read_private_key_file(key));
-}
-
-void check_signature(const std::filesystem::path& document, const std::filesystem::path& public_key) {
-  nnx::check_document_signature(document, nnx::read_public_key_file(public_key));
-}
-
-void write_key_pair(const std::filesystem::path& key, const std::string& comment) {
-  nnx::write_new_key_files(key, comment);
 }
 
 void check_output_paths(const LabelledPaths& outputs, const LabelledPaths& inputs, const LabelledPaths& roots) {

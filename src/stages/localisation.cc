@@ -9,7 +9,7 @@
 #include "base/file_bytes.h"
 #include "base/interrupt.h"
 #include "base/sha256.h"
-#include "onnx_file/tensor_proto.h"
+#include "onnx_file/tensor_file.h"
 #include "profile/module_spec.h"
 #include "stages/localisation_alignment.h"
 #include "stages/localisation_levels.h"
@@ -90,6 +90,7 @@ TorchValues torch_values(StageContext& context, const RecordCase& c, const std::
   out.granularity = answer.value(wire::kGranularity, std::string());
   out.oracle_missing = answer.value(wire::kOracleMissing, json());
   out.skipped = answer.value(wire::kSkipped, json::array());
+  out.step_seconds = answer.value(wire::kStepSeconds, json::array());
   for (const auto& entry : answer.at(wire::kValues)) out.values.push_back(value_of(entry));
   return out;
 }
@@ -212,11 +213,7 @@ std::uint64_t localisation::TorchValue::bytes() const {
 }
 
 Tensor localisation::TorchValues::read(const TorchValue& value) const {
-  const std::string bytes = read_file_bytes(folder / value.file, module_limits::kMaxTensorBytes + (1 << 20),
-                                            "a value file", ErrorKind::refused);
-  std::vector<std::byte> raw(reinterpret_cast<const std::byte*>(bytes.data()),
-                             reinterpret_cast<const std::byte*>(bytes.data()) + bytes.size());
-  return decode_tensor_proto(std::move(raw), value.file, module_limits::kMaxTensorBytes);
+  return read_tensor_file(folder / value.file, value.file, module_limits::kMaxTensorBytes);
 }
 
 std::optional<Tensor> localisation::TorchValues::read_oracle(const TorchValue& value) const {
@@ -285,6 +282,7 @@ json localise(StageContext& context, const LocaliseLimits& limits, const std::op
   if (c == nullptr) return not_localised("no match case ran: nothing to localise");
   const std::filesystem::path folder = profile_folder(context.root, record.artifacts.directory);
   json out{{"case", c->name}};
+  std::uint64_t values_bytes = 0, largest_value_bytes = 0;
   try {
     VerifiedModel verified = verified_model(context);
     Subject subject;
@@ -300,9 +298,16 @@ json localise(StageContext& context, const LocaliseLimits& limits, const std::op
     }
     Scratch scratch(folder / kValuesFolder);
     subject.scratch = scratch.folder;
+    const auto asked = std::chrono::steady_clock::now();
     const TorchValues torch = torch_values(context, *c, exporter_of(record, subject.outline), scratch.folder);
+    out["pytorch_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
     const Alignment alignment = align(subject.outline, torch);
     out["coverage"] = coverage_json(torch, alignment);
+    out["pytorch_step_seconds"] = torch.step_seconds;
+    for (const auto& v : torch.values) {  // what holding every value at once would cost, and one value
+      values_bytes += v.bytes();
+      largest_value_bytes = std::max(largest_value_bytes, v.bytes());
+    }
     judge(subject, torch, alignment, limits, started + limits.time_cap, repro, out);
   } catch (const Interrupted&) {
     throw;
@@ -311,7 +316,8 @@ json localise(StageContext& context, const LocaliseLimits& limits, const std::op
     failed["case"] = c->name;
     return failed;
   }
-  out["limits"] = json{{"memory_bytes", limits.memory_bytes}, {"time_cap_seconds", limits.time_cap.count()}};
+  out["limits"] = json{{"memory_bytes", limits.memory_bytes}, {"time_cap_seconds", limits.time_cap.count()},
+                       {"values_bytes", values_bytes}, {"largest_value_bytes", largest_value_bytes}};
   out["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return out;
 }

@@ -2,6 +2,7 @@
 #include "stages/localisation_alignment.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <unordered_map>
 
@@ -38,6 +39,29 @@ std::unordered_map<std::string, std::pair<std::string, std::size_t>> scope_outpu
     }
   }
   return found;
+}
+
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Why a dynamo value has no ONNX value of its name: the node whose FX node read it (the exporter folded it
+// into that node, and its optimiser says by which rules), else that the exporter left it out.
+std::string why_no_value(const GraphOutline& outline, const std::string& name) {
+  const std::string needle = "%" + name;
+  for (const auto& node : outline.nodes) {
+    const auto fx = node.metadata.find("pkg.torch.onnx.fx_node");
+    if (fx == node.metadata.end()) continue;
+    const std::string& text = fx->second;
+    const std::size_t eq = text.find(" = ");  // the FX node's own name is before it, what it reads after
+    for (std::size_t at = text.find(needle, eq); eq != std::string::npos && at != std::string::npos;
+         at = text.find(needle, at + 1)) {
+      const std::size_t end = at + needle.size();
+      if (end < text.size() && is_name_char(text[end])) continue;
+      const auto rules = node.metadata.find("pkg.onnxscript.rewriter.rule_name");
+      return "no ONNX value of this name: folded into " + node.op_type + " node '" + node.name + "'" +
+             (rules == node.metadata.end() ? std::string() : " by the exporter's optimiser (" + rules->second + ")");
+    }
+  }
+  return "no ONNX value of this name, and no node reads it: the exporter dropped it (unused) or renamed it";
 }
 
 }  // namespace
@@ -93,8 +117,7 @@ Alignment align(const GraphOutline& outline, const TorchValues& torch) {
     if (!at) {
       out.left_out.push_back({{"name", name},
                               {"why", by_module ? "no node in its scope: the exporter inlined or removed it"
-                                                : "no ONNX value of this name: the exporter folded, renamed or "
-                                                  "decomposed it"}});
+                                                : why_no_value(outline, name)}});
       continue;
     }
     if (!taken.insert(at->first).second) {

@@ -1,8 +1,9 @@
 // PyTorch's values aligned with the ONNX graph's (doc/localisation.md, "Alignment"):
 // - granularity "node" (a dynamo export): an FX node's value is the ONNX value of the same name, the name the
 //   dynamo exporter gives it, or, for a value that is one of the graph's outputs, the graph output at its
-//   position (the exporter names it after the output); one no node writes is left out ("no ONNX value of
-//   this name: the exporter folded, renamed or decomposed it").
+//   position (the exporter names it after the output); one no node writes is left out, saying into which node
+//   the exporter folded it (the node whose `pkg.torch.onnx.fx_node` reads it, with its optimiser's rules) or
+//   that no node reads it.
 // - granularity "module" (a TorchScript export, which keeps only scopes): a submodule's output is the last
 //   value its scope writes that is read outside the scope or is a graph output; a node's scope is its name's
 //   path ("/layer1/layer1.0/conv1/Conv" → layer1.0.conv1, each part joined to the one before unless it

@@ -38,6 +38,7 @@ struct TorchValues {
   std::string granularity;  // "node" or "module"
   nlohmann::json oracle_missing;
   nlohmann::json skipped;
+  nlohmann::json step_seconds;  // the worker's [[step, seconds]]: the export again, the values, the oracle
   Tensor read(const TorchValue& value) const;                  // ConformanceError when it is not there
   std::optional<Tensor> read_oracle(const TorchValue& value) const;
 };

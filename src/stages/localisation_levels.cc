@@ -16,12 +16,16 @@ namespace {
 
 using nlohmann::json;
 
-// The values the level's optimised graph still writes, read from the file the runtime wrote.
-std::set<std::string> surviving_values(const Subject& subject, const std::string& level) {
+// The plain session's outputs at `level` and the values its optimised graph still writes (read from the file
+// the runtime wrote; at ORT_DISABLE_ALL nothing is optimised: nullopt, every value survives).
+std::pair<std::vector<Tensor>, std::optional<std::set<std::string>>> plain_run(const Subject& subject,
+                                                                             const std::string& level) {
   SessionSettings settings = subject.settings;
   settings.graph_optimization_level = level;
-  settings.optimized_model_path = subject.scratch / ("optimised-" + level + ".onnx");
-  subject.runtime->create_session(subject.model, *subject.external, settings);
+  if (level != "ORT_DISABLE_ALL") settings.optimized_model_path = subject.scratch / ("optimised-" + level + ".onnx");
+  std::vector<Tensor> outputs =
+      subject.runtime->create_session(subject.model, *subject.external, settings)->run(subject.inputs);
+  if (!settings.optimized_model_path) return {std::move(outputs), std::nullopt};
   const std::string bytes = read_file_bytes(*settings.optimized_model_path, std::size_t{4} << 30,
                                             "an optimised model", ErrorKind::refused);
   std::filesystem::remove(*settings.optimized_model_path);
@@ -29,15 +33,12 @@ std::set<std::string> surviving_values(const Subject& subject, const std::string
       read_graph_outline({reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()});
   std::set<std::string> values;
   for (const auto& node : optimised.nodes) values.insert(node.outputs.begin(), node.outputs.end());
-  return values;
+  return {std::move(outputs), std::move(values)};
 }
 
 std::vector<Tensor> run_marked(const Subject& subject, const std::string& level, const std::vector<std::string>& marked) {
   SessionSettings settings = subject.settings;
   settings.graph_optimization_level = level;
-  if (marked.empty()) {
-    return subject.runtime->create_session(subject.model, *subject.external, settings)->run(subject.inputs);
-  }
   const std::string bytes = model_with_outputs(subject.model, marked);
   return subject.runtime
       ->create_session({reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()}, *subject.external, settings)
@@ -107,6 +108,7 @@ json LevelOutcome::to_json(const Alignment& alignment, const GraphOutline& outli
               {"observer", observer_max_abs ? json{{"changed_outputs", true}, {"max_abs_change", *observer_max_abs}}
                                             : json{{"changed_outputs", false}}},
               {"groups", groups},
+              {"seconds", seconds},
               {"largest_group_bytes", largest_group_bytes},
               {"stopped", stopped.empty() ? json() : json(stopped)},
               {"failure", failure.empty() ? json() : json(failure)},
@@ -118,11 +120,11 @@ LevelOutcome compare_at_level(const Subject& subject, const Alignment& alignment
                               std::chrono::steady_clock::time_point deadline) {
   LevelOutcome out;
   out.level = level;
+  const auto started = std::chrono::steady_clock::now();
   std::vector<Tensor> plain;
-  std::set<std::string> survivors;
+  std::optional<std::set<std::string>> survivors;
   try {
-    survivors = surviving_values(subject, level);
-    plain = run_marked(subject, level, {});
+    std::tie(plain, survivors) = plain_run(subject, level);
   } catch (const std::exception& e) {
     out.failure = e.what();
     return out;
@@ -131,7 +133,7 @@ LevelOutcome compare_at_level(const Subject& subject, const Alignment& alignment
       judge_outputs(plain, subject.references, Tolerance{subject.scale.rtol, subject.scale.atol});
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < alignment.aligned.size(); ++i) {
-    if (survivors.count(alignment.aligned[i].value)) {
+    if (!survivors || survivors->count(alignment.aligned[i].value)) {
       order.push_back(i);
     } else {
       out.fused.push_back(alignment.aligned[i].value);
@@ -175,6 +177,7 @@ LevelOutcome compare_at_level(const Subject& subject, const Alignment& alignment
     }
     start = end;
   }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return out;
 }
 

@@ -34,6 +34,7 @@ struct LevelOutcome {
   std::string stopped;
   std::string failure;  // a session that could not be created or run: the level is not compared
   std::size_t groups = 0;
+  double seconds = 0.0;
   std::uint64_t largest_group_bytes = 0;
   // The first compared value that departs, as an index into `compared`.
   std::optional<std::size_t> first_departing() const;

@@ -24,16 +24,18 @@ bool is_floating(DType dtype) {
 }
 
 // The largest |a - b| over the elements, infinity where exactly one of the two is not finite or both are
-// NaN-free but differ in infinity's sign.
-double largest_error(const std::vector<double>& a, const std::vector<double>& b) {
+// infinite and differ; element by element, with no widened copy of either.
+double largest_error(const Tensor& a, const Tensor& b) {
   double error = 0.0;
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    if (std::isfinite(a[i]) != std::isfinite(b[i])) return INFINITY;
-    if (!std::isfinite(a[i])) {
-      if (std::isnan(a[i]) != std::isnan(b[i]) || (!std::isnan(a[i]) && a[i] != b[i])) return INFINITY;
+  const std::size_t n = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = a.element(i), y = b.element(i);
+    if (std::isfinite(x) != std::isfinite(y)) return INFINITY;
+    if (!std::isfinite(x)) {
+      if (std::isnan(x) != std::isnan(y) || (!std::isnan(x) && x != y)) return INFINITY;
       continue;
     }
-    error = std::max(error, std::fabs(a[i] - b[i]));
+    error = std::max(error, std::fabs(x - y));
   }
   return error;
 }
@@ -50,7 +52,8 @@ std::string shape_of(const Tensor& t) {
 
 double largest_magnitude(const Tensor& tensor) {
   double m = 0.0;
-  for (double v : tensor.as_doubles()) {
+  for (std::size_t i = 0; i < tensor.size(); ++i) {
+    const double v = tensor.element(i);
     if (std::isfinite(v)) m = std::max(m, std::fabs(v));
   }
   return m;
@@ -65,13 +68,10 @@ ValueDeparture value_departure(const Tensor& runtime, const Tensor& torch, const
     return out;
   }
   const bool with_oracle = oracle && oracle->shape == torch.shape && is_floating(torch.dtype);
-  const std::vector<double> reference = with_oracle ? oracle->as_doubles() : torch.as_doubles();
-  const std::vector<double> ran = runtime.as_doubles();
-  for (double v : reference) {
-    if (std::isfinite(v)) out.magnitude = std::max(out.magnitude, std::fabs(v));
-  }
-  out.runtime_error = largest_error(ran, reference);
-  if (with_oracle) out.torch_error = largest_error(torch.as_doubles(), reference);
+  const Tensor& reference = with_oracle ? *oracle : torch;
+  out.magnitude = largest_magnitude(reference);
+  out.runtime_error = largest_error(runtime, reference);
+  if (with_oracle) out.torch_error = largest_error(torch, reference);
   if (is_floating(torch.dtype) && is_floating(runtime.dtype)) {
     const double M = scale.outputs_magnitude > 0.0 ? scale.outputs_magnitude : 1.0;
     out.allowed = std::max(kTimesTorch * out.torch_error, scale.rtol * out.magnitude + scale.atol * out.magnitude / M);

@@ -56,7 +56,8 @@ def localised(tmp_path_factory):
         edited_profile(folder / "cnn", "cnn-sigmoid", "make", {"batch": [2, 3]}),
         edited_profile(folder / "block", "block-add", "make", {"batch": [2, 1]}),
         floor_profile(folder, "torchscript"), floor_profile(folder, "dynamo")])
-    done = run_cli("run", "--profile-file", profiles, "--output", folder / "report.json", "--html", folder / "r.html")
+    done = run_cli("run", "--profile-file", profiles, "--output", folder / "report.json", "--html", folder / "r.html",
+                   "--markdown", folder / "r.md", "--junit", folder / "r.xml")
     assert done.returncode == 16, done.stdout + done.stderr
     report = json.loads((folder / "report.json").read_text())
     return done, {r["profile"]: r for r in report["profiles"]}, folder
@@ -87,6 +88,11 @@ def test_the_summary_line_names_the_node_and_how_to_replay_its_repro(localised):
     assert "cause: ONNX Runtime first departs from PyTorch at Sigmoid node 'node_relu_1' (value relu_1, module act2" \
         in text
     assert "nnx-conformance execute cnn-sigmoid/repro/report.json cnn-sigmoid/repro/artifacts" in text
+    _, _, folder = localised
+    markdown, junit = (folder / "r.md").read_text(), (folder / "r.xml").read_text()
+    assert "first departs from PyTorch at Sigmoid node 'node\\_relu\\_1'" in markdown
+    assert "first departs from PyTorch at Sigmoid node &apos;node_relu_1&apos;" in junit or \
+        "first departs from PyTorch at Sigmoid node 'node_relu_1'" in junit
 
 
 def test_a_moved_bias_is_introduced_at_its_add_and_only_carried_after_it(localised):

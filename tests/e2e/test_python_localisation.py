@@ -53,3 +53,12 @@ def test_localize_takes_only_a_bool_and_execute_refuses_another_reference(tmp_pa
     record = nnx.run_profile(module_profile(tmp_path, "block"), tmp_path / "art", localize=False)
     with pytest.raises(nnx.UsageError, match="--localize compares ONNX Runtime with PyTorch's intermediate values"):
         nnx.execute(record, tmp_path / "art", localize=True, reference="stored")
+
+
+def test_assert_conformant_names_the_first_departing_node(tmp_path):
+    require_runtime()
+    export_edited(tmp_path / "cnn", CNN, "make", "2,3,8,8", "sigmoid")
+    with pytest.raises(AssertionError, match="cause: ONNX Runtime first departs from PyTorch at Sigmoid node "
+                                             "'node_relu_1'") as raised:
+        nnx.assert_conformant(edited_profile(tmp_path / "cnn", "cnn", "make", {"batch": [2]}), tmp_path / "art")
+    assert localisation_of(raised.value.record)["first_departing"]["rerun"]["verdict"] == "introduces"
