@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "app/run_profile.h"
+#include "app/worker_pool.h"
 #include "artifacts/layout.h"
 #include "base/atomic_file.h"
 #include "base/error.h"
@@ -50,6 +51,10 @@ void make_repro_record(const std::filesystem::path& folder, const std::string& n
 
 void localise_record(StageContext& context, LocaliseWhen when, const LocaliseLimits& limits,
                      const std::optional<std::filesystem::path>& repro_beside, const RunOptions& repro_run) {
+  if ((!context.exporter || !context.exporter->running()) && !context.worker_command.script.empty()) {
+    // run handed its worker on: an idle one whose exporter modules are imported already, when there is one
+    context.exporter = take_warm_worker(context.worker_command, context.worker_timeout);
+  }
   localise_after_parity(context, when, limits, repro_beside);
   json& detail = context.record.stage(Stage::parity).detail;
   if (!detail.is_object() || !detail.contains("localisation")) return;

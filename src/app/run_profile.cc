@@ -9,6 +9,7 @@
 
 #include "app/repro_record.h"
 #include "app/source.h"
+#include "app/worker_pool.h"
 #include "base/interrupt.h"
 #include "artifacts/layout.h"
 #include "record/record.h"
@@ -188,7 +189,7 @@ nlohmann::json finish_profile(StartedProfile started) {
   if (state.worker_part_passed) {
     run_observed_stages(state.context, kRunRuntimeStages, state.profile.name, observer, nullptr, nullptr);
     localise_record(state.context, state.options.localize, state.options.localise_limits, std::nullopt, state.options);
-    if (state.context.exporter) state.context.exporter->stop();
+    keep_warm_worker(std::move(state.context.exporter));  // a localisation's worker: the next call's, or stopped
   }
   state.record.finalize();
   if (observer != nullptr && observer->on_profile_end) observer->on_profile_end(state.profile.name);
