@@ -209,16 +209,23 @@ def _export_work(plan: dict) -> dict:
     return answer
 
 
-def _reference_work(plan: dict) -> dict:
-    answer = _reference_answer()
+def _rebuild_work(plan: dict, answer: dict, then=None) -> dict:
+    """module_reference's and module_intermediates' child: the module rebuilt (steps 1-4), then `then(module)`;
+    a factory file of other bytes, or the module's own problem, said in `answer`."""
     try:
-        _reference_steps(plan, answer)
+        module = _reference_steps(plan, answer)
+        if then is not None:
+            then(module)
     except SourceChanged as exc:
         answer["module"] = {"class": None, "source_sha256": exc.digest, "state_sha256": None}
         answer["exception"] = str(exc)
     except ModuleProblem as exc:
         answer["import_error" if exc.importing else "exception"] = str(exc)
     return answer
+
+
+def _reference_work(plan: dict) -> dict:
+    return _rebuild_work(plan, _reference_answer())
 
 
 def _intermediates_answer() -> dict:
@@ -230,17 +237,13 @@ def _intermediates_work(plan: dict) -> dict:
     from nnx_worker_intermediates import intermediates
 
     answer = _intermediates_answer()
-    try:
-        module = _reference_steps(plan, answer)
+
+    def values(module) -> None:
         answer.pop("references", None)  # the case's outputs are not asked for: its values are files
         plan["output_names"] = answer["output_names"]
         intermediates(module, plan, answer, export_arguments)
-    except SourceChanged as exc:
-        answer["module"] = {"class": None, "source_sha256": exc.digest, "state_sha256": None}
-        answer["exception"] = str(exc)
-    except ModuleProblem as exc:
-        answer["import_error" if exc.importing else "exception"] = str(exc)
-    return answer
+
+    return _rebuild_work(plan, answer, values)
 
 
 def _in_child(work, plan: dict, answer: dict) -> dict:

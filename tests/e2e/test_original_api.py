@@ -52,6 +52,7 @@ def test_signatures_take_what_code_for_the_original_passes():
         ("directory", "POSITIONAL_OR_KEYWORD", empty), ("names", "POSITIONAL_OR_KEYWORD", None),
         ("source_revision", "KEYWORD_ONLY", None), ("force", "KEYWORD_ONLY", False),
         ("onnxruntime", "KEYWORD_ONLY", None), ("jobs", "KEYWORD_ONLY", None),
+        ("localize", "KEYWORD_ONLY", None),  # doc/localisation.md: keyword-only, None keeps the default
     ]
     assert shape(ec.run_profile)[:3] == [
         ("profile_or_name", "POSITIONAL_OR_KEYWORD", empty), ("directory", "POSITIONAL_OR_KEYWORD", empty),
