@@ -172,8 +172,6 @@ double Tensor::element(std::size_t i) const {
   return 0.0;
 }
 
-std::size_t Tensor::size() const { return bytes.size() / dtype_size(dtype); }
-
 Tensor Tensor::float32(std::string name, std::vector<std::int64_t> shape, std::span<const float> values) {
   Tensor t{std::move(name), DType::float32, std::move(shape), {}};
   t.bytes.resize(values.size_bytes());

@@ -44,10 +44,9 @@ struct Tensor {
   bool consistent() const;
   // The elements as double (every dtype widens exactly, int64 where double can hold it).
   std::vector<double> as_doubles() const;
-  // One element so widened, and the number of elements the bytes hold: a pass over a large tensor that
+  // One element so widened (i below element_count() of a consistent tensor): a pass over a large tensor that
   // makes no widened copy (stages/value_departure.h).
   double element(std::size_t i) const;
-  std::size_t size() const;
   // A float32 tensor over `values` (copied).
   static Tensor float32(std::string name, std::vector<std::int64_t> shape, std::span<const float> values);
   std::span<const float> float32_values() const;  // only for a float32 tensor (ConformanceError otherwise)

@@ -23,11 +23,14 @@ bool is_floating(DType dtype) {
   return false;
 }
 
+// How many elements a tensor of consistent bytes holds (every tensor here is: decoded, or the runtime's).
+std::size_t elements(const Tensor& t) { return static_cast<std::size_t>(t.element_count().value_or(0)); }
+
 // The largest |a - b| over the elements, infinity where exactly one of the two is not finite or both are
 // infinite and differ; element by element, with no widened copy of either.
 double largest_error(const Tensor& a, const Tensor& b) {
   double error = 0.0;
-  const std::size_t n = std::min(a.size(), b.size());
+  const std::size_t n = std::min(elements(a), elements(b));
   for (std::size_t i = 0; i < n; ++i) {
     const double x = a.element(i), y = b.element(i);
     if (std::isfinite(x) != std::isfinite(y)) return INFINITY;
@@ -52,7 +55,7 @@ std::string shape_of(const Tensor& t) {
 
 double largest_magnitude(const Tensor& tensor) {
   double m = 0.0;
-  for (std::size_t i = 0; i < tensor.size(); ++i) {
+  for (std::size_t i = 0, n = elements(tensor); i < n; ++i) {
     const double v = tensor.element(i);
     if (std::isfinite(v)) m = std::max(m, std::fabs(v));
   }
