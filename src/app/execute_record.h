@@ -10,8 +10,9 @@
 // differs from `weights_sha256`, replaces versions with the environment that produces the new evidence (this software, the runtime and its
 // library, the platform, the reference; python, torch and numpy for the torch reference; the previous
 // versions kept under `exported_with`) and runtime.version, resets the input cases and runs load (hashes
-// verified first) and parity again. The dependencies, export and check stages, and everything else, are
-// kept. Refusals throw ConformanceError.
+// verified first) and parity again, then, with `localize`, the localisation (app/repro_record.h; it implies the
+// torch reference, another one asked for is a UsageError; its repro goes under `repro_root`). The
+// dependencies, export and check stages, and everything else, are kept. Refusals throw ConformanceError.
 #pragma once
 
 #include <filesystem>

@@ -55,22 +55,17 @@ void localise_record(StageContext& context, LocaliseWhen when, const LocaliseLim
     // run handed its worker on: an idle one whose exporter modules are imported already, when there is one
     context.exporter = take_warm_worker(context.worker_command, context.worker_timeout);
   }
-  localise_after_parity(context, when, limits, repro_beside);
-  json& detail = context.record.stage(Stage::parity).detail;
-  if (!detail.is_object() || !detail.contains("localisation")) return;
-  json& localisation = detail["localisation"];
-  const json repro = localisation.value("repro", json());
-  if (!repro.is_object()) return;
-  const std::filesystem::path profile = profile_folder(context.root, context.record.artifacts.directory);
-  const std::filesystem::path folder = context.profile ? profile / rf::kReproFolder : *repro_beside;
+  const auto folder = localise_after_parity(context, when, limits, repro_beside);
+  if (!folder) return;
+  json& localisation = context.record.stage(Stage::parity).detail["localisation"];
   try {
-    make_repro_record(folder, context.record.profile, localisation, repro_run);
+    make_repro_record(*folder, context.record.profile, localisation, repro_run);
   } catch (const Interrupted&) {
     throw;
   } catch (const std::exception& e) {
     localisation["repro"]["record_error"] = e.what();
   }
-  if (context.profile) list_repro_files(context.record, profile);
+  if (context.profile) list_repro_files(context.record, folder->parent_path());  // <profile folder>/repro
 }
 
 }  // namespace nnx

@@ -39,7 +39,9 @@ nlohmann::json run_profile(const Profile& profile, const std::filesystem::path& 
 // The same run in two parts, so that a run can overlap them (app/run_profiles.cc): `start_profile` runs the
 // worker's part with `warm`'s worker (stages/stages.h kRunWorkerStages, then parity's reference:
 // prepare_parity) and leaves the worker in `warm` as above; `finish_profile` runs the runtime's part
-// (kRunRuntimeStages: load, parity) without a worker and returns the final record. Each part may run on any
+// (kRunRuntimeStages: load, parity) without the run's worker, then the localisation its options ask for
+// (app/repro_record.h: an idle warm worker when there is one, else one of its own, handed to the pool after),
+// and returns the final record. Each part may run on any
 // thread, one after the other; run_profile is the two in a row. The refusals of run_profile are
 // start_profile's.
 struct ProfileRunState;

@@ -343,17 +343,18 @@ bool wanted(const Record& record, LocaliseWhen when) {
 
 }  // namespace
 
-void localise_after_parity(StageContext& context, LocaliseWhen when, const LocaliseLimits& limits,
-                           const std::optional<std::filesystem::path>& repro_beside) {
-  if (!wanted(context.record, when)) return;
+std::optional<std::filesystem::path> localise_after_parity(StageContext& context, LocaliseWhen when,
+                                                           const LocaliseLimits& limits,
+                                                           const std::optional<std::filesystem::path>& repro_beside) {
+  if (!wanted(context.record, when)) return std::nullopt;
   json& detail = context.record.stage(Stage::parity).detail;
-  if (!detail.is_object()) return;
+  if (!detail.is_object()) return std::nullopt;
   if (!context.exporter || !context.exporter->running()) {
     try {
       context.exporter = std::make_unique<ExporterClient>(context.worker_command, context.worker_timeout);
     } catch (const WorkerError& e) {
       detail["localisation"] = not_localised(std::string("the worker did not start: ") + e.what());
-      return;
+      return std::nullopt;
     }
   }
   std::cerr << "nnx-conformance: localising \"" << context.record.profile << "\"\n";
@@ -362,9 +363,9 @@ void localise_after_parity(StageContext& context, LocaliseWhen when, const Local
   const std::optional<std::filesystem::path> repro =
       context.profile ? std::optional(folder / rf::kReproFolder) : repro_beside;
   detail["localisation"] = localise(context, limits, repro);
-  if (context.profile && detail["localisation"].value("repro", json()).is_object()) {
-    detail["localisation"]["repro"]["folder"] = rf::kReproFolder;  // relative to the profile folder
-  }
+  if (!detail["localisation"].value("repro", json()).is_object()) return std::nullopt;
+  if (context.profile) detail["localisation"]["repro"]["folder"] = rf::kReproFolder;  // relative to the profile's
+  return repro;
 }
 
 void list_repro_files(Record& record, const std::filesystem::path& profile_folder) {

@@ -47,10 +47,12 @@ enum class LocaliseWhen { parity_failed, always, never };
 // Localises the record when `when` says so and its kind can be (can_localise), starting a worker when none
 // runs (run hands its worker on before parity), and keeps the object in the parity detail's `localisation`.
 // Under run the repro is the record's: <profile folder>/repro (its files listed by list_repro_files once
-// app/repro_record.h made its record); under execute it goes to `repro_beside` (a folder beside the output the caller names; nullopt:
-// none is written, so the executed record's folder is never changed).
-void localise_after_parity(StageContext& context, LocaliseWhen when, const LocaliseLimits& limits,
-                           const std::optional<std::filesystem::path>& repro_beside = std::nullopt);
+// app/repro_record.h made its record); under execute it goes to `repro_beside` (a folder beside the output
+// the caller names; nullopt: none is written, so the executed record's folder is never changed). Returns the
+// folder a repro was written to, nullopt when none was.
+std::optional<std::filesystem::path> localise_after_parity(
+    StageContext& context, LocaliseWhen when, const LocaliseLimits& limits,
+    const std::optional<std::filesystem::path>& repro_beside = std::nullopt);
 
 // Every file under <profile_folder>/repro listed in the record's artifacts, role repro, in path order.
 void list_repro_files(Record& record, const std::filesystem::path& profile_folder);
