@@ -227,8 +227,19 @@ TEST(ModuleRecord, StoredTensorsAreListedAndNamed) {
                  "artifacts.files[1].role: \"test-output\", but \"test_data_set_0/input_0.pb\" is a stored tensor of role "
                  "\"test-input\"");
   expect_refused(changed([](json& r) { r["artifacts"]["files"][1]["role"] = "weights"; }),
-                 "unknown role \"weights\" (model, external-data, sidecar, test-input, test-output, oracle-output or "
-                 "refusal-input)");
+                 "unknown role \"weights\" (model, external-data, sidecar, test-input, test-output, oracle-output, "
+                 "refusal-input or repro)");
+}
+
+TEST(ModuleRecord, AReproFileIsListedOnlyUnderTheReproFolder) {
+  const auto listed = [](const char* path) {
+    return changed([path](json& r) {
+      r["artifacts"]["files"].push_back({{"path", path}, {"role", "repro"}, {"bytes", 1}, {"sha256", std::string(64, 'a')}});
+    });
+  };
+  expect_refused(listed("elsewhere/model.onnx"), "artifacts.files[13]: role \"repro\" but path");
+  expect_refused(listed("elsewhere/model.onnx"), "is not under \"repro/\"");
+  expect_valid(listed("repro/model.onnx"));
 }
 
 TEST(ModuleRecord, TheSharedRulesHold) {
