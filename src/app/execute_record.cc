@@ -176,10 +176,11 @@ std::optional<Record> record_to_execute(const json& document, const json& record
   return executable_record(record, root);
 }
 
-// The reference execute compares with: the one asked for, PyTorch's when the record is localised
-// (localisation.h compares with PyTorch's intermediates; another one asked for is a UsageError).
+// The reference execute compares with: the one asked for, PyTorch's when a record with a module is localised
+// (localisation.h compares with PyTorch's intermediates; another one asked for is a UsageError). A data-only
+// record's localisation compares with ONNX's reference evaluator (module_localisation.h values_from).
 std::optional<ReferenceKind> asked_reference(const Record& record, const ExecuteOptions& options) {
-  if (options.localize == LocaliseWhen::never || !can_localise(record)) return options.reference;
+  if (options.localize == LocaliseWhen::never || values_from(record) != ValuesFrom::pytorch) return options.reference;
   if (options.reference && *options.reference != ReferenceKind::torch) {
     throw UsageError("--localize compares ONNX Runtime with PyTorch's intermediate values, so it implies "
                      "--reference torch: drop the other --reference, or --localize");
@@ -218,6 +219,10 @@ json execute_record(const json& input, const std::filesystem::path& root, const 
   context.record_folder = options.record_folder;
   context.case_timeout = options.case_timeout;
   context.exporter = std::move(worker);
+  if (options.localize != LocaliseWhen::never) {  // a data-only record's localisation asks the worker too
+    context.worker_command = default_worker_command(options.worker);
+    context.worker_timeout = default_worker_timeout(options.worker_timeout);
+  }
   run_stages(context, kExecutePipeline);
   localise_record(context, options.localize, options.localise_limits,
                   options.repro_root ? std::optional(*options.repro_root / record.artifacts.directory) : std::nullopt,

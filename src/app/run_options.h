@@ -54,7 +54,7 @@ struct ExecuteOptions {
   // The folder of the record or report file (execute_report sets it from document_file): a module record's
   // relative factory is resolved against it under the torch reference; never the current folder.
   std::optional<std::filesystem::path> record_folder;
-  std::optional<WorkerCommand> worker;                      // torch reference only; default_worker_command()
+  std::optional<WorkerCommand> worker;                      // torch reference, --localize; default_worker_command()
   std::optional<std::chrono::milliseconds> worker_timeout;  // default_worker_timeout()
   // One input case's run in the runtime; past it the run is stopped and the case is a runtime-error.
   std::chrono::milliseconds case_timeout{kDefaultRunTimeout};

@@ -256,11 +256,16 @@ std::optional<Cause> departure_cause(const json& record) {
     const json first = member(found, "first_departing");
     const std::string verdict = text_of(member(first, "rerun"), "verdict");
     const json repro = member(found, "repro");
-    std::string hint = verdict == "introduces"
-                           ? "this node computes something else than PyTorch on PyTorch's own inputs: compare how the "
-                             "exporter translated " + text_of(first, "op_type") + " with what PyTorch computes there"
-                           : "this node only carries an error from values before it that PyTorch's side does not "
-                             "name (see the localisation's coverage)";
+    const std::string by = text_of(member(found, "coverage"), "reference");
+    const bool evaluator = !by.empty() && by != "PyTorch";  // ONNX's reference evaluator (a data-only record)
+    std::string hint =
+        verdict != "introduces"
+            ? "this node only carries an error from values before it that the reference's side does not name "
+              "(see the localisation's coverage)"
+        : evaluator ? "ONNX Runtime's " + text_of(first, "op_type") + " computes something else than " + by +
+                          " on the same inputs: compare it with the operator's definition in the ONNX specification"
+                    : "this node computes something else than PyTorch on PyTorch's own inputs: compare how the "
+                      "exporter translated " + text_of(first, "op_type") + " with what PyTorch computes there";
     if (repro.is_object() && member(repro, "record").is_object()) {
       const bool own = text_of(repro, "folder") == rf::kReproFolder;  // run's: in the profile folder
       const std::string folder =

@@ -55,7 +55,8 @@ std::string levels_table(const json& levels) {
 
 std::string coverage_block(const json& coverage) {
   std::string out = "<p class=\"coverage\">coverage: " + escape_html(field_text(coverage, "aligned")) + " of " +
-                    escape_html(field_text(coverage, "pytorch_values")) + " PyTorch values aligned (" +
+                    escape_html(field_text(coverage, "reference_values")) + " values from " +
+                    escape_html(field_text(coverage, "reference")) + " aligned (" +
                     escape_html(field_text(coverage, "note")) + ")</p>";
   const json left = coverage.value("left_out", json::array());
   if (left.empty()) return out;

@@ -1,31 +1,26 @@
-// Localisation of a parity failure (localisation.h): the case, PyTorch's values, the levels and the verdict.
+// Localisation of a parity failure (localisation.h): the case, the levels and the verdict.
 #include "stages/localisation.h"
 
 #include <iostream>
-#include <regex>
 
 #include "artifacts/layout.h"
 #include "base/error.h"
 #include "base/file_bytes.h"
 #include "base/interrupt.h"
 #include "base/sha256.h"
-#include "onnx_file/tensor_file.h"
-#include "profile/module_spec.h"
 #include "stages/localisation_alignment.h"
 #include "stages/localisation_levels.h"
 #include "stages/localisation_repro.h"
+#include "stages/localisation_values.h"
 #include "stages/module_localisation.h"
-#include "stages/module_reference.h"
 #include "stages/module_tensors.h"
 #include "stages/stages.h"
 #include "worker/worker_error.h"
-#include "worker/worker_protocol.h"
 
 namespace nnx {
 namespace {
 
 using nlohmann::json;
-namespace wire = worker_protocol;
 using namespace localisation;
 
 constexpr const char* kValuesFolder = "localisation-values";
@@ -41,59 +36,6 @@ const RecordCase* case_to_localise(const Record& record) {
   return first;
 }
 
-// Which of PyTorch's granularities the graph's names follow: the dynamo exporter's (its nodes carry
-// `pkg.torch.onnx.*` metadata), else TorchScript's scopes.
-std::string exporter_of(const Record& record, const GraphOutline& outline) {
-  if (record.exporter.name == "dynamo" || record.exporter.name == "torchscript") return record.exporter.name;
-  for (const auto& node : outline.nodes) {
-    for (const auto& [key, _] : node.metadata) {
-      if (key.rfind("pkg.torch.onnx.", 0) == 0) return "dynamo";
-    }
-  }
-  return "torchscript";
-}
-
-TorchValue value_of(const json& entry) {
-  static const std::regex kFile(R"((values|oracle)/[0-9]+\.pb)");
-  TorchValue v;
-  v.name = entry.at(wire::kName).get<std::string>();
-  const auto dtype = parse_dtype(entry.at(wire::kDType).get<std::string>());
-  if (!dtype) throw ConformanceError("value " + v.name + ": a dtype the core does not know");
-  v.dtype = *dtype;
-  v.shape = entry.at(wire::kShape).get<std::vector<std::int64_t>>();
-  v.file = entry.at(wire::kFile).get<std::string>();
-  if (const json o = entry.value(wire::kOracleFile, json()); o.is_string()) v.oracle_file = o.get<std::string>();
-  if (!std::regex_match(v.file, kFile) || (v.oracle_file && !std::regex_match(*v.oracle_file, kFile))) {
-    throw ConformanceError("value " + v.name + ": a file outside the values folder");
-  }
-  if (const json m = entry.value(wire::kModulePath, json()); m.is_string()) v.module = m.get<std::string>();
-  if (const json s = entry.value(wire::kSourceLine, json()); s.is_string()) v.source = s.get<std::string>();
-  if (const json k = entry.value(wire::kOutputIndex, json()); k.is_number_unsigned()) v.output_index = k.get<std::size_t>();
-  return v;
-}
-
-// PyTorch's values of case `c` (worker/PROTOCOL.md, "module_intermediates"). ConformanceError saying why not.
-TorchValues torch_values(StageContext& context, const RecordCase& c, const std::string& exporter,
-                         const std::filesystem::path& folder) {
-  if (!context.exporter) throw ConformanceError("no worker is running to compute PyTorch's values");
-  OutgoingFrames frames;
-  json request = intermediates_request(context, exporter);
-  request[wire::kCases] = json::array({case_frames(context, c, frames)});
-  request[wire::kValuesTo] = std::filesystem::absolute(folder).string();
-  WorkerReply reply = context.exporter->reference(request, frames);
-  const json& answer = reply.body;
-  for (const char* problem : {wire::kImportError, wire::kException}) {
-    if (const json e = answer.value(problem, json()); e.is_string()) throw ConformanceError(e.get<std::string>());
-  }
-  TorchValues out;
-  out.folder = folder;
-  out.granularity = answer.value(wire::kGranularity, std::string());
-  out.oracle_missing = answer.value(wire::kOracleMissing, json());
-  out.skipped = answer.value(wire::kSkipped, json::array());
-  out.step_seconds = answer.value(wire::kStepSeconds, json::array());
-  for (const auto& entry : answer.at(wire::kValues)) out.values.push_back(value_of(entry));
-  return out;
-}
 
 // Removes the scratch folder however the localisation ends.
 struct Scratch {
@@ -130,10 +72,10 @@ void case_tensors(const StageContext& context, const RecordCase& c, Subject& sub
 }
 
 // The departing value's node and where PyTorch computed it.
-json node_json(const Subject& subject, const TorchValues& torch, const AlignedValue& a, const ValueDeparture& d,
+json node_json(const Subject& subject, const ReferenceValues& torch, const AlignedValue& a, const ValueDeparture& d,
                const std::string& level) {
   const GraphNode& node = subject.outline.nodes[a.node];
-  const TorchValue& value = torch.values[a.torch];
+  const ReferenceValue& value = torch.values[a.torch];
   return json{{"value", a.value},
               {"node", node.name},
               {"op_type", node.domain.empty() ? node.op_type : node.domain + "." + node.op_type},
@@ -149,14 +91,14 @@ std::string number(double x) {
   return text;
 }
 
-std::string sentence(const json& first, const json& rerun) {
+std::string sentence(const json& first, const json& rerun, const std::string& by) {
   std::string where = first["op_type"].get<std::string>() + " node '" + first["node"].get<std::string>() +
                       "' (value " + first["value"].get<std::string>();
   if (first["module"].is_string()) where += ", module " + first["module"].get<std::string>();
   if (first["source"].is_string()) where += ", " + first["source"].get<std::string>();
   where += ")";
   const json& e = first["errors"];
-  std::string text = "ONNX Runtime first departs from PyTorch at " + where + " at " + first["level"].get<std::string>() +
+  std::string text = "ONNX Runtime first departs from " + by + " at " + where + " at " + first["level"].get<std::string>() +
                      ": error " + (e["runtime_error"].is_number() ? number(e["runtime_error"].get<double>()) : "inf") +
                      " where " + number(e["allowed"].get<double>()) + " is allowed";
   std::string cut;
@@ -165,9 +107,9 @@ std::string sentence(const json& first, const json& rerun) {
     cut = " (with the nodes it needs: " + cut + ")";
   }
   if (rerun["verdict"] == "introduces") {
-    text += "; run alone on PyTorch's own inputs" + cut + " it still departs: this node introduces the error";
+    text += "; run alone on " + by + "'s own inputs" + cut + " it still departs: this node introduces the error";
   } else if (rerun["verdict"] == "carries") {
-    text += "; run alone on PyTorch's own inputs" + cut + " it agrees: it carries an error from above";
+    text += "; run alone on " + by + "'s own inputs" + cut + " it agrees: it carries an error from above";
   }
   return text;
 }
@@ -182,21 +124,27 @@ std::string optimisation_clause(const std::vector<LevelOutcome>& levels) {
          ": the divergence disappears without optimisation";
 }
 
-std::string no_departure_sentence(const std::vector<LevelOutcome>& levels) {
+std::string no_departure_sentence(const std::vector<LevelOutcome>& levels, const std::string& by) {
   std::size_t compared = 0;
   for (const auto& l : levels) compared += l.compared.size();
-  return "no value departs from PyTorch by the test (" + std::to_string(compared) + " values compared)" +
-         optimisation_clause(levels);
+  std::string text = "no value departs from " + by + " by the test (" + std::to_string(compared) + " values compared)";
+  if (by != "PyTorch") {
+    text += ": ONNX Runtime computes what the graph specifies, so a mismatch with the expected outputs lies in the "
+            "graph or in those outputs, not in the runtime";
+  }
+  return text + optimisation_clause(levels);
 }
 
-json coverage_json(const TorchValues& torch, const Alignment& alignment) {
+json coverage_json(const ReferenceValues& torch, const Alignment& alignment) {
   json left = alignment.left_out;
   for (const auto& s : torch.skipped) left.push_back(s);
-  return json{{"granularity", torch.granularity},
-              {"note", torch.granularity == "module"
-                           ? "a TorchScript export keeps no value names: values are aligned per submodule"
-                           : "values are aligned per FX node by the name the dynamo exporter gives them"},
-              {"pytorch_values", torch.values.size() + torch.skipped.size()},
+  const char* note = torch.granularity == "module" ? "a TorchScript export keeps no value names: values are aligned per submodule"
+                     : torch.granularity == "value" ? "ONNX's reference evaluator computes the graph's own values: aligned by name"
+                                                     : "values are aligned per FX node by the name the dynamo exporter gives them";
+  return json{{"reference", torch.computed_by},
+              {"granularity", torch.granularity},
+              {"note", note},
+              {"reference_values", torch.values.size() + torch.skipped.size()},
               {"aligned", alignment.aligned.size()},
               {"left_out", left},
               {"onnx_values", alignment.onnx_values},
@@ -206,22 +154,6 @@ json coverage_json(const TorchValues& torch, const Alignment& alignment) {
 
 }  // namespace
 
-std::uint64_t localisation::TorchValue::bytes() const {
-  std::uint64_t n = dtype_size(dtype);
-  for (auto d : shape) n *= static_cast<std::uint64_t>(std::max<std::int64_t>(d, 0));
-  return n;
-}
-
-Tensor localisation::TorchValues::read(const TorchValue& value) const {
-  return read_tensor_file(folder / value.file, value.file, module_limits::kMaxTensorBytes);
-}
-
-std::optional<Tensor> localisation::TorchValues::read_oracle(const TorchValue& value) const {
-  if (!value.oracle_file) return std::nullopt;
-  TorchValue twin = value;
-  twin.file = *value.oracle_file;
-  return read(twin);
-}
 
 }  // namespace nnx
 
@@ -229,7 +161,7 @@ namespace nnx {
 namespace {
 
 // Steps 3 and 4 of localisation.h over aligned values; fills `out`.
-void judge(const Subject& subject, const TorchValues& torch, const Alignment& alignment, const LocaliseLimits& limits,
+void judge(const Subject& subject, const ReferenceValues& torch, const Alignment& alignment, const LocaliseLimits& limits,
            std::chrono::steady_clock::time_point deadline, const std::optional<std::filesystem::path>& repro, json& out) {
   std::vector<LevelOutcome> levels;
   levels.push_back(compare_at_level(subject, alignment, torch, subject.settings.graph_optimization_level, limits, deadline));
@@ -248,7 +180,7 @@ void judge(const Subject& subject, const TorchValues& torch, const Alignment& al
     head["rerun"] = rerun.to_json(subject.outline);
     out["status"] = "departs";
     out["first_departing"] = head;
-    out["summary"] = sentence(head, head["rerun"]) + optimisation_clause(levels);
+    out["summary"] = sentence(head, head["rerun"], torch.computed_by) + optimisation_clause(levels);
     out["next_departing"] = json();
     for (std::size_t j = *first + 1; j < l.compared.size(); ++j) {
       if (!l.compared[j].departure.departs) continue;
@@ -265,9 +197,18 @@ void judge(const Subject& subject, const TorchValues& torch, const Alignment& al
     }
     return;
   }
+  for (const auto& l : levels) {
+    if (l.stopped.empty()) continue;  // a value not compared may depart: never "no-departure"
+    out["status"] = "not-localised";
+    out["why"] = l.stopped + " at " + l.level + " (the time cap is " + std::to_string(limits.time_cap.count()) +
+                 " s): raise it with --localize-seconds";
+    out["first_departing"] = json();
+    out["summary"] = "not localised: " + out["why"].get<std::string>();
+    return;
+  }
   out["status"] = "no-departure";
   out["first_departing"] = json();
-  out["summary"] = no_departure_sentence(levels);
+  out["summary"] = no_departure_sentence(levels, torch.computed_by);
 }
 
 }  // namespace
@@ -299,7 +240,7 @@ json localise(StageContext& context, const LocaliseLimits& limits, const std::op
     Scratch scratch(folder / kValuesFolder);
     subject.scratch = scratch.folder;
     const auto asked = std::chrono::steady_clock::now();
-    const TorchValues torch = torch_values(context, *c, exporter_of(record, subject.outline), scratch.folder);
+    const ReferenceValues torch = reference_values(context, *c, subject, scratch.folder);
     out["pytorch_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
     const Alignment alignment = align(subject.outline, torch);
     out["coverage"] = coverage_json(torch, alignment);

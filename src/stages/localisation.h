@@ -1,12 +1,16 @@
-// Localisation of a parity failure (doc/localisation.md): where in the graph ONNX Runtime parts from PyTorch,
+// Localisation of a parity failure (doc/localisation.md): where in the graph ONNX Runtime parts from PyTorch
+// (or, for a data-only record, from ONNX's reference evaluator),
 // and whether that node introduces the error or only carries it. Called after parity by run (automatically
 // when a module or imported-file record's parity failed; on request with --localize) and by execute
 // --localize (which implies the torch reference); its object is the parity detail's `localisation`.
 //
 // One case is localised (the first match case that failed as a mismatch, else the first match case):
-//  1. PyTorch's values: the worker rebuilds the module and writes every intermediate value of that case, and
-//     its float64 counterpart, as tensor files in a scratch folder of the profile folder (worker/PROTOCOL.md,
-//     "module_intermediates"): per FX node for a dynamo export, per submodule for a TorchScript one.
+//  1. The reference values (module_localisation.h values_from): PyTorch's, the worker rebuilding the module
+//     and writing every intermediate value of that case, and its float64 counterpart, as tensor files in a
+//     scratch folder of the profile folder (worker/PROTOCOL.md, "module_intermediates"): per FX node for a
+//     dynamo export, per submodule for a TorchScript one; for a data-only record, ONNX's reference
+//     evaluator's, per ONNX value ("graph_intermediates").
+//     A time cap reached before a departure leaves it not-localised (a value not compared may depart).
 //  2. Alignment (localisation_alignment.h): each PyTorch value with the ONNX value it became, or left out with
 //     the reason; the coverage counts both sides.
 //  3. At the record's optimisation level and at ORT_DISABLE_ALL (localisation_levels.h): the values that

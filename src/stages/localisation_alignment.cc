@@ -19,7 +19,7 @@ bool within_scope(const std::string& path, const std::string& scope) {
 // For each module path, the value its scope hands on: the last output, in graph order, of a node in the
 // scope that is read by a node outside it or is a graph output.
 std::unordered_map<std::string, std::pair<std::string, std::size_t>> scope_outputs(const GraphOutline& outline,
-                                                                                 const TorchValues& torch) {
+                                                                                 const ReferenceValues& torch) {
   std::vector<std::string> paths(outline.nodes.size());
   for (std::size_t i = 0; i < outline.nodes.size(); ++i) paths[i] = scope_path(outline.nodes[i].name);
   std::unordered_map<std::string, std::vector<std::size_t>> readers;
@@ -86,7 +86,7 @@ std::string scope_path(const std::string& node_name) {
   return path;
 }
 
-Alignment align(const GraphOutline& outline, const TorchValues& torch) {
+Alignment align(const GraphOutline& outline, const ReferenceValues& torch) {
   Alignment out;
   out.left_out = json::array();
   std::unordered_map<std::string, std::size_t> producer;

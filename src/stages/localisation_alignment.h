@@ -17,7 +17,7 @@
 
 namespace nnx::localisation {
 
-Alignment align(const GraphOutline& outline, const TorchValues& torch);
+Alignment align(const GraphOutline& outline, const ReferenceValues& torch);
 
 // The module path a TorchScript node name's scope spells ("" when it has none).
 std::string scope_path(const std::string& node_name);

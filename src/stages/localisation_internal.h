@@ -20,7 +20,7 @@
 namespace nnx::localisation {
 
 // One intermediate value PyTorch computed, as the worker wrote it (relative to the values folder).
-struct TorchValue {
+struct ReferenceValue {
   std::string name;  // the FX node's name, or the submodule's path
   DType dtype = DType::float32;
   std::vector<std::int64_t> shape;
@@ -32,20 +32,21 @@ struct TorchValue {
   std::uint64_t bytes() const;
 };
 
-struct TorchValues {
+struct ReferenceValues {
   std::filesystem::path folder;
-  std::vector<TorchValue> values;
-  std::string granularity;  // "node" or "module"
+  std::vector<ReferenceValue> values;
+  std::string computed_by;  // "PyTorch" or "ONNX's reference evaluator" (module_localisation.h values_from)
+  std::string granularity;  // "node" (dynamo), "module" (TorchScript) or "value" (the reference evaluator)
   nlohmann::json oracle_missing;
   nlohmann::json skipped;
   nlohmann::json step_seconds;  // the worker's [[step, seconds]]: the export again, the values, the oracle
-  Tensor read(const TorchValue& value) const;                  // ConformanceError when it is not there
-  std::optional<Tensor> read_oracle(const TorchValue& value) const;
+  Tensor read(const ReferenceValue& value) const;                  // ConformanceError when it is not there
+  std::optional<Tensor> read_oracle(const ReferenceValue& value) const;
 };
 
 // A PyTorch value and the ONNX value it became: the producing node's index in the outline.
 struct AlignedValue {
-  std::size_t torch = 0;  // index into TorchValues::values
+  std::size_t torch = 0;  // index into ReferenceValues::values
   std::string value;      // the ONNX value's name
   std::size_t node = 0;
 };

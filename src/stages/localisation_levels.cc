@@ -115,7 +115,7 @@ json LevelOutcome::to_json(const Alignment& alignment, const GraphOutline& outli
               {"path", path}};
 }
 
-LevelOutcome compare_at_level(const Subject& subject, const Alignment& alignment, const TorchValues& torch,
+LevelOutcome compare_at_level(const Subject& subject, const Alignment& alignment, const ReferenceValues& torch,
                               const std::string& level, const LocaliseLimits& limits,
                               std::chrono::steady_clock::time_point deadline) {
   LevelOutcome out;
@@ -170,7 +170,7 @@ LevelOutcome compare_at_level(const Subject& subject, const Alignment& alignment
     for (std::size_t k = 0; k < outputs.size(); ++k) by_name.emplace(outputs[k].name, k);
     for (std::size_t k = start; k < end; ++k) {
       const AlignedValue& a = alignment.aligned[order[k]];
-      const TorchValue& value = torch.values[a.torch];
+      const ReferenceValue& value = torch.values[a.torch];
       Tensor& ran = outputs[by_name.at(a.value)];
       out.compared.push_back({order[k], value_departure(ran, torch.read(value), torch.read_oracle(value), subject.scale)});
       ran = Tensor{};  // let it go

@@ -42,7 +42,7 @@ struct LevelOutcome {
   nlohmann::json to_json(const Alignment& alignment, const GraphOutline& outline) const;
 };
 
-LevelOutcome compare_at_level(const Subject& subject, const Alignment& alignment, const TorchValues& torch,
+LevelOutcome compare_at_level(const Subject& subject, const Alignment& alignment, const ReferenceValues& torch,
                               const std::string& level, const LocaliseLimits& limits,
                               std::chrono::steady_clock::time_point deadline);
 

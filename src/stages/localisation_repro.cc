@@ -17,7 +17,7 @@ using nlohmann::json;
 
 struct Feeds {
   std::unordered_map<std::string, std::size_t> producer;  // value -> node
-  std::unordered_map<std::string, std::size_t> torch;     // ONNX value -> TorchValues index
+  std::unordered_map<std::string, std::size_t> torch;     // ONNX value -> ReferenceValues index
   std::set<std::string> initializers;
 };
 
@@ -58,7 +58,7 @@ std::pair<std::vector<std::size_t>, std::vector<std::string>> grow_cut(const Sub
       if (nodes.insert(p->second).second) {
         if (nodes.size() > kMaxCutNodes) {
           throw ConformanceError("no cut of at most " + std::to_string(kMaxCutNodes) +
-                                 " nodes is fed by PyTorch's values alone");
+                                 " nodes is fed by the reference's values alone");
         }
         todo.push_back(p->second);
       }
@@ -86,7 +86,7 @@ json Rerun::to_json(const GraphOutline& outline) const {
               {"errors", departure.to_json()}};
 }
 
-Rerun rerun_on_torch_inputs(const Subject& subject, const Alignment& alignment, const TorchValues& torch,
+Rerun rerun_on_torch_inputs(const Subject& subject, const Alignment& alignment, const ReferenceValues& torch,
                             const AlignedValue& value, const std::string& level) {
   Rerun out;
   try {
@@ -103,7 +103,7 @@ Rerun rerun_on_torch_inputs(const Subject& subject, const Alignment& alignment, 
       }
       types.push_back({name, out.inputs.back().dtype, out.inputs.back().shape});
     }
-    const TorchValue& wanted = torch.values[value.torch];
+    const ReferenceValue& wanted = torch.values[value.torch];
     out.expected = torch.read(wanted);
     out.expected.name = value.value;
     out.model = sub_model(subject.model, nodes, types, {{value.value, out.expected.dtype, out.expected.shape}});

@@ -38,7 +38,7 @@ struct Rerun {
   nlohmann::json to_json(const GraphOutline& outline) const;
 };
 
-Rerun rerun_on_torch_inputs(const Subject& subject, const Alignment& alignment, const TorchValues& torch,
+Rerun rerun_on_torch_inputs(const Subject& subject, const Alignment& alignment, const ReferenceValues& torch,
                             const AlignedValue& value, const std::string& level);
 
 std::vector<std::string> write_repro(const std::filesystem::path& folder, const Rerun& rerun);

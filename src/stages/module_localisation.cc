@@ -34,16 +34,17 @@ FactoryToRun factory_for(const StageContext& context) {
 
 }  // namespace
 
-bool can_localise(const Record& record) {
+ValuesFrom values_from(const Record& record) {
   switch (record.kind()) {
-    case ModelKind::feed_forward: return false;
-    case ModelKind::module: return true;
+    case ModelKind::feed_forward: return ValuesFrom::nothing;
+    case ModelKind::module: return ValuesFrom::pytorch;
     case ModelKind::onnx_file: {
       const json factory = record.module()->variant.value(rf::model_key::kFactory, json());
-      return factory.is_string() && !factory.get<std::string>().empty();
+      return factory.is_string() && !factory.get<std::string>().empty() ? ValuesFrom::pytorch
+                                                                         : ValuesFrom::reference_evaluator;
     }
   }
-  return false;
+  return ValuesFrom::nothing;
 }
 
 json intermediates_request(const StageContext& context, const std::string& exporter) {

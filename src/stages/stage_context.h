@@ -78,7 +78,7 @@ struct StageContext {
   ReferenceKind reference = ReferenceKind::torch;  // what parity compares with (stages/reference_kind.h)
   std::optional<PreparedParity> prepared_parity;    // set by prepare_parity; parity computes it itself otherwise
 
-  WorkerCommand worker_command;           // run only: the exporter worker
+  WorkerCommand worker_command;           // run, and execute --localize: the exporter worker
   std::chrono::milliseconds worker_timeout{0};
   std::unique_ptr<ExporterClient> exporter;  // started by dependencies (run), by execute for a torch reference
 

@@ -75,7 +75,7 @@ def test_a_relu_turned_into_a_sigmoid_is_the_first_departing_node_and_introduces
     assert first["errors"]["runtime_error"] > 1000 * first["errors"]["allowed"]
     after = found["next_departing"]
     assert (after["op_type"], after["rerun"]["verdict"]) == ("ReduceMean", "carries")
-    assert found["coverage"]["aligned"] == found["coverage"]["pytorch_values"] == 6
+    assert found["coverage"]["aligned"] == found["coverage"]["reference_values"] == 6
     assert found["coverage"]["left_out"] == []
     assert [level["level"] for level in found["levels"]] == ["ORT_ENABLE_ALL", "ORT_DISABLE_ALL"]
     assert found["levels"][0]["fused"] == ["conv2d", "conv2d_1"]  # Conv+Relu fused at ENABLE_ALL: said, not skipped
@@ -171,6 +171,22 @@ def test_a_memory_bound_below_the_sum_of_the_intermediates_still_localises(tmp_p
     assert found["limits"]["memory_bytes"] == 1 << 20
 
 
+def test_a_time_cap_reached_before_any_value_is_compared_leaves_it_not_localised_and_says_how_to_raise_it(
+        localised, tmp_path):
+    _, _, folder = localised
+    profiles = write_profiles(tmp_path / "profiles.json",
+                              [edited_profile(folder / "cnn", "cnn-sigmoid", "make", {"batch": [2]})])
+    done = run_cli("run", "--profile-file", profiles, "--output", tmp_path / "report.json", "--localize-seconds", "1")
+    assert done.returncode == 16, done.stdout + done.stderr
+    found = localisation_of(json.loads((tmp_path / "report.json").read_text())["profiles"][0])
+    assert found["pytorch_seconds"] > 1  # the export again alone outlasts the cap: no group starts after it
+    assert found["status"] == "not-localised" and found["first_departing"] is None
+    assert found["why"].startswith("the time cap was reached after 0 of ")
+    assert "(the time cap is 1 s): raise it with --localize-seconds" in found["why"]
+    assert all(level["stopped"] and level["values_compared"] == 0 for level in found["levels"])
+    assert found["limits"]["time_cap_seconds"] == 1
+
+
 def run_conv_bn(folder, atol):
     profiles = write_profiles(folder / f"profiles-{atol}.json", [
         {"name": "conv-bn", "module": f"{folder / 'conv_bn.py'}:make", "exporter": "dynamo",
@@ -217,4 +233,4 @@ def test_the_page_shows_the_path_through_the_graph_with_the_first_departing_node
     assert [step.split(" ")[0] for step in facts["steps"]] == ["Relu", "Sigmoid", "ReduceMean", "Gemm"]
     assert any(step.startswith("ReduceMean mean") for step in facts["carried"])
     assert facts["levels"] == ["ORT_ENABLE_ALL", "ORT_DISABLE_ALL"]
-    assert facts["coverage"].startswith("coverage: 6 of 6 PyTorch values aligned")
+    assert facts["coverage"].startswith("coverage: 6 of 6 values from PyTorch aligned")

@@ -1,0 +1,16 @@
+// Where localisation's reference values come from (localisation.h step 1; doc/localisation.md, "PyTorch's
+// values" and "Whose values"): the worker's answer to module_intermediates (PyTorch's values, the module
+// rebuilt) or graph_intermediates (ONNX's reference evaluator's, for a data-only record), chosen by
+// module_localisation.h's values_from, read into ReferenceValues whose files lie in the scratch folder.
+// ConformanceError saying why not (the worker's import error or exception, a file outside the folder).
+#pragma once
+
+#include "stages/localisation_internal.h"
+#include "stages/stage_context.h"
+
+namespace nnx::localisation {
+
+ReferenceValues reference_values(StageContext& context, const RecordCase& c, const Subject& subject,
+                                 const std::filesystem::path& folder);
+
+}  // namespace nnx::localisation
