@@ -36,6 +36,7 @@ import traceback
 
 # The worker's other modules, beside this script (sys.path[0]); none imports torch, onnx or numpy at start-up.
 import nnx_worker_check
+import nnx_worker_feedfwd_values
 import nnx_worker_graph_values
 import nnx_worker_module
 import nnx_worker_reference
@@ -181,7 +182,8 @@ OPS = {"ping": lambda req: {"ok": True}, "dependencies": op_dependencies, "expor
        "module_export": nnx_worker_module.op_module_export,
        "module_reference": nnx_worker_module.op_module_reference,
        "module_intermediates": nnx_worker_module.op_module_intermediates,
-       "graph_intermediates": nnx_worker_graph_values.op_graph_intermediates}
+       "graph_intermediates": nnx_worker_graph_values.op_graph_intermediates,
+       "reference_intermediates": nnx_worker_feedfwd_values.op_reference_intermediates}
 
 
 def handle(line: bytes, ops: dict = OPS, stream=None) -> dict:

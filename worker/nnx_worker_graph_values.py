@@ -1,4 +1,4 @@
-"""The worker's `graph_intermediates` op (worker/PROTOCOL.md, "graph_intermediates"; doc/localisation.md):
+"""The worker's `graph_intermediates` op (worker/LOCALISATION.md, "graph_intermediates"; doc/localisation.md):
 the reference side of a localisation when the record has no module to rebuild (an ONNX file given without a
 factory, a data-only record). ONNX's reference evaluator (onnx.reference.ReferenceEvaluator, numpy, no user
 code) runs the graph the core verified on the one case's inputs and every value a node writes is written as a

@@ -1,4 +1,4 @@
-"""The worker's `module_intermediates` op (worker/PROTOCOL.md, "module_intermediates"; doc/localisation.md):
+"""The worker's `module_intermediates` op (worker/LOCALISATION.md, "module_intermediates"; doc/localisation.md):
 PyTorch's side of a localisation. In a forked child, like module_reference: the module rebuilt from its
 factory (its file's bytes checked against `source_sha256`), then, on the one case's inputs, every
 intermediate value PyTorch computes, each written as a tensor file in `values_to` as soon as it is computed

@@ -65,7 +65,9 @@ void localise_record(StageContext& context, LocaliseWhen when, const LocaliseLim
   } catch (const std::exception& e) {
     localisation["repro"]["record_error"] = e.what();
   }
-  if (context.profile) list_repro_files(context.record, folder->parent_path());  // <profile folder>/repro
+  if (context.profile && !localisation["repro"].value("beside_the_record", false)) {
+    list_repro_files(context.record, folder->parent_path());  // <profile folder>/repro
+  }
 }
 
 }  // namespace nnx

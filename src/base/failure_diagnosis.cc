@@ -268,10 +268,11 @@ std::optional<Cause> departure_cause(const json& record) {
                       "exporter translated " + text_of(first, "op_type") + " with what PyTorch computes there";
     if (repro.is_object() && member(repro, "record").is_object()) {
       const bool own = text_of(repro, "folder") == rf::kReproFolder;  // run's: in the profile folder
+      const bool beside = member(repro, "beside_the_record") == json(true);  // run's for a v1 record: beside it
       const std::string folder =
           own ? text_of(member(record, rf::kArtifacts), rf::artifacts_key::kDirectory) + "/" + rf::kReproFolder
               : text_of(repro, "folder");
-      hint += std::string("; replay its repro with no Python") + (own ? ", from the artifacts root" : "") +
+      hint += std::string("; replay its repro with no Python") + (own || beside ? ", from the artifacts root" : "") +
               ": nnx-conformance execute " + folder + "/report.json " + folder + "/artifacts";
     }
     return Cause{text_of(found, "summary"), hint};
@@ -292,7 +293,11 @@ std::optional<Cause> departure_cause(const json& record) {
 
 Diagnosis diagnose(const json& record, const std::vector<json>& siblings) {
   Diagnosis out;
-  if (!model_name(record) || text_of(record, rf::kStatus) != rf::kFailed) return out;
+  if (text_of(record, rf::kStatus) != rf::kFailed) return out;
+  if (!model_name(record)) {  // the built-in network's v1 record: only its localisation, when it has one
+    if (auto departed = departure_cause(record)) out.causes.push_back(*departed);
+    return out;
+  }
   out.failed_cases = failed_cases(record);
   for (const auto& [dim, sizes] : declared_dims(record)) {
     if (auto frozen = frozen_cause(record, dim, sizes)) out.causes.push_back(*frozen);

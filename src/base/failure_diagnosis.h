@@ -3,8 +3,8 @@
 // Markdown, the JUnit failure and the top of the HTML page (src/report). In base, as both the record layer
 // and the report layer read it, from a record's JSON alone. Read from the record alone (and the other
 // records of the same document, for the other exporter's verdict on the same module); nothing is stored.
-// Only a failed module or successor-format record has one: a tested profile's record (nnx.export-conformance/1)
-// prints exactly what it printed before.
+// A failed module or successor-format record has one; a tested profile's record (nnx.export-conformance/1)
+// only its localisation's cause, when parity was localised, and otherwise prints exactly what it printed before.
 //
 // Each cause found is a sentence and a hint:
 // - frozen dimension: a dimension the profile declares with several sizes that the export detail's
@@ -40,7 +40,7 @@ struct Diagnosis {
   bool empty() const { return failed_cases.empty() && causes.empty(); }
 };
 
-// The diagnosis of `record`; empty unless it is a failed module or successor-format record. `siblings` are
+// The diagnosis of `record`; empty unless it failed (a v1 record's: its localisation's cause alone). `siblings` are
 // the document's records (the record itself among them or not).
 Diagnosis diagnose(const nlohmann::json& record, const std::vector<nlohmann::json>& siblings);
 

@@ -25,18 +25,6 @@ using namespace localisation;
 
 constexpr const char* kValuesFolder = "localisation-values";
 
-// The case localised: the first match case that failed as a mismatch, else the first match case run.
-const RecordCase* case_to_localise(const Record& record) {
-  const RecordCase* first = nullptr;
-  for (const auto& c : record.input_cases) {
-    if (c.expect != rf::kExpectMatch || !c.module() || !c.module()->outputs) continue;
-    if (c.outcome == rf::kOutcomeMismatch) return &c;
-    if (!first && c.outcome == rf::kOutcomeMatch) first = &c;
-  }
-  return first;
-}
-
-
 // Removes the scratch folder however the localisation ends.
 struct Scratch {
   std::filesystem::path folder;
@@ -52,24 +40,6 @@ struct Scratch {
 };
 
 json not_localised(const std::string& why) { return json{{"status", "not-localised"}, {"why", why}}; }
-
-// The case's graph inputs (stored, checked) and its reference outputs (PyTorch's recomputed ones when
-// execute asked for them, else the stored ones).
-void case_tensors(const StageContext& context, const RecordCase& c, Subject& subject) {
-  const auto& names = context.graph_input_names;
-  for (const auto& in : c.module()->inputs) {
-    if (std::find(names.begin(), names.end(), in.name) != names.end()) {
-      subject.inputs.push_back(stored_tensor(context.stored, in, in.file));
-    }
-  }
-  if (context.module_references) {
-    if (const auto it = context.module_references->find(c.name); it != context.module_references->end()) {
-      subject.references = it->second;
-      return;
-    }
-  }
-  for (const auto& out : *c.module()->outputs) subject.references.push_back(stored_tensor(context.stored, out, out.file));
-}
 
 // The departing value's node and where PyTorch computed it.
 json node_json(const Subject& subject, const ReferenceValues& torch, const AlignedValue& a, const ValueDeparture& d,
@@ -232,7 +202,7 @@ json localise(StageContext& context, const LocaliseLimits& limits, const std::op
     subject.external = &verified.external;
     subject.settings = verified.settings;
     subject.outline = read_graph_outline(verified.model);
-    case_tensors(context, *c, subject);
+    case_tensors(context, *c, subject.inputs, subject.references);
     subject.scale = {record.tolerances.rtol.value(), record.tolerances.atol.value(), 0.0};
     for (const Tensor& r : subject.references) {
       subject.scale.outputs_magnitude = std::max(subject.scale.outputs_magnitude, largest_magnitude(r));
@@ -300,12 +270,17 @@ std::optional<std::filesystem::path> localise_after_parity(StageContext& context
   }
   std::cerr << "nnx-conformance: localising \"" << context.record.profile << "\"\n";
   const std::filesystem::path folder = profile_folder(context.root, context.record.artifacts.directory);
-  // run: the repro is the record's own, in its profile folder; execute: beside the output it names
-  const std::optional<std::filesystem::path> repro =
-      context.profile ? std::optional(folder / rf::kReproFolder) : repro_beside;
+  // run: where the record's kind keeps its repro (module_localisation.h repro_place); execute: beside the
+  // output it names
+  const ReproPlace place = repro_place(context, folder);
+  const std::optional<std::filesystem::path> repro = context.profile ? std::optional(place.folder) : repro_beside;
   detail["localisation"] = localise(context, limits, repro);
   if (!detail["localisation"].value("repro", json()).is_object()) return std::nullopt;
-  if (context.profile) detail["localisation"]["repro"]["folder"] = rf::kReproFolder;  // relative to the profile's
+  if (context.profile) {
+    json& named = detail["localisation"]["repro"];
+    named["folder"] = place.named;  // relative to the profile folder (inside the record) or to the root (beside it)
+    if (!place.listed) named["beside_the_record"] = true;
+  }
   return repro;
 }
 

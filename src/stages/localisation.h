@@ -7,7 +7,7 @@
 // One case is localised (the first match case that failed as a mismatch, else the first match case):
 //  1. The reference values (module_localisation.h values_from): PyTorch's, the worker rebuilding the module
 //     and writing every intermediate value of that case, and its float64 counterpart, as tensor files in a
-//     scratch folder of the profile folder (worker/PROTOCOL.md, "module_intermediates"): per FX node for a
+//     scratch folder of the profile folder (worker/LOCALISATION.md, "module_intermediates"): per FX node for a
 //     dynamo export, per submodule for a TorchScript one; for a data-only record, ONNX's reference
 //     evaluator's, per ONNX value ("graph_intermediates").
 //     A time cap reached before a departure leaves it not-localised (a value not compared may depart).

@@ -49,7 +49,7 @@ ReferenceValue value_of(const json& entry) {
   return v;
 }
 
-// The answer of module_intermediates or graph_intermediates (worker/PROTOCOL.md): the values written in `folder`.
+// The answer of a localisation op (worker/LOCALISATION.md): the values written in `folder`.
 ReferenceValues values_of_answer(const json& answer, const std::filesystem::path& folder, std::string computed_by) {
   for (const char* problem : {wire::kImportError, wire::kException}) {
     if (const json e = answer.value(problem, json()); e.is_string()) throw ConformanceError(e.get<std::string>());
@@ -65,17 +65,16 @@ ReferenceValues values_of_answer(const json& answer, const std::filesystem::path
   return out;
 }
 
-// PyTorch's values of case `c` (worker/PROTOCOL.md, "module_intermediates").
-ReferenceValues torch_values(StageContext& context, const RecordCase& c, const std::string& exporter,
-                             const std::filesystem::path& folder) {
+// PyTorch's values of case `c` (worker/LOCALISATION.md, "module_intermediates").
+ReferenceValues torch_values(StageContext& context, const RecordCase& c, const Subject& subject,
+                             const std::string& exporter, const std::filesystem::path& folder) {
   OutgoingFrames frames;
-  json request = intermediates_request(context, exporter);
-  request[wire::kCases] = json::array({case_frames(context, c, frames)});
+  json request = intermediates_request(context, c, subject.inputs, exporter, frames);
   request[wire::kValuesTo] = std::filesystem::absolute(folder).string();
   return values_of_answer(context.exporter->reference(request, frames).body, folder, "PyTorch");
 }
 
-// ONNX's reference evaluator's values of the subject's case (worker/PROTOCOL.md, "graph_intermediates"): the
+// ONNX's reference evaluator's values of the subject's case (worker/LOCALISATION.md, "graph_intermediates"): the
 // verified model, its external files and the case's inputs written into the scratch folder for it.
 ReferenceValues evaluator_values(StageContext& context, const Subject& subject, const std::filesystem::path& folder) {
   const std::filesystem::path graph = std::filesystem::absolute(subject.scratch / "graph");
@@ -110,7 +109,8 @@ ReferenceValues reference_values(StageContext& context, const RecordCase& c, con
                                  const std::filesystem::path& folder) {
   if (!context.exporter) throw ConformanceError("no worker is running to compute the reference values");
   switch (values_from(context.record)) {
-    case ValuesFrom::pytorch: return torch_values(context, c, exporter_of(context.record, subject.outline), folder);
+    case ValuesFrom::pytorch:
+      return torch_values(context, c, subject, exporter_of(context.record, subject.outline), folder);
     case ValuesFrom::reference_evaluator: return evaluator_values(context, subject, folder);
     case ValuesFrom::nothing: break;
   }

@@ -5,8 +5,11 @@
 #include "base/model_kind.h"
 #include "base/module_record_vocabulary.h"
 #include "base/model_record_vocabulary.h"
+#include "base/record_vocabulary.h"
 #include "profile/module_spec.h"
+#include "stages/feedfwd_localisation.h"
 #include "stages/module_reference.h"
+#include "stages/module_tensors.h"
 #include "worker/worker_protocol.h"
 
 namespace nnx {
@@ -36,7 +39,7 @@ FactoryToRun factory_for(const StageContext& context) {
 
 ValuesFrom values_from(const Record& record) {
   switch (record.kind()) {
-    case ModelKind::feed_forward: return ValuesFrom::nothing;
+    case ModelKind::feed_forward: return ValuesFrom::pytorch;
     case ModelKind::module: return ValuesFrom::pytorch;
     case ModelKind::onnx_file: {
       const json factory = record.module()->variant.value(rf::model_key::kFactory, json());
@@ -47,8 +50,54 @@ ValuesFrom values_from(const Record& record) {
   return ValuesFrom::nothing;
 }
 
-json intermediates_request(const StageContext& context, const std::string& exporter) {
+const RecordCase* case_to_localise(const Record& record) {
+  const RecordCase* first = nullptr;
+  for (const auto& c : record.input_cases) {
+    if (c.expect != rf::kExpectMatch) continue;
+    switch (record.kind()) {
+      case ModelKind::feed_forward: break;
+      case ModelKind::module:
+      case ModelKind::onnx_file:
+        if (!c.module() || !c.module()->outputs) continue;
+        break;
+    }
+    if (c.outcome == rf::kOutcomeMismatch) return &c;
+    if (!first && c.outcome == rf::kOutcomeMatch) first = &c;
+  }
+  return first;
+}
+
+void case_tensors(StageContext& context, const RecordCase& c, std::vector<Tensor>& inputs,
+                  std::vector<Tensor>& references) {
+  switch (context.record.kind()) {
+    case ModelKind::feed_forward: return feedfwd_case_tensors(context, c, inputs, references);
+    case ModelKind::module:
+    case ModelKind::onnx_file: break;
+  }
+  // the stored graph inputs (checked) and PyTorch's recomputed outputs when execute asked, else the stored ones
+  const auto& names = context.graph_input_names;
+  for (const auto& in : c.module()->inputs) {
+    if (std::find(names.begin(), names.end(), in.name) != names.end()) {
+      inputs.push_back(stored_tensor(context.stored, in, in.file));
+    }
+  }
+  if (context.module_references) {
+    if (const auto it = context.module_references->find(c.name); it != context.module_references->end()) {
+      references = it->second;
+      return;
+    }
+  }
+  for (const auto& out : *c.module()->outputs) references.push_back(stored_tensor(context.stored, out, out.file));
+}
+
+json intermediates_request(const StageContext& context, const RecordCase& c, const std::vector<Tensor>& inputs,
+                           const std::string& exporter, OutgoingFrames& frames) {
   const Record& record = context.record;
+  switch (record.kind()) {
+    case ModelKind::feed_forward: return feedfwd_intermediates_request(context, inputs, frames);
+    case ModelKind::module:
+    case ModelKind::onnx_file: break;
+  }
   json request = rebuild_request(record, factory_for(context), wire::kOpModuleIntermediates);
   request[wire::kExporter] = exporter;
   request[wire::kOpsetVersion] = record.opset.requested;
@@ -57,7 +106,20 @@ json intermediates_request(const StageContext& context, const std::string& expor
     for (const auto& [name, values] : record.module()->dims.items()) dims.push_back(json::array({name, values}));
   }
   request[wire::kDims] = dims;
+  request[wire::kCases] = json::array({case_frames(context, c, frames)});
   return request;
+}
+
+ReproPlace repro_place(const StageContext& context, const std::filesystem::path& profile_folder) {
+  switch (context.record.kind()) {
+    case ModelKind::feed_forward: {  // a v1 record: its artifacts never change, the repro lives beside them
+      const std::string sibling = profile_folder.filename().string() + "-repro";
+      return {profile_folder.parent_path() / sibling, sibling, false};
+    }
+    case ModelKind::module:
+    case ModelKind::onnx_file: break;
+  }
+  return {profile_folder / rf::kReproFolder, rf::kReproFolder, true};
 }
 
 }  // namespace nnx

@@ -17,6 +17,7 @@ inline constexpr const char* kOpCheck = "check";
 inline constexpr const char* kOpModuleExport = "module_export";        // a module profile's export (forked child)
 inline constexpr const char* kOpModuleReference = "module_reference";  // execute --reference torch of a module record
 inline constexpr const char* kOpModuleIntermediates = "module_intermediates";  // localisation: PyTorch's values
+inline constexpr const char* kOpReferenceIntermediates = "reference_intermediates";  // localisation: the built-in net's
 inline constexpr const char* kOpGraphIntermediates = "graph_intermediates";  // localisation: ONNX's reference evaluator's
 inline constexpr const char* kOk = "ok";
 inline constexpr const char* kError = "error";  // an ok:false answer's message; check's checker error

@@ -29,7 +29,7 @@ def test_the_package_is_the_one_this_build_staged():
     # alone (and maybe their bytecode).
     shipped = sorted(p.name for p in (Path(ec.__file__).parent / "_worker").iterdir() if p.name != "__pycache__")
     assert shipped == ["nnx_torch_model.py", "nnx_worker.py", "nnx_worker_bind.py", "nnx_worker_check.py",
-                       "nnx_worker_dependencies.py",
+                       "nnx_worker_dependencies.py", "nnx_worker_feedfwd_values.py",
                        "nnx_worker_fork.py", "nnx_worker_graph_values.py", "nnx_worker_imported.py", "nnx_worker_intermediates.py",
                        "nnx_worker_model.py", "nnx_worker_module.py",
                        "nnx_worker_module_load.py", "nnx_worker_module_request.py", "nnx_worker_reference.py",
