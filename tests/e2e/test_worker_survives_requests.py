@@ -51,7 +51,8 @@ def test_a_line_nested_deeper_than_the_stack_is_answered_not_json(worker, line):
 def test_an_op_that_is_not_a_known_name_is_answered_unknown_op(worker, op, named):
     answer = worker.request({"op": op}, timeout=ANSWER_SECONDS)
     assert answer == {"ok": False, "error": f"unknown op {named} (a string, one of: check, dependencies, export, "
-                                            "module_export, module_intermediates, module_reference, ping, reference)"}
+                                            "graph_intermediates, module_export, module_intermediates, module_reference, "
+                                            "ping, reference, reference_intermediates)"}
     assert_still_serving(worker)
 
 
