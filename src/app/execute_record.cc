@@ -11,6 +11,7 @@
 #include "model/model_config.h"
 #include "model/reference_model.h"
 #include "record/record.h"
+#include "stages/localisation_dump.h"
 #include "stages/module_localisation.h"
 #include "stages/module_reference.h"
 #include "stages/stages.h"
@@ -188,6 +189,19 @@ std::optional<ReferenceKind> asked_reference(const Record& record, const Execute
   return ReferenceKind::torch;
 }
 
+// A matrix's parting step (run_options.h ExecuteOptions::Parting) on the executed record.
+void run_parting(StageContext& context, const ExecuteOptions::Parting& parting, const LocaliseLimits& limits) {
+  switch (parting.step) {
+    case ExecuteOptions::Parting::Step::dump: return dump_runtime_values(context, parting.case_name, parting.folder);
+    case ExecuteOptions::Parting::Step::compare:
+      context.localise_case = parting.case_name;
+      context.other_runtime_values = parting.folder;
+      context.other_runtime_label = parting.label;
+      localise_after_parity(context, LocaliseWhen::always, limits);
+      return;
+  }
+}
+
 // How a repro's record is made under execute: its runtime and worker.
 RunOptions repro_run_options(const ExecuteOptions& options) {
   RunOptions run;
@@ -224,6 +238,11 @@ json execute_record(const json& input, const std::filesystem::path& root, const 
     context.worker_timeout = default_worker_timeout(options.worker_timeout);
   }
   run_stages(context, kExecutePipeline);
+  if (options.parting) {
+    run_parting(context, *options.parting, options.localise_limits);
+    record.finalize();
+    return record.to_json();
+  }
   localise_record(context, options.localize, options.localise_limits,
                   options.repro_root ? std::optional(*options.repro_root / record.artifacts.directory) : std::nullopt,
                   repro_run_options(options));

@@ -65,6 +65,17 @@ struct ExecuteOptions {
   // Where execute's localisations write their repros, one folder per profile under it (the CLI: beside
   // --output, "<output stem>-repro"); unset: none is written (the record's folder is never changed).
   std::optional<std::filesystem::path> repro_root;
+  // A matrix's parting (matrix/parting.h): after parity, instead of localising, `dump` writes case
+  // `case_name`'s values into `folder` (stages/localisation_dump.h), `compare` localises that case against the
+  // values there, named `label` (the parity detail's `localisation`; no repro).
+  struct Parting {
+    enum class Step { dump, compare };
+    Step step = Step::dump;
+    std::filesystem::path folder;
+    std::string case_name;
+    std::string label;
+  };
+  std::optional<Parting> parting;
 };
 
 }  // namespace nnx

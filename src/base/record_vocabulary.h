@@ -356,6 +356,7 @@ inline constexpr const char* kStatus = "status";
 inline constexpr const char* kRuntimes = "runtimes";
 inline constexpr const char* kDrift = "drift";
 inline constexpr const char* kShard = "shard";  // only in one shard's document
+inline constexpr const char* kPartings = "partings";  // where a departing cell parts from the newest (when any)
 inline constexpr const char* kReportPath = "path";      // report.path
 inline constexpr const char* kReportSha256 = "sha256";  // report.sha256
 }  // namespace matrix_key

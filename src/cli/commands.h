@@ -109,6 +109,10 @@ struct MatrixArgs {
   std::string cell_library;            // matrix-cell
   std::string cell_dir;
   std::size_t first = 0;
+  std::string parting;                 // matrix-cell --parting dump|compare (matrix/parting.h)
+  std::string parting_case;
+  std::string parting_values;
+  std::string parting_label;
   RenderArgs render;
   std::string sign_key;                // matrix, matrix-merge --sign-key KEY (cli/sign_command.cc)
 };

@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/flag_bounds.h"
 #include "matrix/cell_child.h"
+#include "matrix/parting.h"
 #include "matrix/run_matrix.h"
 
 namespace nnx::cli {
@@ -49,6 +50,10 @@ void add_matrix_commands(CLI::App& app, MatrixArgs& args) {
   cell->add_option("--onnxruntime", args.cell_library)->required();
   cell->add_option("--cell-dir", args.cell_dir)->required();
   cell->add_option("--first", args.first);
+  cell->add_option("--parting", args.parting)->check(CLI::IsMember({"dump", "compare"}));
+  cell->add_option("--parting-case", args.parting_case);
+  cell->add_option("--parting-values", args.parting_values);
+  cell->add_option("--parting-label", args.parting_label);
 }
 
 namespace {
@@ -107,6 +112,10 @@ int merge_command(const MatrixArgs& args) {
 int matrix_command(CLI::App& app, const MatrixArgs& args) {
   if (app.got_subcommand("matrix")) return matrix_command(args);
   if (app.got_subcommand("matrix-merge")) return merge_command(args);
+  if (!args.parting.empty()) {
+    return matrix::run_parting_child({args.report, args.root, args.cell_library, args.first, args.parting,
+                                      args.parting_values, args.cell_dir, args.parting_case, args.parting_label});
+  }
   return matrix::run_cell_child({args.report, args.root, args.cell_library, args.cell_dir, args.first, 1});
 }
 

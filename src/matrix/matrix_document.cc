@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "base/sha256.h"
+#include "matrix/parting.h"
 #include "record/report.h"
 #include "record/validate_record.h"
 
@@ -20,15 +21,13 @@ void refuse(const std::string& where, const std::string& problem) {
   throw ConformanceError("runtime matrix: " + where + ": " + problem);
 }
 
-void only_keys(const json& object, const std::string& where, std::initializer_list<const char*> keys) {
+void only_keys(const json& object, const std::string& where, const std::vector<std::string>& keys) {
   if (!object.is_object()) refuse(where, "is not an object");
   for (const auto& [key, _] : object.items()) {
-    if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return key == k; }) == keys.end()) {
-      refuse(where, "unknown key \"" + key + "\"");
-    }
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) refuse(where, "unknown key \"" + key + "\"");
   }
-  for (const char* key : keys) {
-    if (!object.contains(key)) refuse(where, "missing key \"" + std::string(key) + "\"");
+  for (const auto& key : keys) {
+    if (!object.contains(key)) refuse(where, "missing key \"" + key + "\"");
   }
 }
 
@@ -130,19 +129,18 @@ json matrix_to_json(const MatrixDocument& matrix) {
            {doc_key::kRuntimes, std::move(runtimes)},
            {doc_key::kDrift, compute_drift(outputs, tolerances)}};
   if (matrix.shard) out[doc_key::kShard] = shard_text(*matrix.shard);
+  if (!matrix.partings.empty()) out[doc_key::kPartings] = matrix.partings;
   return out;
 }
 
 MatrixDocument matrix_from_json(const json& document) {
   if (!document.is_object()) refuse("the document", "is not an object");
-  if (document.contains(doc_key::kShard)) {
-    only_keys(document, "the document",
-              {doc_key::kFormat, doc_key::kReport, doc_key::kStatus, doc_key::kRuntimes, doc_key::kDrift,
-               doc_key::kShard});
-  } else {
-    only_keys(document, "the document",
-              {doc_key::kFormat, doc_key::kReport, doc_key::kStatus, doc_key::kRuntimes, doc_key::kDrift});
+  std::vector<std::string> keys{doc_key::kFormat, doc_key::kReport, doc_key::kStatus, doc_key::kRuntimes,
+                                doc_key::kDrift};
+  for (const char* optional : {doc_key::kShard, doc_key::kPartings}) {
+    if (document.contains(optional)) keys.push_back(optional);
   }
+  only_keys(document, "the document", keys);
   if (document[doc_key::kFormat] != kMatrixFormat) refuse(doc_key::kFormat, std::string("is not ") + kMatrixFormat);
   MatrixDocument out;
   const json& report = document[doc_key::kReport];
@@ -154,6 +152,7 @@ MatrixDocument matrix_from_json(const json& document) {
     if (!document[doc_key::kShard].is_string()) refuse(doc_key::kShard, "is not a string");
     out.shard = parse_shard(document[doc_key::kShard].get<std::string>());
   }
+  if (document.contains(doc_key::kPartings)) out.partings = partings_from_json(document[doc_key::kPartings]);
   const json& runtimes = document[doc_key::kRuntimes];
   if (!runtimes.is_array()) refuse(doc_key::kRuntimes, "is not a list");
   for (std::size_t i = 0; i < runtimes.size(); ++i) {
@@ -219,6 +218,7 @@ std::vector<std::string> matrix_summary_lines(const json& matrix) {
     }
   }
   for (const auto& line : drift_summary_lines(matrix.at(doc_key::kDrift), profiles)) lines.push_back(line);
+  for (const auto& line : parting_lines(matrix.value(doc_key::kPartings, json::array()))) lines.push_back(line);
   return lines;
 }
 

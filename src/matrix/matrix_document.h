@@ -35,6 +35,9 @@ struct MatrixDocument {
   std::string report_sha256;
   std::optional<Shard> shard;  // a part made with --shard; none for a whole or merged matrix
   std::vector<MatrixCell> cells;
+  // Where each cell beyond the tolerance of the newest parts from it (matrix/cell_parting.h): [{profile, case,
+  // version, newest, localisation}]; written only when it holds one, kept as given by a merge.
+  json partings = json::array();
 };
 
 bool cell_passed(const MatrixCell& cell);

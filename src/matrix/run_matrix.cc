@@ -15,6 +15,7 @@
 #include "base/json_strict.h"
 #include "base/sha256.h"
 #include "matrix/cell_runner.h"
+#include "matrix/parting.h"
 #include "matrix/work_folder.h"
 #include "record/validate_record.h"
 
@@ -83,6 +84,10 @@ MatrixOutcome run_matrix(const MatrixRequest& request) {
   for (const auto& cell : matrix.cells) {
     for (const auto& record : cell.records) validate_record(record);  // as execute: nothing invalid is written
   }
+  std::vector<std::string> cell_versions;  // cells come back in the order of `chosen`
+  for (const auto& cell : matrix.cells) cell_versions.push_back(cell.version);
+  matrix.partings =
+      find_partings(matrix_to_json(matrix).at(rf::matrix_key::kDrift), cell_versions, chosen, records, options);
   MatrixOutcome outcome{matrix_to_json(matrix), matrix_exit_code(matrix), {}};
   throw_if_interrupted();
   write_document(outcome.document, request.output);
@@ -155,6 +160,7 @@ MatrixOutcome merge_matrices(const std::vector<std::pair<std::string, json>>& pa
       }
       merged.cells.push_back(std::move(cell));
     }
+    for (auto& parting : part.partings) merged.partings.push_back(std::move(parting));
   }
   if (shard_count) {  // a merge of shards is the whole matrix only when every shard is there
     std::string missing;

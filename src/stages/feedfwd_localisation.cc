@@ -26,7 +26,8 @@ void feedfwd_case_tensors(StageContext& context, const RecordCase& c, std::vecto
   if (context.model == nullptr) throw ConformanceError("the record's network was not rebuilt");
   const std::vector<float> drawn = draw_randn(c.shape(), c.seed);
   inputs.push_back(Tensor::float32(first_name(context.record, option::kOptionInputNames), c.shape(), drawn));
-  const auto outputs = reference_outputs(ReferenceKind::torch, *context.model, context.exporter.get(),
+  const ReferenceKind kind = context.reference == ReferenceKind::native ? ReferenceKind::native : ReferenceKind::torch;
+  const auto outputs = reference_outputs(kind, *context.model, context.exporter.get(),
                                          {ReferenceInput{c.name, {c.shape(), drawn}}});
   const std::vector<std::int64_t> shape{c.shape().at(0), context.model->output_width()};
   references.push_back(Tensor::float32(first_name(context.record, option::kOptionOutputNames), shape, outputs.at(0)));

@@ -9,6 +9,7 @@
 #include "base/interrupt.h"
 #include "base/sha256.h"
 #include "stages/localisation_alignment.h"
+#include "stages/localisation_dump.h"
 #include "stages/localisation_levels.h"
 #include "stages/localisation_repro.h"
 #include "stages/localisation_values.h"
@@ -62,6 +63,7 @@ std::string number(double x) {
 }
 
 std::string sentence(const json& first, const json& rerun, const std::string& by) {
+  const std::string own_inputs = by == "PyTorch" ? "PyTorch's own inputs" : "the inputs " + by + " gave it";
   std::string where = first["op_type"].get<std::string>() + " node '" + first["node"].get<std::string>() +
                       "' (value " + first["value"].get<std::string>();
   if (first["module"].is_string()) where += ", module " + first["module"].get<std::string>();
@@ -77,9 +79,9 @@ std::string sentence(const json& first, const json& rerun, const std::string& by
     cut = " (with the nodes it needs: " + cut + ")";
   }
   if (rerun["verdict"] == "introduces") {
-    text += "; run alone on " + by + "'s own inputs" + cut + " it still departs: this node introduces the error";
+    text += "; run alone on " + own_inputs + cut + " it still departs: this node introduces the error";
   } else if (rerun["verdict"] == "carries") {
-    text += "; run alone on " + by + "'s own inputs" + cut + " it agrees: it carries an error from above";
+    text += "; run alone on " + own_inputs + cut + " it agrees: it carries an error from above";
   }
   return text;
 }
@@ -98,9 +100,11 @@ std::string no_departure_sentence(const std::vector<LevelOutcome>& levels, const
   std::size_t compared = 0;
   for (const auto& l : levels) compared += l.compared.size();
   std::string text = "no value departs from " + by + " by the test (" + std::to_string(compared) + " values compared)";
-  if (by != "PyTorch") {
+  if (by == kEvaluator) {
     text += ": ONNX Runtime computes what the graph specifies, so a mismatch with the expected outputs lies in the "
             "graph or in those outputs, not in the runtime";
+  } else if (by != "PyTorch") {  // another release's unoptimised values (a matrix's parting)
+    text += ": the difference builds up over many values, or comes from the reference release's own optimised graph";
   }
   return text + optimisation_clause(levels);
 }
@@ -109,7 +113,7 @@ json coverage_json(const ReferenceValues& torch, const Alignment& alignment) {
   json left = alignment.left_out;
   for (const auto& s : torch.skipped) left.push_back(s);
   const char* note = torch.granularity == "module" ? "a TorchScript export keeps no value names: values are aligned per submodule"
-                     : torch.granularity == "value" ? "ONNX's reference evaluator computes the graph's own values: aligned by name"
+                     : torch.granularity == "value" ? "the reference computes the graph's own values: aligned by name"
                                                      : "values are aligned per FX node by the name the dynamo exporter gives them";
   return json{{"reference", torch.computed_by},
               {"granularity", torch.granularity},
@@ -189,7 +193,7 @@ json localise(StageContext& context, const LocaliseLimits& limits, const std::op
   if (!can_localise(record)) {
     return not_localised("only a module record, or an ONNX file checked against a factory, is localised");
   }
-  const RecordCase* c = case_to_localise(record);
+  const RecordCase* c = context.localise_case ? &case_named(record, *context.localise_case) : case_to_localise(record);
   if (c == nullptr) return not_localised("no match case ran: nothing to localise");
   const std::filesystem::path folder = profile_folder(context.root, record.artifacts.directory);
   json out{{"case", c->name}};
@@ -260,7 +264,7 @@ std::optional<std::filesystem::path> localise_after_parity(StageContext& context
   if (!wanted(context.record, when)) return std::nullopt;
   json& detail = context.record.stage(Stage::parity).detail;
   if (!detail.is_object()) return std::nullopt;
-  if (!context.exporter || !context.exporter->running()) {
+  if (!context.other_runtime_values && (!context.exporter || !context.exporter->running())) {
     try {
       context.exporter = std::make_unique<ExporterClient>(context.worker_command, context.worker_timeout);
     } catch (const WorkerError& e) {

@@ -2,7 +2,8 @@
 // (or, for a data-only record, from ONNX's reference evaluator),
 // and whether that node introduces the error or only carries it. Called after parity by run (automatically
 // when a module or imported-file record's parity failed; on request with --localize) and by execute
-// --localize (which implies the torch reference); its object is the parity detail's `localisation`.
+// --localize (which implies the torch reference), and by a matrix's parting (matrix/parting.h); its object is the
+// parity detail's `localisation`.
 //
 // One case is localised (the first match case that failed as a mismatch, else the first match case):
 //  1. The reference values (module_localisation.h values_from): PyTorch's, the worker rebuilding the module

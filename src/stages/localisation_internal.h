@@ -19,6 +19,8 @@
 
 namespace nnx::localisation {
 
+inline constexpr const char* kEvaluator = "ONNX's reference evaluator";  // ReferenceValues::computed_by
+
 // One intermediate value PyTorch computed, as the worker wrote it (relative to the values folder).
 struct ReferenceValue {
   std::string name;  // the FX node's name, or the submodule's path

@@ -36,15 +36,6 @@ std::pair<std::vector<Tensor>, std::optional<std::set<std::string>>> plain_run(c
   return {std::move(outputs), std::move(values)};
 }
 
-std::vector<Tensor> run_marked(const Subject& subject, const std::string& level, const std::vector<std::string>& marked) {
-  SessionSettings settings = subject.settings;
-  settings.graph_optimization_level = level;
-  const std::string bytes = model_with_outputs(subject.model, marked);
-  return subject.runtime
-      ->create_session({reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()}, *subject.external, settings)
-      ->run(subject.inputs);
-}
-
 // Whether every output is within the record's tolerance of its reference, and the largest error.
 std::pair<bool, double> judge_outputs(const std::vector<Tensor>& outputs, const std::vector<Tensor>& references,
                                       const Tolerance& tol) {
@@ -113,6 +104,15 @@ json LevelOutcome::to_json(const Alignment& alignment, const GraphOutline& outli
               {"stopped", stopped.empty() ? json() : json(stopped)},
               {"failure", failure.empty() ? json() : json(failure)},
               {"path", path}};
+}
+
+std::vector<Tensor> run_marked(const Subject& subject, const std::string& level, const std::vector<std::string>& marked) {
+  SessionSettings settings = subject.settings;
+  settings.graph_optimization_level = level;
+  const std::string bytes = model_with_outputs(subject.model, marked);
+  return subject.runtime
+      ->create_session({reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()}, *subject.external, settings)
+      ->run(subject.inputs);
 }
 
 LevelOutcome compare_at_level(const Subject& subject, const Alignment& alignment, const ReferenceValues& torch,

@@ -42,6 +42,9 @@ struct LevelOutcome {
   nlohmann::json to_json(const Alignment& alignment, const GraphOutline& outline) const;
 };
 
+// The graph run at `level` with the values `marked` as outputs besides its own (every output, in graph order).
+std::vector<Tensor> run_marked(const Subject& subject, const std::string& level, const std::vector<std::string>& marked);
+
 LevelOutcome compare_at_level(const Subject& subject, const Alignment& alignment, const ReferenceValues& torch,
                               const std::string& level, const LocaliseLimits& limits,
                               std::chrono::steady_clock::time_point deadline);

@@ -1,6 +1,8 @@
 // Where localisation's reference values come from (localisation_values.h).
 #include "stages/localisation_values.h"
 
+#include "stages/localisation_dump.h"
+
 #include <regex>
 
 #include "base/atomic_file.h"
@@ -99,14 +101,14 @@ ReferenceValues evaluator_values(StageContext& context, const Subject& subject, 
   }
   const json request{{wire::kOp, wire::kOpGraphIntermediates}, {wire::kModel, (graph / "model.onnx").string()},
                      {wire::kInputs, inputs}, {wire::kValuesTo, std::filesystem::absolute(folder).string()}};
-  return values_of_answer(context.exporter->reference(request, OutgoingFrames{}).body, folder,
-                          "ONNX's reference evaluator");
+  return values_of_answer(context.exporter->reference(request, OutgoingFrames{}).body, folder, kEvaluator);
 }
 
 }  // namespace
 
 ReferenceValues reference_values(StageContext& context, const RecordCase& c, const Subject& subject,
                                  const std::filesystem::path& folder) {
+  if (context.other_runtime_values) return read_runtime_values(*context.other_runtime_values, context.other_runtime_label);
   if (!context.exporter) throw ConformanceError("no worker is running to compute the reference values");
   switch (values_from(context.record)) {
     case ValuesFrom::pytorch:

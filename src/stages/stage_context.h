@@ -78,6 +78,12 @@ struct StageContext {
   ReferenceKind reference = ReferenceKind::torch;  // what parity compares with (stages/reference_kind.h)
   std::optional<PreparedParity> prepared_parity;    // set by prepare_parity; parity computes it itself otherwise
 
+  // A matrix's parting (doc/runtime-matrix.md, "Where two releases part"): the case localised and the folder
+  // of the reference release's values it is compared with (localisation_dump.h wrote them), named `label`.
+  std::optional<std::string> localise_case;
+  std::optional<std::filesystem::path> other_runtime_values;
+  std::string other_runtime_label;
+
   WorkerCommand worker_command;           // run, and execute --localize: the exporter worker
   std::chrono::milliseconds worker_timeout{0};
   std::unique_ptr<ExporterClient> exporter;  // started by dependencies (run), by execute for a torch reference
