@@ -72,9 +72,9 @@ def run_profile(
     raises: the record says what passed.
     ``source_revision`` is recorded with origin ``given`` ('' records null); else the git checkout this
     build belongs to, else ``unknown`` (an installed copy).
-    ``localize``: None localises a module or imported-file record whose parity found a mismatch, True every
-    such record, False none (doc/localisation.md: the parity detail's ``localisation``, the repro in
-    ``directory/<name>/repro``)."""
+    ``localize``: None localises a record whose parity found a mismatch, True every record, False none
+    (doc/localisation.md: the parity detail's ``localisation``, the repro in ``directory/<name>/repro``, a
+    tested profile's beside it in ``directory/<name>-repro``)."""
     python, script = _worker()
     root = _directory(directory, "run_profile(profile_or_name, directory, *, source_revision=None, force=False, "
                                  "onnxruntime=None, localize=None)")
@@ -161,9 +161,10 @@ def execute(
     report's) whose check did not pass, a module factory file whose bytes differ from the record's
     (:class:`ConformanceError`), no usable ONNX Runtime or, for the torch reference, no usable PyTorch or a factory that does not import
     (:class:`RuntimeUnavailable`), an unknown reference (:class:`UsageError`). ``localize=True`` localises
-    every module or imported-file record (doc/localisation.md: the parity detail's ``localisation``; no repro is
-    written, as the command line writes one only beside its ``--output``) and implies ``reference="torch"``
-    (another reference is a :class:`UsageError`); None and False localise none."""
+    every record (doc/localisation.md: the parity detail's ``localisation``; no repro is written, as the
+    command line writes one only beside its ``--output``) and, where the record has a module or network to
+    rebuild, implies ``reference="torch"`` (another reference is a :class:`UsageError`; a data-only record is
+    compared with ONNX's reference evaluator); None and False localise none."""
     python, script = _worker()
     localize = _optional_flag(localize, "localize")
     if isinstance(record, (str, os.PathLike)):

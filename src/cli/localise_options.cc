@@ -9,11 +9,12 @@ namespace nnx::cli {
 void add_localise_options(CLI::App& command, LocaliseArgs& args, bool run) {
   auto* always = command.add_flag(
       "--localize", args.always,
-      run ? "localise every module or imported-file record, a passing one too (default: those whose parity found a "
-            "mismatch): the first node whose output departs from PyTorch's, whether it introduces the error, "
-            "and a repro (doc/localisation.md)"
-          : "localise each module or imported-file record: the first node whose output departs from PyTorch's, "
-            "whether it introduces the error, and a repro (doc/localisation.md); implies --reference torch");
+      run ? "localise every record, a passing one too (default: those whose parity found a mismatch): the first "
+            "node whose output departs from PyTorch's (ONNX's reference evaluator's for data alone), whether it "
+            "introduces the error, and a repro (doc/localisation.md)"
+          : "localise each record: the first node whose output departs from PyTorch's (ONNX's reference "
+            "evaluator's for data alone), whether it introduces the error, and a repro (doc/localisation.md); "
+            "implies --reference torch where the record has a module or network to rebuild");
   if (run) {
     command.add_flag("--no-localize", args.never, "never localise a failure (default: a mismatch is localised)")
         ->excludes(always);

@@ -1,6 +1,8 @@
 // Localisation of a parity failure (localisation.h): the case, the levels and the verdict.
 #include "stages/localisation.h"
 
+#include <stdlib.h>
+
 #include <iostream>
 
 #include "artifacts/layout.h"
@@ -27,12 +29,21 @@ using namespace localisation;
 constexpr const char* kValuesFolder = "localisation-values";
 
 // Removes the scratch folder however the localisation ends.
+// Under run, a folder of the profile folder run is writing; otherwise (execute, a matrix's parting, which must
+// leave the record's folder as it was) a fresh folder of the system's temporary folder.
 struct Scratch {
   std::filesystem::path folder;
-  explicit Scratch(std::filesystem::path f) : folder(std::move(f)) {
+  explicit Scratch(const std::optional<std::filesystem::path>& in_profile) {
     std::error_code ec;
-    std::filesystem::remove_all(folder, ec);
-    std::filesystem::create_directories(folder);
+    if (in_profile) {
+      folder = *in_profile;
+      std::filesystem::remove_all(folder, ec);
+      std::filesystem::create_directories(folder);
+      return;
+    }
+    std::string pattern = (std::filesystem::temp_directory_path() / "nnx-localisation-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw ConformanceError("cannot make a temporary folder for the localisation");
+    folder = pattern;
   }
   ~Scratch() {
     std::error_code ec;
@@ -128,10 +139,17 @@ json coverage_json(const ReferenceValues& torch, const Alignment& alignment) {
 
 }  // namespace
 
+Subject localisation::subject_of(StageContext& context, const RecordCase& c, const VerifiedModel& verified) {
+  Subject subject;
+  subject.runtime = context.runtime.get();
+  subject.model = verified.model;
+  subject.external = &verified.external;
+  subject.settings = verified.settings;
+  subject.outline = read_graph_outline(verified.model);
+  case_tensors(context, c, subject.inputs, subject.references);
+  return subject;
+}
 
-}  // namespace nnx
-
-namespace nnx {
 namespace {
 
 // Steps 3 and 4 of localisation.h over aligned values; fills `out`.
@@ -191,7 +209,7 @@ json localise(StageContext& context, const LocaliseLimits& limits, const std::op
   const auto started = std::chrono::steady_clock::now();
   const Record& record = context.record;
   if (!can_localise(record)) {
-    return not_localised("only a module record, or an ONNX file checked against a factory, is localised");
+    return not_localised("nothing computes this record's reference values (module_localisation.h values_from)");
   }
   const RecordCase* c = context.localise_case ? &case_named(record, *context.localise_case) : case_to_localise(record);
   if (c == nullptr) return not_localised("no match case ran: nothing to localise");
@@ -200,18 +218,12 @@ json localise(StageContext& context, const LocaliseLimits& limits, const std::op
   std::uint64_t values_bytes = 0, largest_value_bytes = 0;
   try {
     VerifiedModel verified = verified_model(context);
-    Subject subject;
-    subject.runtime = context.runtime.get();
-    subject.model = verified.model;
-    subject.external = &verified.external;
-    subject.settings = verified.settings;
-    subject.outline = read_graph_outline(verified.model);
-    case_tensors(context, *c, subject.inputs, subject.references);
+    Subject subject = localisation::subject_of(context, *c, verified);
     subject.scale = {record.tolerances.rtol.value(), record.tolerances.atol.value(), 0.0};
     for (const Tensor& r : subject.references) {
       subject.scale.outputs_magnitude = std::max(subject.scale.outputs_magnitude, largest_magnitude(r));
     }
-    Scratch scratch(folder / kValuesFolder);
+    Scratch scratch(context.profile ? std::optional(folder / kValuesFolder) : std::nullopt);
     subject.scratch = scratch.folder;
     const auto asked = std::chrono::steady_clock::now();
     const ReferenceValues torch = reference_values(context, *c, subject, scratch.folder);

@@ -8,9 +8,9 @@
 // One case is localised (the first match case that failed as a mismatch, else the first match case):
 //  1. The reference values (module_localisation.h values_from): PyTorch's, the worker rebuilding the module
 //     and writing every intermediate value of that case, and its float64 counterpart, as tensor files in a
-//     scratch folder of the profile folder (worker/LOCALISATION.md, "module_intermediates"): per FX node for a
-//     dynamo export, per submodule for a TorchScript one; for a data-only record, ONNX's reference
-//     evaluator's, per ONNX value ("graph_intermediates").
+//     scratch folder (run: of the profile folder; else a temporary one; worker/LOCALISATION.md,
+//     "module_intermediates"): per FX node for a dynamo export, per submodule for a TorchScript one; for a
+//     data-only record, ONNX's reference evaluator's, per ONNX value ("graph_intermediates").
 //     A time cap reached before a departure leaves it not-localised (a value not compared may depart).
 //  2. Alignment (localisation_alignment.h): each PyTorch value with the ONNX value it became, or left out with
 //     the reason; the coverage counts both sides.

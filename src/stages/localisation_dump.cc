@@ -27,13 +27,7 @@ const RecordCase& case_named(const Record& record, const std::string& name) {
 void dump_runtime_values(StageContext& context, const std::string& case_name, const std::filesystem::path& folder) {
   const RecordCase& c = case_named(context.record, case_name);
   VerifiedModel verified = verified_model(context);
-  Subject subject;
-  subject.runtime = context.runtime.get();
-  subject.model = verified.model;
-  subject.external = &verified.external;
-  subject.settings = verified.settings;
-  subject.outline = read_graph_outline(verified.model);
-  case_tensors(context, c, subject.inputs, subject.references);
+  const Subject subject = subject_of(context, c, verified);
   std::vector<std::string> names;
   std::set<std::string> seen;
   for (const auto& node : subject.outline.nodes) {

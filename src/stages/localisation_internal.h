@@ -15,6 +15,8 @@
 #include "base/tensor.h"
 #include "onnx_file/graph_outline.h"
 #include "runtime/runtime.h"
+#include "stages/stage_context.h"
+#include "stages/stages.h"
 #include "stages/value_departure.h"
 
 namespace nnx::localisation {
@@ -72,5 +74,9 @@ struct Subject {
   DepartureScale scale;
   std::filesystem::path scratch;    // a folder of the profile folder, removed at the end
 };
+
+// The subject of case `c` of the context's record: the verified model (which must outlive it), its settings
+// and outline, the case's inputs and references (module_localisation.h case_tensors); scale and scratch unset.
+Subject subject_of(StageContext& context, const RecordCase& c, const VerifiedModel& verified);
 
 }  // namespace nnx::localisation

@@ -62,3 +62,18 @@ def test_assert_conformant_names_the_first_departing_node(tmp_path):
                                              "'node_relu_1'") as raised:
         nnx.assert_conformant(edited_profile(tmp_path / "cnn", "cnn", "make", {"batch": [2]}), tmp_path / "art")
     assert localisation_of(raised.value.record)["first_departing"]["rerun"]["verdict"] == "introduces"
+
+
+def test_execute_localises_a_data_only_record_against_the_reference_evaluator_and_keeps_its_reference(tmp_path):
+    require_runtime()
+    from test_localisation_data_only import overflowing_sum
+    overflowing_sum(tmp_path / "overflow")
+    profile = nnx.OnnxFileProfile(name="overflow", onnx=str(tmp_path / "overflow" / "model.onnx"),
+                                  data=str(tmp_path / "overflow"), rtol=0, atol=0)
+    record = nnx.run_profile(profile, tmp_path / "art", localize=False)
+    assert "localisation" not in record["stages"]["parity"]["detail"]
+    again = nnx.execute(record, tmp_path / "art", localize=True)
+    found = localisation_of(again)
+    assert found["coverage"]["reference"] == "ONNX's reference evaluator"
+    assert (found["first_departing"]["node"], found["first_departing"]["rerun"]["verdict"]) == ("sum", "introduces")
+    assert again["versions"]["reference"] == "stored"  # no module to rebuild: no torch reference implied
