@@ -5,6 +5,7 @@
 // Prints one line per runtime × profile and the drift; exits like execute.
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "base/error.h"
@@ -31,7 +32,8 @@ void add_matrix_commands(CLI::App& app, MatrixArgs& args) {
                      "a release X.Y.Z of the runtime cache (repeatable; `make runtimes ORT_VERSIONS=...` fetches)");
   matrix->add_option("--jobs", args.jobs, "runtimes run at once (default: the number of cores)")
       ->check(whole_number_from(1, 256));
-  matrix->add_option("--shard", args.shard, "run only cells K, K+N, ... of the runtimes named (K/N, 0 <= K < N)");
+  matrix->add_option("--shard", args.shard, "run only cells K, K+N, ... of the runtimes named (K/N, 0 <= K < N; ci: from the CI's parallel job "
+                     "variables, doc/runtime-matrix.md)");
   matrix->add_option("--timeout", args.timeout_seconds, "seconds one runtime's process may take (default 600)")
       ->check(timeout_seconds());
   add_render_options(*matrix, args.render);
@@ -78,7 +80,13 @@ int matrix_command(const MatrixArgs& args) {
   for (const auto& library : args.libraries) request.runtimes.push_back(matrix::RuntimeChoice::library_file(library));
   for (const auto& version : args.versions) request.runtimes.push_back(matrix::RuntimeChoice::cached_release(version));
   request.jobs = args.jobs;
-  if (!args.shard.empty()) request.shard = matrix::parse_shard(args.shard);
+  if (args.shard == "ci") {
+    const matrix::CiShard ci = matrix::shard_from_ci([](const char* name) { return std::getenv(name); });
+    std::cerr << "matrix: shard " << matrix::shard_text(ci.shard) << " from " << ci.from << "\n";
+    request.shard = ci.shard;
+  } else if (!args.shard.empty()) {
+    request.shard = matrix::parse_shard(args.shard);
+  }
   request.timeout = timeout_of(args.timeout_seconds);
   const std::filesystem::path self = executable_file();  // each cell runs in a child of this same command
   if (self.empty()) {

@@ -32,6 +32,28 @@ Shard parse_shard(const std::string& text) {
   throw UsageError("--shard \"" + text + "\" is not K/N with 0 <= K < N (e.g. 0/3, 1/3, 2/3)");
 }
 
+CiShard shard_from_ci(const std::function<const char*(const char*)>& environment) {
+  struct Pair { const char* index; const char* total; std::size_t base; const char* ci; };
+  static constexpr Pair kPairs[] = {{"CI_NODE_INDEX", "CI_NODE_TOTAL", 1, "GitLab"},
+                                    {"CIRCLE_NODE_INDEX", "CIRCLE_NODE_TOTAL", 0, "CircleCI"},
+                                    {"BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT", 0, "Buildkite"}};
+  static const std::regex number(R"(\d{1,6})");
+  for (const Pair& p : kPairs) {
+    const char* index = environment(p.index);
+    const char* total = environment(p.total);
+    if (!index && !total) continue;
+    const std::string from = std::string(p.index) + "=" + (index ? index : "(unset)") + " " + p.total + "=" +
+                             (total ? total : "(unset)") + " (" + p.ci + ", index from " + std::to_string(p.base) + ")";
+    if (index && total && std::regex_match(index, number) && std::regex_match(total, number)) {
+      const std::size_t k = std::stoul(index), n = std::stoul(total);
+      if (k >= p.base && n > 0 && k - p.base < n) return {Shard{k - p.base, n}, from};
+    }
+    throw UsageError("--shard ci: " + from + " is not a shard (an index within its total)");
+  }
+  throw UsageError("--shard ci: none of CI_NODE_INDEX/CI_NODE_TOTAL, CIRCLE_NODE_INDEX/CIRCLE_NODE_TOTAL, "
+                   "BUILDKITE_PARALLEL_JOB/BUILDKITE_PARALLEL_JOB_COUNT is set: give --shard K/N");
+}
+
 std::string shard_text(const Shard& shard) { return std::to_string(shard.index) + "/" + std::to_string(shard.count); }
 
 std::vector<std::size_t> shard_cells(std::size_t cells, const Shard& shard) {

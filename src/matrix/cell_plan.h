@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,18 @@ struct Shard {
 
 // "K/N" with 0 <= K < N; UsageError naming the text otherwise.
 Shard parse_shard(const std::string& text);
+
+// `--shard ci` (doc/runtime-matrix.md, "Many machines"): the shard a CI's parallel job is, from the first of
+// these pairs of variables `environment` (name -> value or null) holds, each read in its own base:
+//   CI_NODE_INDEX / CI_NODE_TOTAL                          GitLab's `parallel:`, index from 1
+//   CIRCLE_NODE_INDEX / CIRCLE_NODE_TOTAL                  CircleCI's `parallelism`, index from 0
+//   BUILDKITE_PARALLEL_JOB / BUILDKITE_PARALLEL_JOB_COUNT  Buildkite's `parallelism`, index from 0
+// UsageError naming the variables when none is set, and the pair and its values when they are not a shard.
+struct CiShard {
+  Shard shard;
+  std::string from;  // "CI_NODE_INDEX=2 CI_NODE_TOTAL=3 (GitLab, from 1)"
+};
+CiShard shard_from_ci(const std::function<const char*(const char*)>& environment);
 std::string shard_text(const Shard& shard);
 // The cells of `shard` among `cells` cells: K, K+N, K+2N, ...
 std::vector<std::size_t> shard_cells(std::size_t cells, const Shard& shard);

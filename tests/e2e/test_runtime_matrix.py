@@ -174,6 +174,48 @@ def test_shards_merged_equal_the_unsharded_matrix(whole, report_and_root, tmp_pa
     assert not lone.exists()
 
 
+CI_SHARD_VARIABLES = ("CI_NODE_INDEX", "CI_NODE_TOTAL", "CIRCLE_NODE_INDEX", "CIRCLE_NODE_TOTAL",
+                      "BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT")
+
+
+def matrix_in_ci(report, root, out, ci: dict):
+    """`matrix ... --shard ci` in an environment holding exactly the CI variables `ci` (the test's own are
+    dropped, so a CI running this suite does not choose the shard)."""
+    env = {k: v for k, v in os.environ.items() if k not in CI_SHARD_VARIABLES}
+    env.update(ci)
+    return subprocess.run([str(BUILD / "nnx-conformance"), "matrix", str(report), str(root), "--output", str(out),
+                           "--jobs", "2", *versions_args(DEFAULT_SET), "--shard", "ci"],
+                          capture_output=True, text=True, env=env, timeout=900)
+
+
+def test_shards_taken_from_gitlabs_parallel_job_variables_merge_into_the_unsharded_matrix(whole, report_and_root,
+                                                                                          tmp_path):
+    _, _, whole_file = whole
+    report, root = report_and_root
+    parts = []
+    for node in (1, 2):  # GitLab counts its jobs from 1
+        part = tmp_path / f"ci{node}.json"
+        done = matrix_in_ci(report, root, part, {"CI_NODE_INDEX": str(node), "CI_NODE_TOTAL": "2"})
+        assert f"matrix: shard {node - 1}/2 from CI_NODE_INDEX={node} CI_NODE_TOTAL=2 (GitLab, index from 1)" \
+            in done.stderr, done.stderr
+        assert json.loads(part.read_text())["shard"] == f"{node - 1}/2"
+        parts.append(part)
+    merged = tmp_path / "merged.json"
+    run_cli("matrix-merge", merged, *parts)
+    assert merged.read_bytes() == whole_file.read_bytes()
+
+
+def test_shard_ci_without_a_ci_variable_is_a_usage_error_naming_them(report_and_root, tmp_path):
+    report, root = report_and_root
+    done = matrix_in_ci(report, root, tmp_path / "m.json", {})
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "none of CI_NODE_INDEX/CI_NODE_TOTAL" in done.stderr and "give --shard K/N" in done.stderr
+    done = matrix_in_ci(report, root, tmp_path / "m.json", {"CIRCLE_NODE_INDEX": "2", "CIRCLE_NODE_TOTAL": "2"})
+    assert done.returncode == 2 and "CIRCLE_NODE_INDEX=2 CIRCLE_NODE_TOTAL=2 (CircleCI, index from 0) is not a " \
+        "shard" in done.stderr, done.stderr
+    assert not (tmp_path / "m.json").exists()
+
+
 def test_every_cell_names_its_host_and_a_merge_of_two_hosts_parts_says_how_they_differ(whole, report_and_root,
                                                                                        tmp_path):
     _, document, _ = whole

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "base/error.h"
@@ -88,6 +89,30 @@ TEST(ShardPlan, EveryCellInExactlyOneShard) {
 TEST(ShardPlan, RefusesAShardOutsideItsCount) {
   for (const char* bad : {"2/2", "0/0", "1", "-1/2", "a/b", "1/2/3"}) {
     EXPECT_THROW(parse_shard(bad), UsageError) << bad;
+  }
+}
+
+// --shard ci: each CI's variables in its own base, the first pair set wins, a bad pair is named.
+TEST(ShardPlan, ReadsEachCisParallelJobVariablesInItsOwnBase) {
+  const auto env = [](std::map<std::string, std::string> vars) {
+    return [vars = std::move(vars)](const char* name) -> const char* {
+      const auto it = vars.find(name);
+      return it == vars.end() ? nullptr : it->second.c_str();
+    };
+  };
+  const CiShard gitlab = shard_from_ci(env({{"CI_NODE_INDEX", "3"}, {"CI_NODE_TOTAL", "3"}}));
+  EXPECT_EQ(shard_text(gitlab.shard), "2/3");  // GitLab counts from 1
+  EXPECT_NE(gitlab.from.find("GitLab, index from 1"), std::string::npos);
+  EXPECT_EQ(shard_text(shard_from_ci(env({{"CIRCLE_NODE_INDEX", "0"}, {"CIRCLE_NODE_TOTAL", "2"}})).shard), "0/2");
+  EXPECT_EQ(shard_text(shard_from_ci(env({{"BUILDKITE_PARALLEL_JOB", "4"},
+                                          {"BUILDKITE_PARALLEL_JOB_COUNT", "5"}})).shard), "4/5");
+  for (const auto& bad : std::vector<std::map<std::string, std::string>>{
+           {{"CI_NODE_INDEX", "0"}, {"CI_NODE_TOTAL", "3"}},  // GitLab's index starts at 1
+           {{"CI_NODE_INDEX", "4"}, {"CI_NODE_TOTAL", "3"}},
+           {{"CIRCLE_NODE_INDEX", "1"}},
+           {{"BUILDKITE_PARALLEL_JOB", "x"}, {"BUILDKITE_PARALLEL_JOB_COUNT", "2"}},
+           {}}) {
+    EXPECT_THROW(shard_from_ci(env(bad)), UsageError);
   }
 }
 
