@@ -31,6 +31,19 @@ SPY = (BUILD / "libnnx_ort_spy.so").resolve()  # absolute: a test may start the 
 CACHE = Path(os.environ.get("NNX_CACHE", Path.home() / ".cache" / "nnx-conformance"))
 
 
+# The CI variables `matrix --shard ci` reads (src/matrix/cell_plan.h shard_from_ci).
+CI_SHARD_VARIABLES = ("CI_NODE_INDEX", "CI_NODE_TOTAL", "CIRCLE_NODE_INDEX", "CIRCLE_NODE_TOTAL",
+                      "BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT")
+
+
+def without_ci_shard(extra: dict) -> dict:
+    """This process's environment without the CI shard variables (a CI running the suite does not choose a
+    test's shard), with `extra` added."""
+    env = {k: v for k, v in os.environ.items() if k not in CI_SHARD_VARIABLES}
+    env.update(extra)
+    return env
+
+
 def stage_statuses(record):
     """The five stages' statuses, in order."""
     return [record["stages"][s]["status"] for s in STAGES]

@@ -5,7 +5,6 @@ run them: the GitHub Actions job matrix (`--shard ${{ matrix.shard }}/3`) and th
 run of both tested profiles, under the names the workflows use. Each merged document is the unsharded matrix
 of the same releases."""
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -14,10 +13,7 @@ import pytest
 import yaml
 
 from conftest import BUILD, REPO, require_runtime, run_cli
-
-CI_SHARD_VARIABLES = ("CI_NODE_INDEX", "CI_NODE_TOTAL", "CIRCLE_NODE_INDEX", "CIRCLE_NODE_TOTAL",
-                      "BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT")
-
+from support import without_ci_shard
 
 def documented_workflows() -> list:
     text = (REPO / "doc" / "runtime-matrix.md").read_text()
@@ -32,10 +28,8 @@ def nnx_commands(steps) -> list:
 
 
 def sh(command: str, cwd, extra_env=None):
-    env = {k: v for k, v in os.environ.items() if k not in CI_SHARD_VARIABLES}
-    env.update(extra_env or {})
     return subprocess.run(["bash", "-c", command.replace("build/nnx-conformance", str(BUILD / "nnx-conformance"))],
-                          cwd=cwd, capture_output=True, text=True, env=env, timeout=900)
+                          cwd=cwd, capture_output=True, text=True, env=without_ci_shard(extra_env or {}), timeout=900)
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from conftest import BUILD, REPO, run_cli
-from support import runtime_library
+from support import runtime_library, without_ci_shard
 
 DEFAULT_SET = ["1.16.3", "1.20.1", "1.24.4", "1.30.0", "1.32.0"]
 CRASHING = BUILD / "libnnx_crashing_runtime.so"
@@ -174,18 +174,12 @@ def test_shards_merged_equal_the_unsharded_matrix(whole, report_and_root, tmp_pa
     assert not lone.exists()
 
 
-CI_SHARD_VARIABLES = ("CI_NODE_INDEX", "CI_NODE_TOTAL", "CIRCLE_NODE_INDEX", "CIRCLE_NODE_TOTAL",
-                      "BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT")
-
-
 def matrix_in_ci(report, root, out, ci: dict):
     """`matrix ... --shard ci` in an environment holding exactly the CI variables `ci` (the test's own are
     dropped, so a CI running this suite does not choose the shard)."""
-    env = {k: v for k, v in os.environ.items() if k not in CI_SHARD_VARIABLES}
-    env.update(ci)
     return subprocess.run([str(BUILD / "nnx-conformance"), "matrix", str(report), str(root), "--output", str(out),
                            "--jobs", "2", *versions_args(DEFAULT_SET), "--shard", "ci"],
-                          capture_output=True, text=True, env=env, timeout=900)
+                          capture_output=True, text=True, env=without_ci_shard(ci), timeout=900)
 
 
 def test_shards_taken_from_gitlabs_parallel_job_variables_merge_into_the_unsharded_matrix(whole, report_and_root,
