@@ -65,7 +65,7 @@ def timing_line(factory: str, cli: str, work: Path) -> None:
           f"worker's exporter imports ({theirs['verify_seconds'] / (without_export - imports):.1f}x); levels "
           + ", ".join(f"{lv['level']} {lv['seconds']:.2f} s" for lv in found["levels"]))
     print(f"{factory} coverage: torch compared {theirs['values_compared']} of {theirs['fx_values']} FX values (the "
-          f"others skipped silently); ours aligned {coverage['aligned']} of {coverage['pytorch_values']} PyTorch values, "
+          f"others skipped silently); ours aligned {coverage['aligned']} of {coverage['reference_values']} PyTorch values, "
           f"{len(coverage['left_out'])} left out each with its reason, "
           f"{coverage['onnx_values_without_counterpart']} ONNX values without a counterpart")
     print(f"{factory} memory: torch's process {theirs['rss_before_mib']:.0f} -> {theirs['rss_peak_mib']:.0f} MiB; "
