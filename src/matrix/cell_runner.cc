@@ -155,20 +155,6 @@ std::unique_ptr<Child> spawn_child(CellState& cell, const RuntimeChoice& runtime
   return child;
 }
 
-// The last 600 characters of what a child wrote to its stderr (nothing when it wrote nothing or left no file).
-std::string stderr_tail(const std::filesystem::path& file) {
-  constexpr std::size_t kShown = 600;
-  std::string s;
-  try {
-    s = read_file_tail(file, kShown + 64, ErrorKind::unreadable);  // room for the blanks trimmed below
-  } catch (const Error&) {
-    return s;
-  }
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  if (s.size() > kShown) s = "..." + s.substr(s.size() - kShown);
-  return s;
-}
-
 std::string how_it_ended(const Child& child, int status, const CellRunOptions& options) {
   std::string how;
   if (child.timed_out) {
@@ -249,6 +235,19 @@ MatrixCell finished_cell(const CellState& cell, const RuntimeChoice& runtime, co
 }
 
 }  // namespace
+
+std::string stderr_tail(const std::filesystem::path& file) {
+  constexpr std::size_t kShown = 600;
+  std::string s;
+  try {
+    s = read_file_tail(file, kShown + 64, ErrorKind::unreadable);  // room for the blanks trimmed below
+  } catch (const Error&) {
+    return s;
+  }
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  if (s.size() > kShown) s = "..." + s.substr(s.size() - kShown);
+  return s;
+}
 
 std::string library_sha256(const std::filesystem::path& library) {
   try {

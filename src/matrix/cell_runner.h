@@ -38,6 +38,10 @@ std::vector<MatrixCell> run_cells(const std::vector<RuntimeChoice>& runtimes, co
                                   const CellRunOptions& options,
                                   const std::function<void(const MatrixCell&)>& on_cell = {});
 
+// The last 600 characters of what a child wrote to its stderr file, trailing blanks trimmed ("" when it wrote
+// nothing or left no file): what a cell's or a parting's failure quotes.
+std::string stderr_tail(const std::filesystem::path& file);
+
 // The sha256 of a library file (streamed); ConformanceError when it cannot be read.
 std::string library_sha256(const std::filesystem::path& library);
 

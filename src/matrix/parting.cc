@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fcntl.h>
 
@@ -13,7 +14,6 @@
 #include "base/atomic_file.h"
 #include "base/child_process.h"
 #include "base/error.h"
-#include "base/file_bytes.h"
 #include "base/json_strict.h"
 #include "base/record_vocabulary.h"
 #include "record/report.h"
@@ -25,33 +25,38 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 constexpr const char* kAnswerFile = "parting.json";
 
-// Runs `args` to its end or `timeout` (then SIGKILL to its group); "" when it exited 0, else how it ended.
+// Runs `args` to its end or `timeout` (then SIGKILL to its group), woken by its exit (base/child_process.h
+// open_exit_fd); "" when it exited 0, else how it ended and the end of its stderr.
 std::string run_to_end(const std::vector<std::string>& args, const std::filesystem::path& stderr_file,
                        std::chrono::milliseconds timeout) {
   const pid_t pid = spawn_in_own_group(args,
                                        {ChildFd::open(0, "/dev/null", O_RDONLY), ChildFd::open(1, "/dev/null", O_WRONLY),
                                         ChildFd::open(2, stderr_file.string(), O_WRONLY | O_CREAT | O_TRUNC)},
                                        nullptr, false);
+  const int exit_fd = open_exit_fd(pid);
   const auto deadline = Clock::now() + timeout;
   int status = 0;
-  while (true) {
-    const pid_t reaped = ::waitpid(pid, &status, WNOHANG);
-    if (reaped == pid) break;
-    if (Clock::now() > deadline) {
+  bool killed = false;
+  while (::waitpid(pid, &status, WNOHANG) != pid) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) {
       ::kill(-pid, SIGKILL);
       while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
       }
-      return "it ran past the matrix's timeout and was killed";
+      killed = true;
+      break;
     }
-    ::poll(nullptr, 0, 20);
+    if (exit_fd < 0) {  // no pidfd (before Linux 5.3): look again in slices
+      ::poll(nullptr, 0, 20);
+      continue;
+    }
+    pollfd exited{exit_fd, POLLIN, 0};
+    ::poll(&exited, 1, static_cast<int>(left));
   }
+  if (exit_fd >= 0) ::close(exit_fd);
+  if (killed) return "it ran past the matrix's timeout and was killed";
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
-  std::string tail;
-  try {
-    tail = read_file_bytes(stderr_file, std::size_t{1} << 20, "a parting's stderr", ErrorKind::io);
-  } catch (const std::exception&) {
-  }
-  if (tail.size() > 600) tail = "..." + tail.substr(tail.size() - 600);
+  const std::string tail = stderr_tail(stderr_file);
   const std::string how = WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
                                             : "signal " + std::to_string(WTERMSIG(status));
   return "it ended with " + how + (tail.empty() ? "" : ": " + tail);
@@ -62,7 +67,8 @@ json not_localised(const std::string& why) { return json{{"status", "not-localis
 // One parting: the newest release's values dumped, then the departing release localised against them.
 json part(const json& entry, std::size_t record, const std::filesystem::path& newest_library,
           const std::filesystem::path& library, const CellRunOptions& options, const std::filesystem::path& dir) {
-  const std::string case_name = entry.at("case").get<std::string>().substr(0, entry.at("case").get<std::string>().find('/'));
+  const std::string drift_case = entry.at("case").get<std::string>();  // "<case>/<output>" for one of several
+  const std::string case_name = drift_case.substr(0, drift_case.find('/'));
   const std::string newest = entry.at("newest").get<std::string>();
   const auto args = [&](const std::filesystem::path& lib, const char* step, const std::filesystem::path& folder) {
     std::vector<std::string> a = options.child_command;
@@ -86,8 +92,7 @@ json part(const json& entry, std::size_t record, const std::filesystem::path& ne
       !failed.empty()) {
     return not_localised("the departing release could not be localised: " + failed);
   }
-  const json answer = parse_strict_json(
-      read_file_bytes(dir / "compare" / kAnswerFile, std::size_t{64} << 20, "a parting's answer", ErrorKind::io));
+  const json answer = read_strict_json_file(dir / "compare" / kAnswerFile);
   return answer.value("localisation", not_localised("the departing release wrote no localisation"));
 }
 
@@ -105,10 +110,9 @@ json find_partings(const json& drift, const std::vector<std::string>& versions,
   };
   for (const auto& entry : drift.value("beyond_tolerance", json::array())) {
     const std::string profile = entry.at("profile").get<std::string>();
-    std::size_t record = records.size();
-    for (std::size_t i = 0; i < records.size(); ++i) {
-      if (records[i].value(rf::kProfile, "") == profile) record = i;
-    }
+    const std::size_t record = std::find_if(records.begin(), records.end(), [&](const json& r) {
+                                 return r.value(rf::kProfile, "") == profile;
+                               }) - records.begin();  // records.size(): none
     const auto* newest = library_of(entry.at("newest").get<std::string>());
     const auto* departing = library_of(entry.at("version").get<std::string>());
     json localisation;

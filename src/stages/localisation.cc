@@ -74,7 +74,7 @@ std::string number(double x) {
 }
 
 std::string sentence(const json& first, const json& rerun, const std::string& by) {
-  const std::string own_inputs = by == "PyTorch" ? "PyTorch's own inputs" : "the inputs " + by + " gave it";
+  const std::string own_inputs = by == kPyTorch ? "PyTorch's own inputs" : "the inputs " + by + " gave it";
   std::string where = first["op_type"].get<std::string>() + " node '" + first["node"].get<std::string>() +
                       "' (value " + first["value"].get<std::string>();
   if (first["module"].is_string()) where += ", module " + first["module"].get<std::string>();
@@ -114,7 +114,7 @@ std::string no_departure_sentence(const std::vector<LevelOutcome>& levels, const
   if (by == kEvaluator) {
     text += ": ONNX Runtime computes what the graph specifies, so a mismatch with the expected outputs lies in the "
             "graph or in those outputs, not in the runtime";
-  } else if (by != "PyTorch") {  // another release's unoptimised values (a matrix's parting)
+  } else if (by != kPyTorch) {  // another release's unoptimised values (a matrix's parting)
     text += ": the difference builds up over many values, or comes from the reference release's own optimised graph";
   }
   return text + optimisation_clause(levels);

@@ -5,17 +5,17 @@
 
 #include "base/atomic_file.h"
 #include "base/error.h"
-#include "base/file_bytes.h"
-#include "base/json_strict.h"
 #include "onnx_file/tensor_proto.h"
 #include "stages/localisation_levels.h"
 #include "stages/module_localisation.h"
 #include "stages/stages.h"
+#include "worker/worker_protocol.h"
 
 namespace nnx {
 
 using nlohmann::json;
 using namespace localisation;
+namespace wire = worker_protocol;
 
 const RecordCase& case_named(const Record& record, const std::string& name) {
   for (const auto& c : record.input_cases) {
@@ -46,37 +46,15 @@ void dump_runtime_values(StageContext& context, const std::string& case_name, co
       if (!wanted.count(t.name)) continue;
       const std::string file = "values/" + std::to_string(index.size()) + ".pb";
       write_file_atomically(folder / file, encode_tensor_proto(t));
-      index.push_back({{"name", t.name}, {"dtype", std::string(dtype_name(t.dtype))}, {"shape", t.shape}, {"file", file}});
+      index.push_back({{wire::kName, t.name}, {wire::kDType, std::string(dtype_name(t.dtype))}, {wire::kShape, t.shape},
+                       {wire::kFile, file}});
       t = Tensor{};
     }
   }
-  write_file_atomically(folder / "index.json", json{{"values", index}}.dump() + "\n");
-}
-
-ReferenceValues read_runtime_values(const std::filesystem::path& folder, const std::string& label) {
-  const json index = parse_strict_json(
-      read_file_bytes(folder / "index.json", std::size_t{64} << 20, "a parting's value index", ErrorKind::refused));
-  ReferenceValues out;
-  out.folder = folder;
-  out.computed_by = label;
-  out.granularity = "value";
-  out.oracle_missing = "the reference cell's values are ONNX Runtime's own float32 values: no float64 copy";
-  out.skipped = json::array();
-  out.step_seconds = json::array();
-  for (const auto& entry : index.at("values")) {
-    ReferenceValue v;
-    v.name = entry.at("name").get<std::string>();
-    const auto dtype = parse_dtype(entry.at("dtype").get<std::string>());
-    if (!dtype) throw ConformanceError("value " + v.name + ": a dtype the core does not know");
-    v.dtype = *dtype;
-    v.shape = entry.at("shape").get<std::vector<std::int64_t>>();
-    v.file = entry.at("file").get<std::string>();
-    if (v.file.rfind("values/", 0) != 0 || v.file.find("..") != std::string::npos) {
-      throw ConformanceError("value " + v.name + ": a file outside the values folder");
-    }
-    out.values.push_back(std::move(v));
-  }
-  return out;
+  const json answer{{wire::kValues, index}, {wire::kGranularity, "value"}, {wire::kSkipped, json::array()},
+                    {wire::kOracleMissing, "the reference cell's values are ONNX Runtime's own float32 values: no "
+                                           "float64 copy"}};
+  write_file_atomically(folder / kDumpIndex, answer.dump() + "\n");
 }
 
 }  // namespace nnx

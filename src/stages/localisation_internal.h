@@ -21,7 +21,9 @@
 
 namespace nnx::localisation {
 
-inline constexpr const char* kEvaluator = "ONNX's reference evaluator";  // ReferenceValues::computed_by
+// ReferenceValues::computed_by, besides a matrix's "ONNX Runtime X.Y.Z, the reference cell,".
+inline constexpr const char* kPyTorch = "PyTorch";
+inline constexpr const char* kEvaluator = "ONNX's reference evaluator";
 
 // One intermediate value PyTorch computed, as the worker wrote it (relative to the values folder).
 struct ReferenceValue {
@@ -39,7 +41,7 @@ struct ReferenceValue {
 struct ReferenceValues {
   std::filesystem::path folder;
   std::vector<ReferenceValue> values;
-  std::string computed_by;  // "PyTorch" or "ONNX's reference evaluator" (module_localisation.h values_from)
+  std::string computed_by;  // kPyTorch, kEvaluator (module_localisation.h values_from) or a matrix's reference cell
   std::string granularity;  // "node" (dynamo), "module" (TorchScript) or "value" (the reference evaluator)
   nlohmann::json oracle_missing;
   nlohmann::json skipped;

@@ -7,6 +7,7 @@
 
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "base/json_strict.h"
 #include "onnx_file/tensor_file.h"
 #include "onnx_file/tensor_proto.h"
 #include "stages/module_localisation.h"
@@ -73,7 +74,7 @@ ReferenceValues torch_values(StageContext& context, const RecordCase& c, const S
   OutgoingFrames frames;
   json request = intermediates_request(context, c, subject.inputs, exporter, frames);
   request[wire::kValuesTo] = std::filesystem::absolute(folder).string();
-  return values_of_answer(context.exporter->reference(request, frames).body, folder, "PyTorch");
+  return values_of_answer(context.exporter->reference(request, frames).body, folder, kPyTorch);
 }
 
 // ONNX's reference evaluator's values of the subject's case (worker/LOCALISATION.md, "graph_intermediates"): the
@@ -108,7 +109,10 @@ ReferenceValues evaluator_values(StageContext& context, const Subject& subject, 
 
 ReferenceValues reference_values(StageContext& context, const RecordCase& c, const Subject& subject,
                                  const std::filesystem::path& folder) {
-  if (context.other_runtime_values) return read_runtime_values(*context.other_runtime_values, context.other_runtime_label);
+  if (context.other_runtime_values) {  // a matrix's parting: the index another release's dump wrote
+    const std::filesystem::path& dumped = *context.other_runtime_values;
+    return values_of_answer(read_strict_json_file(dumped / kDumpIndex), dumped, context.other_runtime_label);
+  }
   if (!context.exporter) throw ConformanceError("no worker is running to compute the reference values");
   switch (values_from(context.record)) {
     case ValuesFrom::pytorch:
