@@ -5,11 +5,12 @@
 // file, the report itself, inside the root) or cannot be written, no runtime, a library path that is not a file, or a
 // release named twice; runs this shard's cells (matrix/cell_runner.h: one child process per runtime, up to
 // `jobs` at once; each child verifies the artifacts' hashes before loading, as execute does) in a private
-// temporary folder that is removed afterwards; validates every record and writes the matrix document
-// (matrix/matrix_document.h) atomically.
+// temporary folder that is removed afterwards; for each cell beyond the tolerance of the newest cell, the first
+// node where the two part (matrix/parting.h: two more child processes, in that folder too); validates every
+// record and writes the matrix document (matrix/matrix_document.h) atomically.
 // `merge_matrices` joins parts made with --shard (the output may be none of them): every part must name the same report sha256 and no
 // runtime may appear in two parts (ConformanceError naming both files); drift is recomputed from the parts'
-// outputs, so the merge of a complete set of shards equals the unsharded matrix. Every cell carries the host it
+// outputs, so the merge of a complete set of shards equals the unsharded matrix; each part's partings are kept. Every cell carries the host it
 // ran on (`run_matrix`: this machine's, base/host_facts.h); a merge whose cells ran on different hosts says so,
 // and how, in its outcome's notes (the numbers of two hosts may differ with the same release).
 #pragma once

@@ -1,8 +1,9 @@
 // When one intermediate value departs (doc/localisation.md, "When a value departs"): the documented test
 // localisation names the first departing node by, scaled to the value's magnitude rather than the final
-// outputs' atol taken literally. For a value with ONNX Runtime's `runtime`, PyTorch's `torch` and, when the
-// float64 copy gave it, the `oracle`:
-//   reference  the oracle where there is one, else PyTorch;
+// outputs' atol taken literally. For a value with ONNX Runtime's `runtime`, the reference's `torch` (PyTorch's;
+// for a data-only record ONNX's reference evaluator's, for a matrix's parting the newest release's) and, when
+// the float64 copy gave it, the `oracle`:
+//   reference  the oracle where there is one, else `torch`;
 //   m          the largest finite |reference|;
 //   e_r        the largest |runtime - reference|;   e_t  the largest |torch - oracle| (0 without an oracle);
 //   allowed    max(kTimesTorch * e_t, rtol * m + atol * m / M), M the largest |reference| of the case's
@@ -11,7 +12,7 @@
 //              round, departs; a value of another shape departs, said why; integer and bool values depart
 //              on any difference (allowed 0).
 // `margin` is e_r / allowed (null when allowed is 0 and the value differs). ONNX Runtime no more than
-// kTimesTorch times as far from the oracle as PyTorch is never departs: both are float32, and which of two
+// kTimesTorch times as far from the oracle as the reference is never departs: both are float32, and which of two
 // equally good answers a tolerance accepts is not the runtime's fault.
 #pragma once
 
