@@ -237,7 +237,13 @@ json execute_record(const json& input, const std::filesystem::path& root, const 
     context.worker_command = default_worker_command(options.worker);
     context.worker_timeout = default_worker_timeout(options.worker_timeout);
   }
+  std::vector<KeptCase> kept;
+  if (options.keep_outputs) context.kept_cases = &kept;
   run_stages(context, kExecutePipeline);
+  if (options.keep_outputs) {
+    options.keep_outputs({record.runtime.version.is_string() ? record.runtime.version.get<std::string>() : "",
+                          record.profile, std::move(kept)});
+  }
   if (options.parting) {
     run_parting(context, *options.parting, options.localise_limits);
     record.finalize();

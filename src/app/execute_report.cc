@@ -5,6 +5,8 @@
 #include "base/atomic_file.h"
 #include "base/interrupt.h"
 #include "base/json_python.h"
+#include "base/sha256.h"
+#include "record/kept_outputs.h"
 #include "record/report.h"
 #include "record/validate_record.h"
 
@@ -17,6 +19,9 @@ ExecuteOutcome execute_report(const ExecuteRequest& request) {
     if (request.document_file) use.inputs.push_back({"the record or report", *request.document_file});
     check_output_paths(use);
     require_writable_file_path(*request.output, "the output path");
+    if (request.keep_outputs) require_replaceable_kept_outputs(kept_outputs_folder(*request.output));
+  } else if (request.keep_outputs) {
+    throw UsageError("--keep-outputs keeps the outputs beside --output: name one");
   }
   const std::vector<nlohmann::json> records = records_of(request.document);
   ExecuteOptions options = request.options;
@@ -29,6 +34,10 @@ ExecuteOutcome execute_report(const ExecuteRequest& request) {
     kept.push_back(!to_execute);
     if (to_execute) require_executable_with(*to_execute, request.root, options);
   }
+  KeptOutputs kept_outputs;
+  if (request.keep_outputs) {
+    options.keep_outputs = [&kept_outputs](KeptRecord record) { kept_outputs.records.push_back(std::move(record)); };
+  }
   ExecuteOutcome outcome;
   for (std::size_t i = 0; i < records.size(); ++i) {
     outcome.records.push_back(kept[i] ? records[i] : execute_record(records[i], request.root, options));
@@ -40,6 +49,10 @@ ExecuteOutcome execute_report(const ExecuteRequest& request) {
     } else {
       validate_record(outcome.records.front());
       write_file_atomically(*request.output, dumps_pretty(outcome.records.front()) + "\n");
+    }
+    if (request.keep_outputs) {
+      kept_outputs.document_sha256 = sha256_file(*request.output);
+      write_kept_outputs(kept_outputs_folder(*request.output), kept_outputs);
     }
   }
   outcome.exit_code = exit_code_for(outcome.records);

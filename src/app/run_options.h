@@ -4,11 +4,13 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "app/run_observer.h"
+#include "record/kept_outputs.h"
 #include "record/record.h"
 #include "runtime/run_watchdog.h"
 #include "runtime/runtime.h"
@@ -76,6 +78,9 @@ struct ExecuteOptions {
     std::string label;
   };
   std::optional<Parting> parting;
+  // execute --keep-outputs, a matrix's cells: given each executed record's compared outputs and truth
+  // (record/kept_outputs.h), once its parity ran; unset: nothing is kept.
+  std::function<void(KeptRecord)> keep_outputs;
 };
 
 }  // namespace nnx

@@ -105,6 +105,8 @@ int dispatch(int argc, char** argv, const Seams& seams) {
   add_report_command(app, report_args);
   MatrixArgs matrix_args;
   add_matrix_commands(app, matrix_args);
+  RejudgeArgs rejudge_args;
+  add_rejudge_command(app, rejudge_args);
   KeygenArgs keygen_args;
   add_keygen_command(app, keygen_args);
   try {
@@ -127,6 +129,7 @@ int dispatch(int argc, char** argv, const Seams& seams) {
     }
     if (app.got_subcommand("report")) return report_command(report_args);
     if (app.got_subcommand("keygen")) return keygen_command(keygen_args);
+    if (app.got_subcommand("rejudge")) return rejudge_command(rejudge_args);
     for (const char* verb : {"matrix", "matrix-merge", "matrix-cell"}) {
       if (app.got_subcommand(verb)) return matrix_command(app, matrix_args);
     }

@@ -78,6 +78,7 @@ struct RecordArgs {
   std::string sign_key;               // execute --sign-key KEY: sign --output (cli/sign_command.cc)
   std::string key;                    // validate, verify --key PUB: each file's signature checked first
   LocaliseArgs localise;              // execute
+  bool keep_outputs = false;          // execute --keep-outputs: beside --output (record/kept_outputs.h)
 };
 
 // `nnx-conformance report FILE [--html OUT] [--markdown OUT] [--junit OUT]` (cli/report_command.cc).
@@ -137,6 +138,16 @@ class DocumentSigner {
   std::optional<SshPrivateKey> key_;
   std::filesystem::path document_;
 };
+// `rejudge DOCUMENT [--rtol X] [--atol Y] --output OUT` (cli/rejudge_command.cc, doc/rejudge.md).
+struct RejudgeArgs {
+  std::string document;
+  std::optional<double> rtol;
+  std::optional<double> atol;
+  std::string output;
+};
+void add_rejudge_command(CLI::App& app, RejudgeArgs& args);
+int rejudge_command(const RejudgeArgs& args);
+
 struct KeygenArgs {
   std::string out;
   std::string comment;

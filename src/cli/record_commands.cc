@@ -20,6 +20,7 @@
 #include "cli/commands.h"
 #include "matrix/document_check.h"
 #include "base/record_vocabulary.h"
+#include "record/kept_outputs.h"
 #include "record/report.h"
 #include "runtime/runtime_cache.h"
 
@@ -57,6 +58,9 @@ void add_record_commands(CLI::App& app, RecordArgs& args) {
                    "seconds one input case may run in the runtime before it is stopped and recorded as a "
                    "runtime-error (default 600)")
       ->check(timeout_seconds());
+  execute->add_flag("--keep-outputs", args.keep_outputs,
+                    "keep every compared case's outputs and reference values beside --output, in <output "
+                    "stem>-outputs/ (hash-listed ONNX tensor files), for `rejudge`");
   add_localise_options(*execute, args.localise, /*run=*/false);
   add_render_options(*execute, args.render);
   add_sign_key_option(*execute, args.sign_key);
@@ -174,6 +178,11 @@ int execute_command(const RecordArgs& args, const Seams& seams) {
     const std::filesystem::path output = args.output;
     request.options.repro_root = output.parent_path() / (output.stem().string() + "-repro");
     use.outputs.push_back({"the repros' folder", *request.options.repro_root});
+  }
+  if (args.keep_outputs) {
+    if (args.output.empty()) throw UsageError("--keep-outputs keeps the outputs beside --output: name one");
+    request.keep_outputs = true;
+    use.outputs.push_back({"the kept outputs' folder", kept_outputs_folder(args.output)});
   }
   if (request.options.onnxruntime_library) use.inputs.push_back({"--onnxruntime", *request.options.onnxruntime_library});
   check_outputs(use, args.render);

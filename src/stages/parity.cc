@@ -7,7 +7,8 @@
 // outputs), then triangulated by its kind. The detail gathers the reference's name, the triangulation, the
 // comparison's findings (exact outputs, dtypes, tolerances, a vacuous tolerance, don't-care counts) and the
 // kind's own keys; the stage fails with the first of runtime-error, mismatch, input-contract among failing
-// cases, with the blame of stages/triangulation.h.
+// cases, with the blame of stages/triangulation.h. With `kept_cases` set, each compared case's outputs, truth
+// and oracle are kept there as they were compared (record/kept_outputs.h: re-judged later without a run).
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,6 +51,7 @@ void run_case(std::size_t index, RecordCase& c, StageContext& context, ParityKin
   }
   const Tolerance tolerance{context.record.tolerances.rtol.value(), context.record.tolerances.atol.value()};
   const auto compared = compare_case_outputs(c, outputs, truth.references, truth.oracle, tolerance, evidence);
+  if (context.kept_cases) context.kept_cases->push_back({c.name, outputs, truth.references, truth.oracle});
   if (compared) kind.triangulate(index, c, outputs, truth, *compared, evidence);
 }
 
