@@ -6,7 +6,7 @@
 #include "base/interrupt.h"
 #include "base/json_python.h"
 #include "base/sha256.h"
-#include "record/kept_outputs.h"
+#include "stages/kept_outputs.h"
 #include "record/report.h"
 #include "record/validate_record.h"
 

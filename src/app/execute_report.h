@@ -13,7 +13,7 @@
 // verified before anything is loaded); writes the result atomically when an output path is given (a report
 // for a report, one record for a record, every record validated first); and returns the records in the
 // document's order and the exit code, record/report.h exit_code_for's: the first failed record's, as `run`'s.
-// With `keep_outputs`, the outputs folder beside the output (record/kept_outputs.h) is checked before anything
+// With `keep_outputs`, the outputs folder beside the output (stages/kept_outputs.h) is checked before anything
 // runs and written after the output.
 // No usable runtime is RuntimeUnavailable (exit 10).
 #pragma once
@@ -35,7 +35,7 @@ struct ExecuteRequest {
   ExecuteOptions options;
   std::optional<std::filesystem::path> document_file;  // the file `document` was read from, when it was
   // --keep-outputs: every compared case's outputs and truth into kept_outputs_folder(output), with the sha256
-  // of the output as written (record/kept_outputs.h); needs `output` (UsageError otherwise).
+  // of the output as written (stages/kept_outputs.h); needs `output` (UsageError otherwise).
   bool keep_outputs = false;
 };
 

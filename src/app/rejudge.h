@@ -1,5 +1,5 @@
 // Re-judging verdicts from kept outputs, without running anything (doc/rejudge.md; `nnx-conformance rejudge`):
-// every record of a report or a runtime matrix whose outputs were kept (record/kept_outputs.h) has each kept
+// every record of a report or a runtime matrix whose outputs were kept (stages/kept_outputs.h) has each kept
 // case compared again with the same function parity compares with (stages/case_comparison.h
 // compare_case_outputs) under the tolerance asked for — `rtol` and `atol` each the record's own when not given
 // — and its parity outcome and status derived again by parity's own rules (stages/case_outcome.h
@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "record/kept_outputs.h"
+#include "stages/kept_outputs.h"
 
 namespace nnx {
 

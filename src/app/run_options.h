@@ -10,7 +10,7 @@
 #include <string>
 
 #include "app/run_observer.h"
-#include "record/kept_outputs.h"
+#include "stages/kept_outputs.h"
 #include "record/record.h"
 #include "runtime/run_watchdog.h"
 #include "runtime/runtime.h"
@@ -79,7 +79,7 @@ struct ExecuteOptions {
   };
   std::optional<Parting> parting;
   // execute --keep-outputs, a matrix's cells: given each executed record's compared outputs and truth
-  // (record/kept_outputs.h), once its parity ran; unset: nothing is kept.
+  // (stages/kept_outputs.h), once its parity ran; unset: nothing is kept.
   std::function<void(KeptRecord)> keep_outputs;
 };
 

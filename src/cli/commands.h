@@ -78,7 +78,7 @@ struct RecordArgs {
   std::string sign_key;               // execute --sign-key KEY: sign --output (cli/sign_command.cc)
   std::string key;                    // validate, verify --key PUB: each file's signature checked first
   LocaliseArgs localise;              // execute
-  bool keep_outputs = false;          // execute --keep-outputs: beside --output (record/kept_outputs.h)
+  bool keep_outputs = false;          // execute --keep-outputs: beside --output (stages/kept_outputs.h)
 };
 
 // `nnx-conformance report FILE [--html OUT] [--markdown OUT] [--junit OUT]` (cli/report_command.cc).

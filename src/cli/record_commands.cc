@@ -20,7 +20,6 @@
 #include "cli/commands.h"
 #include "matrix/document_check.h"
 #include "base/record_vocabulary.h"
-#include "record/kept_outputs.h"
 #include "record/report.h"
 #include "runtime/runtime_cache.h"
 
@@ -181,8 +180,7 @@ int execute_command(const RecordArgs& args, const Seams& seams) {
   }
   if (args.keep_outputs) {
     if (args.output.empty()) throw UsageError("--keep-outputs keeps the outputs beside --output: name one");
-    request.keep_outputs = true;
-    use.outputs.push_back({"the kept outputs' folder", kept_outputs_folder(args.output)});
+    request.keep_outputs = true;  // its folder beside --output: execute_report checks it may be replaced
   }
   if (request.options.onnxruntime_library) use.inputs.push_back({"--onnxruntime", *request.options.onnxruntime_library});
   check_outputs(use, args.render);

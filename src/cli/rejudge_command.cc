@@ -1,6 +1,6 @@
 // `nnx-conformance rejudge DOCUMENT [--rtol X] [--atol Y] --output OUT` (doc/rejudge.md): the verdicts of a
 // report, a record or a runtime matrix re-judged from the outputs kept beside it (`execute --keep-outputs`,
-// `matrix --keep-outputs`; record/kept_outputs.h) under other tolerances, with nothing run again
+// `matrix --keep-outputs`; stages/kept_outputs.h) under other tolerances, with nothing run again
 // (app/rejudge.h). Prints one line per verdict that changes and a count, writes the nnx.rejudged/1 document
 // atomically (never the document re-judged) and exits as `execute` would for the re-judged records; a document
 // whose records do not validate, kept outputs that are missing, changed or another document's are refused.

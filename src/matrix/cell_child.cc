@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "app/execute_record.h"
+#include "base/sha256.h"
+#include "stages/kept_outputs.h"
 #include "base/atomic_file.h"
 #include "base/child_process.h"
 #include "base/error.h"
@@ -128,6 +130,8 @@ int run_cell_child(const CellChildRequest& request) {
       progress.say(std::string(say::kSayOpened) + " " + *version);
       return std::make_shared<CapturingRuntime>(std::move(runtime), captured, progress);
     };
+    KeptOutputs kept;
+    options.keep_outputs = [&kept](KeptRecord one) { kept.records.push_back(std::move(one)); };
     json record = records[i];  // one with nothing to execute is kept as it is, as execute keeps it
     try {
       if (!nothing_to_execute(Record::from_json(records[i]))) record = execute_record(records[i], request.root, options);
@@ -137,7 +141,10 @@ int run_cell_child(const CellChildRequest& request) {
           records[i], FailedExecution{version, request.library.string(), FailureClass::load_error, e.what(), ""});
     }
     const json cell{{say::kRecordKey, record}, {say::kOutputsKey, case_outputs(record, captured)}};
-    write_file_atomically(request.cell_dir / say::record_file_name(i), dumps_pretty(cell) + "\n");
+    const std::string text = dumps_pretty(cell) + "\n";
+    write_file_atomically(request.cell_dir / say::record_file_name(i), text);
+    kept.document_sha256 = sha256_hex(text);
+    write_kept_outputs(request.cell_dir / say::kept_outputs_name(i), kept);
     progress.say(std::string(say::kSayDone) + " " + std::to_string(i));
   }
   return 0;

@@ -6,7 +6,9 @@
 //   record I | open | opened VERSION | session | run K | done I
 // and writes, for each record I, `<cell_dir>/record-I.json` atomically: {"record": ..., "outputs": [...]}
 // where outputs are the float32 outputs ONNX Runtime returned per case ({case, shape, values}, the cases that
-// returned exactly one float output). A record whose runtime cannot be opened or that execute refuses is that
+// returned exactly one float output), then every compared case's outputs and truth into
+// `<cell_dir>/record-I-outputs/` (stages/kept_outputs.h, belonging to record-I.json). A record whose runtime
+// cannot be opened or that execute refuses is that
 // record's load-error (app/execute_record.h, failed_execution_record). Returns 0 when every record was written.
 #pragma once
 
@@ -39,6 +41,8 @@ inline constexpr const char* kSayDone = "done";        // done I
 inline constexpr const char* kRecordKey = "record";    // record-I.json: {"record": ..., "outputs": [...]}
 inline constexpr const char* kOutputsKey = "outputs";
 inline std::string record_file_name(std::size_t index) { return "record-" + std::to_string(index) + ".json"; }
+// The record's kept outputs (stages/kept_outputs.h), written after record-I.json and belonging to it.
+inline std::string kept_outputs_name(std::size_t index) { return "record-" + std::to_string(index) + "-outputs"; }
 }  // namespace cell_protocol
 
 }  // namespace nnx::matrix

@@ -38,6 +38,7 @@ struct CellState {
   std::optional<std::string> version;  // as the runtime said it ("opened VERSION")
   std::vector<std::optional<json>> records;
   std::vector<json> outputs;           // per record: [{case, shape, values}]
+  std::vector<KeptRecord> kept;        // what the records' parity compared (stages/kept_outputs.h)
 };
 
 // One running child of a cell and what its progress lines said.
@@ -181,6 +182,10 @@ void collect(Child& child, int status, const std::vector<json>& records, const R
     const json written = read_strict_json_file(file);
     cell.records[i] = written.at(say::kRecordKey);
     cell.outputs[i] = written.at(say::kOutputsKey);
+    const auto kept_folder = cell.dir / say::kept_outputs_name(i);
+    if (std::filesystem::exists(kept_folder / kKeptOutputsListing, ec)) {  // a child that died between the two has none
+      for (auto& one : read_kept_outputs(kept_folder, sha256_file(file)).records) cell.kept.push_back(std::move(one));
+    }
     cell.next_record = i + 1;
   }
   if (cell.next_record >= records.size()) return;
@@ -223,6 +228,7 @@ MatrixCell finished_cell(const CellState& cell, const RuntimeChoice& runtime, co
                                   : version_in_file_name(runtime.library).value_or(runtime.library.filename().string());
   out.library_sha256 = library_sha256(runtime.library);
   out.outputs.version = out.version;
+  out.kept = cell.kept;
   for (std::size_t i = 0; i < records.size(); ++i) {
     out.records.push_back(*cell.records[i]);
     const std::string profile = out.records.back().at(rf::kProfile).get<std::string>();

@@ -18,6 +18,7 @@
 #include "base/host_facts.h"
 #include "base/record_vocabulary.h"
 #include "matrix/cell_plan.h"
+#include "stages/kept_outputs.h"
 #include "matrix/drift.h"
 
 namespace nnx::matrix {
@@ -28,6 +29,9 @@ struct MatrixCell {
   std::vector<json> records;   // one per record of the report, in its order
   RuntimeOutputs outputs;      // what the runtime computed, per profile and case
   std::optional<HostFacts> host;  // the host it ran on (base/host_facts.h); none in a document made before hosts
+  // What its records' parity compared, kept beside the document, never in it (stages/kept_outputs.h): filled
+  // by a run's cells; empty for a cell read from a document.
+  std::vector<KeptRecord> kept;
 };
 
 struct MatrixDocument {

@@ -17,13 +17,32 @@
 #include "matrix/cell_runner.h"
 #include "matrix/parting.h"
 #include "matrix/work_folder.h"
+#include "stages/kept_outputs.h"
 #include "record/validate_record.h"
 
 namespace nnx::matrix {
 namespace {
 
-void write_document(const json& document, const std::optional<std::filesystem::path>& output) {
-  if (output) write_file_atomically(*output, dumps_pretty(document) + "\n");
+// The document, then the kept outputs of `cells` beside it, belonging to its bytes (stages/kept_outputs.h):
+// none when `keep` is false (an older folder of them removed).
+void write_document(const json& document, const std::optional<std::filesystem::path>& output,
+                    const std::vector<MatrixCell>& cells, bool keep) {
+  if (!output) return;
+  const std::string text = dumps_pretty(document) + "\n";
+  write_file_atomically(*output, text);
+  if (!keep) return remove_kept_outputs(kept_outputs_folder(*output));  // none stale beside it
+  KeptOutputs kept{sha256_hex(text), {}};
+  for (const auto& cell : cells) kept.records.insert(kept.records.end(), cell.kept.begin(), cell.kept.end());
+  write_kept_outputs(kept_outputs_folder(*output), kept);
+}
+
+// Before anything runs: the output path and the kept outputs' folder beside it may be written.
+void check_output(const std::optional<std::filesystem::path>& output, PathUse use) {
+  if (!output) return;
+  use.outputs = {{"the output path", *output}};
+  check_output_paths(use);
+  require_writable_file_path(*output, "the output path");
+  require_replaceable_kept_outputs(kept_outputs_folder(*output));
 }
 
 }  // namespace
@@ -44,11 +63,7 @@ MatrixOutcome run_matrix(const MatrixRequest& request) {
       throw UsageError("ONNX Runtime " + *r.version + " is named twice: a matrix names each release once");
     }
   }
-  if (request.output) {
-    check_output_paths({{{"the output path", *request.output}}, {{"the report", request.report}},
-                        {{"the artifacts root", request.root}}});
-    require_writable_file_path(*request.output, "the output path");
-  }
+  check_output(request.output, {{}, {{"the report", request.report}}, {{"the artifacts root", request.root}}});
   const std::string bytes = read_file_bytes(request.report, kMaxJsonTextBytes, "the JSON limit", ErrorKind::usage);
   const json document = parse_strict_json(bytes);
   const std::vector<json> records = records_of(document);
@@ -90,7 +105,7 @@ MatrixOutcome run_matrix(const MatrixRequest& request) {
       find_partings(matrix_to_json(matrix).at(rf::matrix_key::kDrift), cell_versions, chosen, records, options);
   MatrixOutcome outcome{matrix_to_json(matrix), matrix_exit_code(matrix), {}};
   throw_if_interrupted();
-  write_document(outcome.document, request.output);
+  write_document(outcome.document, request.output, matrix.cells, true);
   return outcome;
 }
 
@@ -114,16 +129,42 @@ std::vector<std::string> host_notes(const MatrixDocument& merged, const std::map
   return notes;
 }
 
+// A merge keeps the parts' kept outputs when every part has them beside its file (read strictly, as belonging
+// to that file's bytes): the part's records go to its `count` cells, the last of `cells`. Returns false, and
+// says so in `notes`, for a part without them or whose kept outputs are refused (a part edited since).
+bool keep_part_outputs(const std::string& file, std::vector<MatrixCell>& cells, std::size_t count,
+                       std::vector<std::string>& notes) {
+  const std::filesystem::path folder = kept_outputs_folder(file);
+  std::error_code ec;
+  if (!std::filesystem::exists(folder / kKeptOutputsListing, ec)) {
+    notes.push_back(file + " has no kept outputs beside it (" + folder.string() +
+                    "): the merged matrix keeps none, so `rejudge` cannot re-judge it");
+    return false;
+  }
+  KeptOutputs kept;
+  try {
+    kept = read_kept_outputs(folder, sha256_file(file));
+  } catch (const ConformanceError& e) {  // edited since, or another document's: what rejudge would refuse
+    notes.push_back(file + "'s kept outputs are refused (" + e.what() + "): the merged matrix keeps none");
+    return false;
+  }
+  for (auto& record : kept.records) {
+    for (std::size_t c = cells.size() - count; c < cells.size(); ++c) {
+      if (cells[c].version == record.runtime) cells[c].kept.push_back(std::move(record));
+    }
+  }
+  return true;
+}
+
 MatrixOutcome merge_matrices(const std::vector<std::pair<std::string, json>>& parts,
                              const std::optional<std::filesystem::path>& output) {
   if (parts.empty()) throw UsageError("matrix-merge needs one or more parts");
-  if (output) {
-    PathUse use{{{"the output path", *output}}, {}, {}};
-    for (const auto& part : parts) use.inputs.push_back({"the part", part.first});
-    check_output_paths(use);
-    require_writable_file_path(*output, "the output path");
-  }
+  PathUse use;
+  for (const auto& part : parts) use.inputs.push_back({"the part", part.first});
+  check_output(output, use);
   MatrixDocument merged;
+  bool keep = true;  // every part has its kept outputs beside it
+  std::vector<std::string> notes;
   std::map<std::string, std::string> owner;  // version -> part file
   std::map<std::size_t, std::string> shard_owner;  // K -> part file, for parts made with --shard K/N
   std::optional<std::pair<std::size_t, std::string>> shard_count;  // N and the part that set it
@@ -160,6 +201,7 @@ MatrixOutcome merge_matrices(const std::vector<std::pair<std::string, json>>& pa
       }
       merged.cells.push_back(std::move(cell));
     }
+    keep = keep && keep_part_outputs(file, merged.cells, part.cells.size(), notes);
     for (auto& parting : part.partings) merged.partings.push_back(std::move(parting));
   }
   if (shard_count) {  // a merge of shards is the whole matrix only when every shard is there
@@ -173,7 +215,8 @@ MatrixOutcome merge_matrices(const std::vector<std::pair<std::string, json>>& pa
     }
   }
   MatrixOutcome outcome{matrix_to_json(merged), matrix_exit_code(merged), host_notes(merged, owner)};
-  write_document(outcome.document, output);
+  outcome.notes.insert(outcome.notes.end(), notes.begin(), notes.end());
+  write_document(outcome.document, output, merged.cells, keep);
   return outcome;
 }
 

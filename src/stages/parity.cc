@@ -8,7 +8,7 @@
 // comparison's findings (exact outputs, dtypes, tolerances, a vacuous tolerance, don't-care counts) and the
 // kind's own keys; the stage fails with the first of runtime-error, mismatch, input-contract among failing
 // cases, with the blame of stages/triangulation.h. With `kept_cases` set, each compared case's outputs, truth
-// and oracle are kept there as they were compared (record/kept_outputs.h: re-judged later without a run).
+// and oracle are kept there as they were compared (stages/kept_outputs.h: re-judged later without a run).
 #include <string>
 #include <utility>
 #include <vector>

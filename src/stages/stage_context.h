@@ -27,7 +27,7 @@
 
 #include "model/reference_model.h"
 #include "profile/profile.h"
-#include "record/kept_outputs.h"
+#include "stages/kept_outputs.h"
 #include "record/record.h"
 #include "runtime/run_watchdog.h"
 #include "runtime/runtime.h"
@@ -98,7 +98,7 @@ struct StageContext {
   std::optional<std::map<std::string, std::vector<Tensor>>> module_references;
   std::string module_reference_missing;  // why a case is not in module_references
   // execute --keep-outputs and a matrix's cells: each compared case's outputs and truth, as parity compared
-  // them (record/kept_outputs.h); null: nothing kept.
+  // them (stages/kept_outputs.h); null: nothing kept.
   std::vector<KeptCase>* kept_cases = nullptr;
   // execute only: the folder of the record or report file (a relative factory is resolved against it), and
   // what the torch reference ran (module_reference.h FactoryToRun::detail), stated in parity's detail.

@@ -51,6 +51,10 @@ std::filesystem::path kept_outputs_folder(const std::filesystem::path& document)
 
 void write_kept_outputs(const std::filesystem::path& folder, const KeptOutputs& kept);
 
+// Removes an older kept-outputs folder at `folder` (a document written without them: nothing stale stays
+// beside it); anything else there is refused as write_kept_outputs refuses it.
+void remove_kept_outputs(const std::filesystem::path& folder);
+
 // What write_kept_outputs asks of `folder` before it replaces it, asked by a front end before anything runs:
 // absent, empty, or a kept-outputs folder (UsageError naming it otherwise).
 void require_replaceable_kept_outputs(const std::filesystem::path& folder);

@@ -1,4 +1,4 @@
-#include "record/kept_outputs.h"
+#include "stages/kept_outputs.h"
 
 #include <cstdint>
 #include <limits>
@@ -172,11 +172,15 @@ fs::path kept_outputs_folder(const fs::path& document) {
   return document.parent_path() / (document.stem().string() + "-outputs");
 }
 
-void write_kept_outputs(const fs::path& folder, const KeptOutputs& kept) {
-  require_replaceable_kept_outputs(folder);  // an older kept-outputs folder is replaced, nothing else
+void remove_kept_outputs(const fs::path& folder) {
+  require_replaceable_kept_outputs(folder);  // an older kept-outputs folder, nothing else
   std::error_code ec;
   fs::remove_all(folder, ec);
   if (ec) throw WriteError("cannot remove the older kept outputs " + folder.string() + ": " + ec.message());
+}
+
+void write_kept_outputs(const fs::path& folder, const KeptOutputs& kept) {
+  remove_kept_outputs(folder);
   json records = json::array();
   for (std::size_t i = 0; i < kept.records.size(); ++i) {
     const KeptRecord& record = kept.records[i];
