@@ -81,3 +81,27 @@ def factory_profile(folder: Path, model: Path, name="vs-module") -> list:
 def write_profiles(path: Path, profiles: list) -> Path:
     path.write_text(json.dumps(profiles))
     return path
+
+
+def elementwise_profile(folder: Path, ops: list, rtol: float, atol: float) -> dict:
+    """An ONNX file of elementwise operators side by side over 4,096 values from -3 to 3 (each node named
+    node_<op>, its value <op>_out, concatenated into `cat`), with one data set whose output is ONNX's reference
+    evaluator's (numpy's float32): a profile of the ONNX-file kind judged by `rtol` and `atol`."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    from onnx.reference import ReferenceEvaluator
+    nodes = [helper.make_node(op, ["x"], [f"{op.lower()}_out"], name=f"node_{op.lower()}") for op in ops]
+    nodes.append(helper.make_node("Concat", [f"{op.lower()}_out" for op in ops], ["cat"], name="concat", axis=0))
+    graph = helper.make_graph(nodes, "elementwise", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4096])],
+                              [helper.make_tensor_value_info("cat", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 8
+    data = folder / "test_data_set_0"
+    data.mkdir(parents=True)
+    onnx.save(model, folder / "model.onnx")
+    x = np.linspace(-3, 3, 4096, dtype=np.float32).reshape(1, 4096)
+    (data / "input_0.pb").write_bytes(numpy_helper.from_array(x, "x").SerializeToString())
+    (data / "output_0.pb").write_bytes(
+        numpy_helper.from_array(ReferenceEvaluator(model).run(None, {"x": x})[0], "cat").SerializeToString())
+    return {"name": "elementwise", "onnx": str(folder / "model.onnx"), "data": str(folder), "rtol": rtol, "atol": atol}

@@ -13,37 +13,20 @@ import shutil
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import numpy_helper
 
 from conftest import require_runtime, run_cli
+from onnx_file_support import elementwise_profile
 from support import sha256_of
 
 OPS = ["Exp", "Tanh", "Erf", "Sin", "Softplus", "Sigmoid"]
-
-
-def elementwise_profile(folder):
-    nodes = [helper.make_node(op, ["x"], [f"{op.lower()}_out"], name=f"node_{op.lower()}") for op in OPS]
-    nodes.append(helper.make_node("Concat", [f"{op.lower()}_out" for op in OPS], ["cat"], name="concat", axis=0))
-    graph = helper.make_graph(nodes, "elementwise", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4096])],
-                              [helper.make_tensor_value_info("cat", TensorProto.FLOAT, None)])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
-    model.ir_version = 8
-    data = folder / "test_data_set_0"
-    data.mkdir(parents=True)
-    onnx.save(model, folder / "model.onnx")
-    x = np.linspace(-3, 3, 4096, dtype=np.float32).reshape(1, 4096)
-    (data / "input_0.pb").write_bytes(numpy_helper.from_array(x, "x").SerializeToString())
-    from onnx.reference import ReferenceEvaluator
-    (data / "output_0.pb").write_bytes(
-        numpy_helper.from_array(ReferenceEvaluator(model).run(None, {"x": x})[0], "cat").SerializeToString())
-    return {"name": "elementwise", "onnx": str(folder / "model.onnx"), "data": str(folder), "rtol": 1e-4, "atol": 1e-5}
 
 
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory):
     require_runtime()
     folder = tmp_path_factory.mktemp("rejudge")
-    (folder / "profiles.json").write_text(json.dumps([elementwise_profile(folder / "model")]))
+    (folder / "profiles.json").write_text(json.dumps([elementwise_profile(folder / "model", OPS, 1e-4, 1e-5)]))
     done = run_cli("run", "--profile-file", folder / "profiles.json", "--output", folder / "report.json", "--no-localize")
     assert done.returncode == 0, done.stdout + done.stderr
     done = run_cli("execute", folder / "report.json", folder / "report-artifacts", "--output", folder / "ex.json",
