@@ -143,6 +143,8 @@ def execute(
     onnxruntime: Optional[PathLike] = None,
     reference: Optional[str] = None,
     localize: Optional[bool] = None,
+    output: Optional[PathLike] = None,
+    keep_outputs: bool = False,
 ) -> dict[str, Any]:
     """Run a saved record's load and parity stages again on its artifacts under ``directory``: the record is
     validated, its weights rebuilt and compared with ``weights_sha256``, every artifact verified before
@@ -164,16 +166,48 @@ def execute(
     every record (doc/localisation.md: the parity detail's ``localisation``; no repro is written, as the
     command line writes one only beside its ``--output``) and, where the record has a module or network to
     rebuild, implies ``reference="torch"`` (another reference is a :class:`UsageError`; a data-only record is
-    compared with ONNX's reference evaluator); None and False localise none."""
+    compared with ONNX's reference evaluator); None and False localise none. ``output``: the new record or
+    report is also written there atomically; ``keep_outputs=True`` (with ``output``) keeps every compared
+    case's outputs and reference values beside it for :func:`rejudge` (doc/rejudge.md)."""
     python, script = _worker()
     localize = _optional_flag(localize, "localize")
+    if _optional_flag(keep_outputs, "keep_outputs") and output is None:
+        raise UsageError("keep_outputs keeps the outputs beside output: give output too")
     if isinstance(record, (str, os.PathLike)):
         text, record_file = None, _path(record, "record")
     else:
         text, record_file = _dumps(record, "the record"), None
     out = _core.execute(text, record_file, _path(directory, "directory"), _onnxruntime_library(onnxruntime),
-                        _optional_text(reference, "reference"), python, script, localize)
+                        _optional_text(reference, "reference"), python, script, localize,
+                        _optional_path(output, "output"), bool(keep_outputs))
     return json.loads(out)
+
+
+def _tolerance(value: Any, what: str) -> Optional[float]:
+    """None or a real number (an int or float, never a bool); an :class:`ArgumentError` naming ``what``."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ArgumentError(f"{what} must be a number or None, not {type(value).__name__}")
+    return float(value)
+
+
+def rejudge(
+    document: PathLike,
+    *,
+    rtol: Optional[float] = None,
+    atol: Optional[float] = None,
+    output: Optional[PathLike] = None,
+) -> dict[str, Any]:
+    """The verdicts of the report, record or runtime matrix file ``document`` re-judged from the outputs kept
+    beside it (``execute(..., output=..., keep_outputs=True)``, ``runtime_matrix(..., output=...)`` or their
+    command-line forms) under ``rtol`` and ``atol`` (each the record's own when None), with nothing run again;
+    returns the ``nnx.rejudged/1`` document (doc/rejudge.md: every case before and after, ``changed``, and the
+    ``exit_code`` ``execute`` would give), written atomically to ``output`` when given. Refused: no kept
+    outputs, a negative tolerance (:class:`UsageError`), kept outputs changed since or of another document
+    (:class:`ConformanceError`)."""
+    return json.loads(_core.rejudge(_path(document, "document"), _tolerance(rtol, "rtol"), _tolerance(atol, "atol"),
+                                    _optional_path(output, "output")))
 
 
 def runtime_matrix(

@@ -71,8 +71,8 @@ from ._onnx_file_profiles import OnnxFileProfile
 from ._profiles import PROFILES, Profile, _profile_item, load_profiles
 from ._reporting import Records, check_output_paths, default_artifacts_root, exit_code, save_report, summary_lines
 from ._signing import SIGNATURE_NAMESPACE, check_signature, generate_key, sign_document
-from ._running import (_onnxruntime_library, _onnxruntime_wheel_library, _worker, execute, run_profile, run_profiles,
-                       runtime_matrix)
+from ._running import (_onnxruntime_library, _onnxruntime_wheel_library, _worker, execute, rejudge, run_profile,
+                       run_profiles, runtime_matrix)
 from ._vocabulary import _DEFAULTS, EXIT_CODES, FAILURE_STAGES, FAILURES, FORMAT, LEVELS, MODEL, STAGES
 from ._workers import close_workers, set_worker_idle_timeout, workers
 
@@ -105,6 +105,7 @@ __all__ = [
     "execute",
     "exit_code",
     "generate_key",
+    "rejudge",
     "run_profile",
     "run_profiles",
     "runtime_matrix",

@@ -26,6 +26,7 @@
 #include "base/json_strict.h"
 #include "base/record_vocabulary.h"
 #include "matrix/cell_child.h"
+#include "matrix/rejudge_document.h"
 #include "matrix/run_matrix.h"
 #include "model/model_config.h"
 #include "model/reference_model.h"
@@ -251,9 +252,11 @@ std::string load_profiles(const std::filesystem::path& file) {
 std::string execute(const std::optional<std::string>& record_text, const std::optional<std::filesystem::path>& record_file,
                     const std::filesystem::path& root, const std::optional<std::filesystem::path>& onnxruntime,
                     const std::optional<std::string>& reference, const std::string& python, const std::string& script,
-                    std::optional<bool> localize) {
+                    std::optional<bool> localize, const std::optional<std::filesystem::path>& output,
+                    bool keep_outputs) {
   ExecuteRequest request{record_file ? read_strict_json_file(*record_file) : parse(record_text.value_or(""), "the record"),
-                         root, std::nullopt, {}, record_file};
+                         root, output, {}, record_file};
+  request.keep_outputs = keep_outputs;
   request.options.onnxruntime_library = onnxruntime;
   if (reference) request.options.reference = reference_named(*reference);  // else each record's own (the core's)
   request.options.worker = resolve_worker_command(WorkerCommand{python, script, {}});  // started for torch only
@@ -278,6 +281,11 @@ std::string runtime_matrix(const std::filesystem::path& report, const std::files
   request.jobs = static_cast<std::size_t>(jobs.value_or(0));  // 0: the number of cores
   request.child_command = child_command;
   return dump(matrix::run_matrix(request).document);
+}
+
+std::string rejudge(const std::filesystem::path& document, std::optional<double> rtol, std::optional<double> atol,
+                    const std::optional<std::filesystem::path>& output) {
+  return dump(matrix::rejudge_document(document, rtol, atol, output).document);
 }
 
 int matrix_cell(const std::filesystem::path& report, const std::filesystem::path& root,

@@ -97,11 +97,16 @@ std::string load_profiles(const std::filesystem::path& file);
 // or report read from that file (a module record's relative factory is then found beside it); returns the new
 // record for a record, the new report (every record) for a report. `reference`: "torch" (PyTorch in the worker
 // `python script`), "native", "stored", or none: each record's default, the core's rule
-// (app/execute_record.h execution_reference); a usage error for any other name.
+// (app/execute_record.h execution_reference); a usage error for any other name. Written atomically to
+// `output` when given, with, for `keep_outputs`, the compared outputs beside it (stages/kept_outputs.h).
 std::string execute(const std::optional<std::string>& record_text, const std::optional<std::filesystem::path>& record_file,
                     const std::filesystem::path& root, const std::optional<std::filesystem::path>& onnxruntime,
                     const std::optional<std::string>& reference, const std::string& python, const std::string& script,
-                    std::optional<bool> localize);
+                    std::optional<bool> localize, const std::optional<std::filesystem::path>& output,
+                    bool keep_outputs);
+// matrix/rejudge_document.h: the nnx.rejudged/1 document as JSON text, written to `output` when given.
+std::string rejudge(const std::filesystem::path& document, std::optional<double> rtol, std::optional<double> atol,
+                    const std::optional<std::filesystem::path>& output);
 
 // The runtime matrix (src/matrix/run_matrix.h) of the report file `report` under each of `runtimes` (a library
 // path, or X.Y.Z for a release of the runtime cache); cells run as `child_command` (the Python package's

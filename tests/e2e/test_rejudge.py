@@ -136,3 +136,24 @@ def test_a_matrix_keeps_every_cells_outputs_and_a_merge_keeps_its_shards_or_says
     assert done.returncode == 0, done.stdout + done.stderr
     assert "part1.json has no kept outputs beside it" in done.stderr
     assert not (executed / "merged-outputs").exists()  # the older one removed: nothing stale beside it
+
+
+def test_the_python_api_keeps_and_rejudges_as_the_command_line_does(executed, tmp_path):
+    import sys
+    from conftest import BUILD
+    sys.path.insert(0, str(BUILD / "python"))
+    import nnx.export_conformance as api
+    report = api.execute(executed / "report.json", executed / "report-artifacts", output=tmp_path / "py.json",
+                         keep_outputs=True)
+    assert report["status"] == "passed" and (tmp_path / "py-outputs" / "outputs.json").exists()
+    own = api.rejudge(tmp_path / "py.json")
+    zero = api.rejudge(tmp_path / "py.json", rtol=0, atol=0, output=tmp_path / "r.json")
+    assert (own["changed"], own["exit_code"]) == (0, 0)
+    assert (zero["changed"], zero["exit_code"], zero["status"]) == (1, 16, "failed")
+    assert json.loads((tmp_path / "r.json").read_text()) == zero
+    with pytest.raises(api.UsageError, match="keep_outputs keeps the outputs beside output"):
+        api.execute(executed / "report.json", executed / "report-artifacts", keep_outputs=True)
+    with pytest.raises(api.ArgumentError, match="rtol must be a number or None, not bool"):
+        api.rejudge(tmp_path / "py.json", rtol=True)
+    with pytest.raises(api.UsageError, match="atol must be a number >= 0"):
+        api.rejudge(tmp_path / "py.json", atol=-1)
