@@ -26,7 +26,6 @@
 #include "base/json_strict.h"
 #include "base/record_vocabulary.h"
 #include "matrix/cell_child.h"
-#include "matrix/rejudge_document.h"
 #include "matrix/run_matrix.h"
 #include "model/model_config.h"
 #include "model/reference_model.h"
@@ -281,11 +280,6 @@ std::string runtime_matrix(const std::filesystem::path& report, const std::files
   request.jobs = static_cast<std::size_t>(jobs.value_or(0));  // 0: the number of cores
   request.child_command = child_command;
   return dump(matrix::run_matrix(request).document);
-}
-
-std::string rejudge(const std::filesystem::path& document, std::optional<double> rtol, std::optional<double> atol,
-                    const std::optional<std::filesystem::path>& output) {
-  return dump(matrix::rejudge_document(document, rtol, atol, output).document);
 }
 
 int matrix_cell(const std::filesystem::path& report, const std::filesystem::path& root,
