@@ -55,7 +55,7 @@ command -v "$CXX" >/dev/null || { log "$CXX not found (scripts/bootstrap.sh inst
 command -v ninja >/dev/null || { log "ninja not found (scripts/bootstrap.sh installs ninja-build)"; exit 1; }
 
 # The core sources each target needs (nothing that needs ONNX Runtime, BLAS or the worker).
-JSON_SOURCES=(base/json_strict base/json_python record/validate_record artifacts/artifact_path artifacts/artifacts
+JSON_SOURCES=(base/json_strict base/json_python base/host_facts record/validate_record artifacts/artifact_path artifacts/artifacts
               artifacts/artifact_folder base/sha256 base/sha256_behind base/failure base/record_vocabulary base/model_kind base/json_fields record/profile_rebuild record/settings_in_place
               profile/profile model/model_config record/record record/record_format record/record_json
               record/validate_stages record/validate_cases record/validate_artifacts artifacts/layout

@@ -224,6 +224,7 @@ json execute_record(const json& input, const std::filesystem::path& root, const 
   std::unique_ptr<ExporterClient> worker;
   if (reference == ReferenceKind::torch) worker = start_torch_reference(options, versions);
   record.versions = std::move(versions);
+  record_host_facts(record);
   record.runtime.version = runtime->version();
   record.reset_input_cases();
   for (Stage s : {Stage::load, Stage::parity}) record.reset_stage(s);

@@ -253,6 +253,9 @@ inline constexpr const char* kLibrarySuffix = "_library";  // "<runtime name>_li
 inline constexpr const char* kExportedWith = "exported_with";
 inline constexpr const char* kReference = "reference";
 inline constexpr const char* kExecutedBy = "executed_by";
+// The machine a module or successor-format record was run or executed on (base/host_facts.h); never in a v1
+// record (record/record.h record_host_facts).
+inline constexpr const char* kHost = "host";
 }  // namespace versions_key
 
 // Parity's references (§4 parity, §7 execute): stages.parity.detail.reference and versions.reference.

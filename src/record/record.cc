@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "base/build_info.h"
+#include "base/host_facts.h"
 #include "base/model_record_vocabulary.h"
 #include "profile/module_factory.h"
 
@@ -146,6 +147,11 @@ void Record::finalize() {
 // ---- on JSON ----------------------------------------------------------------------------------------------
 
 json session_options_json() { return SessionOptions{}.to_json(); }
+
+void record_host_facts(Record& record) {
+  if (record.format == kFormat) return;  // v1: the brief's versions, nothing of ours added
+  record.versions[rf::versions_key::kHost] = this_host().to_json();
+}
 
 json blank_input_case(const InputCase& c) { return RecordCase::blank(c).to_json(); }
 

@@ -223,6 +223,11 @@ json blank_record(const Profile& profile, const SourceInfo& source, const std::s
 json blank_input_case(const InputCase& c);
 json session_options_json();
 
+// versions.host (doc/record-format.md §11, "session settings, precision and the host"): this machine's facts
+// (base/host_facts.h) in a module or successor-format record, written by run and execute; a v1 record (the
+// brief's format, which the published original validates) is left as it is.
+void record_host_facts(Record& record);
+
 // §4: stages.<stage> = {status passed, failure null, detail} / {status failed, failure, detail}.
 void set_stage_passed(json& record, Stage stage, json detail);
 void set_stage_failed(json& record, Stage stage, FailureClass failure, json detail);

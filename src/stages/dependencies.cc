@@ -34,6 +34,7 @@ std::vector<std::string> open_runtime_into(StageContext& context, nlohmann::json
   context.record.runtime.version = context.runtime->version();
   record_versions[context.runtime->name()] = context.runtime->version();
   record_versions[context.runtime->name() + versions_key::kLibrarySuffix] = context.runtime->location();
+  record_host_facts(context.record);
   return {};
 }
 
