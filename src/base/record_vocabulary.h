@@ -359,6 +359,7 @@ inline constexpr const char* kStatus = "status";
 inline constexpr const char* kRuntimes = "runtimes";
 inline constexpr const char* kDrift = "drift";
 inline constexpr const char* kShard = "shard";  // only in one shard's document
+inline constexpr const char* kBalancedBy = "balanced_by";  // a shard balanced by an earlier matrix: its sha256
 inline constexpr const char* kPartings = "partings";  // where a departing cell parts from the newest (when any)
 inline constexpr const char* kReportPath = "path";      // report.path
 inline constexpr const char* kReportSha256 = "sha256";  // report.sha256
@@ -371,6 +372,7 @@ inline constexpr const char* kStatus = "status";
 inline constexpr const char* kRecords = "records";
 inline constexpr const char* kOutputs = "outputs";
 inline constexpr const char* kHost = "host";  // the host the cell ran on (base/host_facts.h); none in a document before it
+inline constexpr const char* kSeconds = "seconds";  // the cell's wall time; none in a document before it
 // runtimes[i].outputs.<profile>[k]
 inline constexpr const char* kCase = "case";
 inline constexpr const char* kShape = "shape";

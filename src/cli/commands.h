@@ -105,6 +105,7 @@ struct MatrixArgs {
   std::vector<std::string> versions;   // --onnxruntime-version X.Y.Z...
   std::size_t jobs = 0;                // 0: the number of cores
   std::string shard;                   // K/N
+  std::string balance;                 // --balance EARLIER.json (matrix/shard_balance.h)
   double timeout_seconds = 600.0;
   std::vector<std::string> parts;      // matrix-merge
   std::string cell_library;            // matrix-cell

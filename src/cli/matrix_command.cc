@@ -34,6 +34,9 @@ void add_matrix_commands(CLI::App& app, MatrixArgs& args) {
       ->check(whole_number_from(1, 256));
   matrix->add_option("--shard", args.shard, "run only cells K, K+N, ... of the runtimes named (K/N, 0 <= K < N; ci: from the CI's parallel job "
                      "variables, doc/runtime-matrix.md)");
+  matrix->add_option("--balance", args.balance,
+                     "with --shard: deal the cells out by the seconds this earlier matrix recorded for each release, "
+                     "longest first, so the shards take about as long (doc/runtime-matrix.md)");
   matrix->add_option("--timeout", args.timeout_seconds, "seconds one runtime's process may take (default 600)")
       ->check(timeout_seconds());
   add_render_options(*matrix, args.render);
@@ -60,8 +63,9 @@ void add_matrix_commands(CLI::App& app, MatrixArgs& args) {
 
 namespace {
 
-int print_outcome(const matrix::MatrixOutcome& outcome, const MatrixArgs& args, const DocumentSigner& signer) {
-  for (const auto& note : outcome.notes) std::cerr << "matrix-merge: " << visible_controls(note) << "\n";
+int print_outcome(const char* verb, const matrix::MatrixOutcome& outcome, const MatrixArgs& args,
+                  const DocumentSigner& signer) {
+  for (const auto& note : outcome.notes) std::cerr << verb << ": " << visible_controls(note) << "\n";
   signer.sign();
   const std::vector<std::string> file_lines = write_render_targets(outcome.document, args.render);
   for (const auto& line : matrix::matrix_summary_lines(outcome.document)) std::cout << line << "\n";
@@ -87,6 +91,7 @@ int matrix_command(const MatrixArgs& args) {
   } else if (!args.shard.empty()) {
     request.shard = matrix::parse_shard(args.shard);
   }
+  if (!args.balance.empty()) request.balance = args.balance;
   request.timeout = timeout_of(args.timeout_seconds);
   const std::filesystem::path self = executable_file();  // each cell runs in a child of this same command
   if (self.empty()) {
@@ -100,9 +105,10 @@ int matrix_command(const MatrixArgs& args) {
   for (const auto& runtime : request.runtimes) {
     use.inputs.push_back({runtime.version ? "--onnxruntime-version" : "--onnxruntime", runtime.library});
   }
+  if (request.balance) use.inputs.push_back({"--balance", *request.balance});
   const DocumentSigner signer(args.sign_key, args.output, use);
   check_outputs(use, args.render);
-  return print_outcome(matrix::run_matrix(request), args, signer);
+  return print_outcome("matrix", matrix::run_matrix(request), args, signer);
 }
 
 int merge_command(const MatrixArgs& args) {
@@ -112,7 +118,7 @@ int merge_command(const MatrixArgs& args) {
   const DocumentSigner signer(args.sign_key, args.output, use);
   check_outputs(use, args.render);
   for (const auto& part : args.parts) parts.emplace_back(part, read_strict_json_file(part));
-  return print_outcome(matrix::merge_matrices(parts, args.output), args, signer);
+  return print_outcome("matrix-merge", matrix::merge_matrices(parts, args.output), args, signer);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -39,6 +40,7 @@ struct CellState {
   std::vector<std::optional<json>> records;
   std::vector<json> outputs;           // per record: [{case, shape, values}]
   std::vector<KeptRecord> kept;        // what the records' parity compared (stages/kept_outputs.h)
+  double seconds = 0.0;                // the wall time of its children, summed
 };
 
 // One running child of a cell and what its progress lines said.
@@ -48,6 +50,7 @@ struct Child {
   int pipe_fd = -1;
   int exit_fd = -1;  // a pidfd: readable when the child has exited (-1 when the kernel has none)
   std::filesystem::path stderr_file;
+  Clock::time_point started;
   Clock::time_point deadline;
   std::string buffer;
   bool eof = false;
@@ -152,7 +155,8 @@ std::unique_ptr<Child> spawn_child(CellState& cell, const RuntimeChoice& runtime
   child->pid = pid;
   child->pipe_fd = fds[0];
   child->exit_fd = open_exit_fd(pid);
-  child->deadline = Clock::now() + options.timeout;
+  child->started = Clock::now();
+  child->deadline = child->started + options.timeout;
   return child;
 }
 
@@ -175,6 +179,7 @@ std::string how_it_ended(const Child& child, int status, const CellRunOptions& o
 void collect(Child& child, int status, const std::vector<json>& records, const RuntimeChoice& runtime,
              const CellRunOptions& options) {
   CellState& cell = *child.cell;
+  cell.seconds += std::chrono::duration<double>(Clock::now() - child.started).count();
   for (std::size_t i = cell.next_record; i < records.size(); ++i) {
     const auto file = cell.dir / say::record_file_name(i);
     std::error_code ec;
@@ -229,6 +234,7 @@ MatrixCell finished_cell(const CellState& cell, const RuntimeChoice& runtime, co
   out.library_sha256 = library_sha256(runtime.library);
   out.outputs.version = out.version;
   out.kept = cell.kept;
+  out.seconds = std::round(cell.seconds * 1000.0) / 1000.0;  // milliseconds are all a balance needs
   for (std::size_t i = 0; i < records.size(); ++i) {
     out.records.push_back(*cell.records[i]);
     const std::string profile = out.records.back().at(rf::kProfile).get<std::string>();

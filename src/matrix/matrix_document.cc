@@ -6,6 +6,7 @@
 #include <set>
 
 #include "base/error.h"
+#include "base/json_fields.h"
 #include "base/sha256.h"
 #include "matrix/parting.h"
 #include "record/report.h"
@@ -110,6 +111,7 @@ json matrix_to_json(const MatrixDocument& matrix) {
                         {cell_key::kRecords, cell->records},
                         {cell_key::kOutputs, outputs_to_json(cell->outputs)}});
     if (cell->host) runtimes.back()[cell_key::kHost] = cell->host->to_json();
+    if (cell->seconds) runtimes.back()[cell_key::kSeconds] = *cell->seconds;
     passed = passed && cell_passed(*cell);
     outputs.push_back(cell->outputs);
     outputs.back().version = cell->version;
@@ -129,6 +131,7 @@ json matrix_to_json(const MatrixDocument& matrix) {
            {doc_key::kRuntimes, std::move(runtimes)},
            {doc_key::kDrift, compute_drift(outputs, tolerances)}};
   if (matrix.shard) out[doc_key::kShard] = shard_text(*matrix.shard);
+  if (matrix.balanced_by) out[doc_key::kBalancedBy] = *matrix.balanced_by;
   if (!matrix.partings.empty()) out[doc_key::kPartings] = matrix.partings;
   return out;
 }
@@ -137,7 +140,7 @@ MatrixDocument matrix_from_json(const json& document) {
   if (!document.is_object()) refuse("the document", "is not an object");
   std::vector<std::string> keys{doc_key::kFormat, doc_key::kReport, doc_key::kStatus, doc_key::kRuntimes,
                                 doc_key::kDrift};
-  for (const char* optional : {doc_key::kShard, doc_key::kPartings}) {
+  for (const char* optional : {doc_key::kShard, doc_key::kBalancedBy, doc_key::kPartings}) {
     if (document.contains(optional)) keys.push_back(optional);
   }
   only_keys(document, "the document", keys);
@@ -152,23 +155,33 @@ MatrixDocument matrix_from_json(const json& document) {
     if (!document[doc_key::kShard].is_string()) refuse(doc_key::kShard, "is not a string");
     out.shard = parse_shard(document[doc_key::kShard].get<std::string>());
   }
+  if (document.contains(doc_key::kBalancedBy)) {
+    const json& by = document[doc_key::kBalancedBy];
+    if (!by.is_string() || !is_sha256_hex(by.get<std::string>())) refuse(doc_key::kBalancedBy, "is not a sha256");
+    if (!out.shard) refuse(doc_key::kBalancedBy, "is only in a part made with --shard");
+    out.balanced_by = by.get<std::string>();
+  }
   if (document.contains(doc_key::kPartings)) out.partings = partings_from_json(document[doc_key::kPartings]);
   const json& runtimes = document[doc_key::kRuntimes];
   if (!runtimes.is_array()) refuse(doc_key::kRuntimes, "is not a list");
   for (std::size_t i = 0; i < runtimes.size(); ++i) {
     const std::string where = "runtimes[" + std::to_string(i) + "]";
     const json& runtime = runtimes[i];
-    if (runtime.is_object() && runtime.contains(cell_key::kHost)) {
-      only_keys(runtime, where,
-                {cell_key::kVersion, cell_key::kLibrarySha256, cell_key::kStatus, cell_key::kRecords,
-                 cell_key::kOutputs, cell_key::kHost});
-    } else {
-      only_keys(runtime, where,
-                {cell_key::kVersion, cell_key::kLibrarySha256, cell_key::kStatus, cell_key::kRecords,
-                 cell_key::kOutputs});
+    std::vector<std::string> cell_keys{cell_key::kVersion, cell_key::kLibrarySha256, cell_key::kStatus,
+                                       cell_key::kRecords, cell_key::kOutputs};
+    for (const char* optional : {cell_key::kHost, cell_key::kSeconds}) {
+      if (runtime.is_object() && runtime.contains(optional)) cell_keys.push_back(optional);
     }
+    only_keys(runtime, where, cell_keys);
     MatrixCell cell;
     if (runtime.contains(cell_key::kHost)) cell.host = HostFacts::from_json(runtime[cell_key::kHost], where + ".host");
+    if (runtime.contains(cell_key::kSeconds)) {
+      double seconds = 0.0;
+      if (!json_number(runtime[cell_key::kSeconds], seconds) || !(seconds >= 0.0)) {
+        refuse(where + ".seconds", "is not a number of seconds >= 0");
+      }
+      cell.seconds = seconds;
+    }
     cell.version = text(runtime, cell_key::kVersion, where);
     cell.library_sha256 = text(runtime, cell_key::kLibrarySha256, where);
     if (!runtime[cell_key::kRecords].is_array()) refuse(where + ".records", "is not a list");

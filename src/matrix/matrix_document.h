@@ -32,12 +32,17 @@ struct MatrixCell {
   // What its records' parity compared, kept beside the document, never in it (stages/kept_outputs.h): filled
   // by a run's cells; empty for a cell read from a document.
   std::vector<KeptRecord> kept;
+  // The wall time its processes took (milliseconds kept), what `--balance` weighs a cell by; none in a
+  // document made before it was recorded.
+  std::optional<double> seconds;
 };
 
 struct MatrixDocument {
   std::string report_path;
   std::string report_sha256;
   std::optional<Shard> shard;  // a part made with --shard; none for a whole or merged matrix
+  // A part whose shards were balanced by an earlier matrix's seconds (`--balance`): that matrix's sha256.
+  std::optional<std::string> balanced_by;
   std::vector<MatrixCell> cells;
   // Where each cell beyond the tolerance of the newest parts from it (matrix/cell_parting.h): [{profile, case,
   // version, newest, localisation}]; written only when it holds one, kept as given by a merge.

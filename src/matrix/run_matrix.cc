@@ -16,6 +16,7 @@
 #include "base/sha256.h"
 #include "matrix/cell_runner.h"
 #include "matrix/parting.h"
+#include "matrix/shard_balance.h"
 #include "matrix/work_folder.h"
 #include "stages/kept_outputs.h"
 #include "record/validate_record.h"
@@ -69,8 +70,11 @@ MatrixOutcome run_matrix(const MatrixRequest& request) {
   const std::vector<json> records = records_of(document);
   if (records.empty()) throw ConformanceError(request.report.string() + " holds no records");
   for (const auto& r : records) record_to_execute(document, r, request.root);  // valid, kept or executable
+  if (request.balance && !request.shard) throw UsageError("--balance balances the cells of --shard: name one");
+  std::optional<BalancedShard> balanced;
+  if (request.balance) balanced = balance_from(*request.balance, request.runtimes, *request.shard);
   std::vector<RuntimeChoice> chosen;
-  for (std::size_t i : shard_cells(request.runtimes.size(), request.shard.value_or(Shard{}))) {
+  for (std::size_t i : balanced ? balanced->cells : shard_cells(request.runtimes.size(), request.shard.value_or(Shard{}))) {
     chosen.push_back(request.runtimes[i]);
   }
   sweep_orphaned_work_folders();
@@ -87,6 +91,7 @@ MatrixOutcome run_matrix(const MatrixRequest& request) {
   matrix.report_path = request.report.string();
   matrix.report_sha256 = sha256_hex(bytes);
   matrix.shard = request.shard;
+  if (balanced) matrix.balanced_by = balanced->balanced_by;
   matrix.cells = run_cells(chosen, records, options, request.on_cell);
   const HostFacts host = this_host();  // every cell of one matrix runs here, in a child of this process
   for (auto& cell : matrix.cells) cell.host = host;
@@ -103,7 +108,7 @@ MatrixOutcome run_matrix(const MatrixRequest& request) {
   for (const auto& cell : matrix.cells) cell_versions.push_back(cell.version);
   matrix.partings =
       find_partings(matrix_to_json(matrix).at(rf::matrix_key::kDrift), cell_versions, chosen, records, options);
-  MatrixOutcome outcome{matrix_to_json(matrix), matrix_exit_code(matrix), {}};
+  MatrixOutcome outcome{matrix_to_json(matrix), matrix_exit_code(matrix), balanced ? balanced->notes : std::vector<std::string>{}};
   throw_if_interrupted();
   write_document(outcome.document, request.output, matrix.cells, true);
   return outcome;
@@ -179,6 +184,11 @@ MatrixOutcome merge_matrices(const std::vector<std::pair<std::string, json>>& pa
     if (p == 0) {
       merged.report_path = part.report_path;
       merged.report_sha256 = part.report_sha256;
+      merged.balanced_by = part.balanced_by;
+    } else if (part.balanced_by != merged.balanced_by) {
+      const auto said = [](const std::optional<std::string>& by) { return by ? "balanced by the matrix " + *by : std::string("not balanced"); };
+      throw ConformanceError(file + " is " + said(part.balanced_by) + " but " + parts[0].first + " is " +
+                             said(merged.balanced_by) + ": only shards of one plan merge");
     } else if (part.report_sha256 != merged.report_sha256) {
       throw ConformanceError(file + " is a matrix of a different report (sha256 " + part.report_sha256 + ", " +
                              parts[0].first + " has " + merged.report_sha256 + "): only parts of one report merge");
@@ -214,6 +224,7 @@ MatrixOutcome merge_matrices(const std::vector<std::pair<std::string, json>>& pa
                              std::to_string(shard_count->first));
     }
   }
+  merged.balanced_by.reset();  // a whole matrix: no shard, and no plan of shards
   MatrixOutcome outcome{matrix_to_json(merged), matrix_exit_code(merged), host_notes(merged, owner)};
   outcome.notes.insert(outcome.notes.end(), notes.begin(), notes.end());
   write_document(outcome.document, output, merged.cells, keep);

@@ -37,6 +37,9 @@ struct MatrixRequest {
   std::vector<RuntimeChoice> runtimes;          // the cells, in order
   std::size_t jobs = 0;                         // 0: the number of cores
   std::optional<Shard> shard;
+  // --balance: the shard's cells dealt out by the seconds this earlier matrix recorded (matrix/shard_balance.h);
+  // needs `shard` (UsageError otherwise).
+  std::optional<std::filesystem::path> balance;
   std::chrono::milliseconds timeout{std::chrono::seconds(600)};  // per cell process
   std::vector<std::string> child_command;       // how to start a cell (cell_child.h behind it)
   std::function<void(const MatrixCell&)> on_cell;  // told as each cell completes
@@ -45,8 +48,9 @@ struct MatrixRequest {
 struct MatrixOutcome {
   json document;
   int exit_code = 0;
-  // What a merge says before its parts are compared (each cell whose host differs from the first's, and how;
-  // a cell naming no host): front ends print these first.
+  // What a balanced shard says (each cell weighed without a recorded time), and what a merge says before its
+  // parts are compared (each cell whose host differs from the first's, and how; a cell naming no host; a part
+  // whose kept outputs it cannot keep): front ends print these first.
   std::vector<std::string> notes;
 };
 

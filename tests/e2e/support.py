@@ -169,3 +169,12 @@ def run_in_terminal(*args, columns=None, env=None):
     code = process.wait(timeout=900)
     os.close(controller)
     return code, out, seen.decode(errors="replace")
+
+
+def without_seconds(matrix: dict) -> dict:
+    """A runtime matrix without each cell's `seconds` (its wall time, which no two runs share): what a merge of
+    shards must equal of the unsharded matrix."""
+    copy = json.loads(json.dumps(matrix))
+    for runtime in copy["runtimes"]:
+        runtime.pop("seconds", None)
+    return copy
