@@ -1,5 +1,7 @@
 #include "app/execute_record.h"
 
+#include <algorithm>
+
 #include <sys/utsname.h>
 
 #include "base/build_info.h"
@@ -110,7 +112,35 @@ ReferenceKind execution_reference(const Record& record, std::optional<ReferenceK
   return reference_for(reference_held(record), asked, front_end());
 }
 
+SessionOptions session_to_run(const Record& record, const SessionOverride& wanted) {
+  namespace key = rf::session_key;
+  SessionOptions session = record.runtime.session;
+  if (wanted.optimization_level) session.graph_optimization_level = *wanted.optimization_level;
+  if (wanted.intra_op_threads) session.intra_op_num_threads = *wanted.intra_op_threads;
+  for (const auto& [k, v] : wanted.config) session.config[k] = v;
+  if (session == record.runtime.session) return session;
+  if (record.format == kFormat) {
+    throw UsageError(record.profile + ": a tested profile's record (" + std::string(kFormat) + ") runs with the "
+                     "brief's session settings only (1 intra-op thread, ORT_ENABLE_ALL, no config entries); other "
+                     "settings are for module and successor-format records (doc/record-format.md §11)");
+  }
+  if (std::find(key::kOptimizationLevels.begin(), key::kOptimizationLevels.end(), session.graph_optimization_level) ==
+      key::kOptimizationLevels.end()) {
+    throw UsageError("optimization level " + session.graph_optimization_level + " is not one of ORT_DISABLE_ALL, "
+                     "ORT_ENABLE_BASIC, ORT_ENABLE_EXTENDED, ORT_ENABLE_LAYOUT, ORT_ENABLE_ALL");
+  }
+  if (session.intra_op_num_threads < 1 || session.intra_op_num_threads > key::kMaxIntraOpThreads) {
+    throw UsageError("intra-op threads must be from 1 to " + std::to_string(key::kMaxIntraOpThreads) + ", not " +
+                     std::to_string(session.intra_op_num_threads));
+  }
+  for (const auto& [k, v] : session.config) {
+    if (k.empty()) throw UsageError("a session config entry needs a KEY (KEY=VALUE), not =" + v);
+  }
+  return session;
+}
+
 void require_executable_with(const Record& record, const std::filesystem::path& root, const ExecuteOptions& options) {
+  session_to_run(record, options.session);  // refused before anything runs
   switch (reference_held(record)) {
     case RecordReference::feed_forward_network:
       return;  // its torch reference is the tool's own network: none of the record's code
@@ -226,6 +256,7 @@ json execute_record(const json& input, const std::filesystem::path& root, const 
   record.versions = std::move(versions);
   record_host_facts(record);
   record.runtime.version = runtime->version();
+  record.runtime.session = session_to_run(record, options.session);
   record.reset_input_cases();
   for (Stage s : {Stage::load, Stage::parity}) record.reset_stage(s);
   StageContext context{record, root, model.get()};

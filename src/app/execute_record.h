@@ -40,6 +40,12 @@ ReferenceKind execution_reference(const Record& record, std::optional<ReferenceK
 // factory_to_run; UsageError or ConformanceError).
 void require_executable_with(const Record& record, const std::filesystem::path& root, const ExecuteOptions& options);
 
+// The session `record` is executed with under `wanted` (run_options.h SessionOverride): its own with each part
+// given replaced. A v1 record (a tested profile's) runs with the brief's settings only, so any other is a
+// UsageError naming the record and the formats that take them; a level or thread count outside §11's is a
+// UsageError naming the ones there are. require_executable_with asks it of every record before any runs.
+SessionOptions session_to_run(const Record& record, const SessionOverride& wanted);
+
 // True when the record's check stage did not pass: no artifacts were recorded, so there is nothing to
 // execute. execute_report and a runtime matrix keep such a record of a report as it is (byte for byte);
 // one record alone is refused (executable_record).

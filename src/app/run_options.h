@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,6 +48,15 @@ struct RunOptions {
   LocaliseLimits localise_limits;
 };
 
+// execute --optimization-level, --intra-op-threads, --session-config (doc/record-format.md §11, "session
+// settings"): what execute changes of a record's runtime.session, each part not given kept as the record says
+// (a config KEY given replaces that entry's value). app/execute_record.h session_to_run is the one rule.
+struct SessionOverride {
+  std::optional<std::string> optimization_level;  // one of rf::session_key::kOptimizationLevels
+  std::optional<std::int64_t> intra_op_threads;   // 1 to rf::session_key::kMaxIntraOpThreads
+  std::map<std::string, std::string> config;
+};
+
 struct ExecuteOptions {
   std::optional<std::filesystem::path> onnxruntime_library;
   RuntimeOpener open_runtime = &nnx::open_runtime;
@@ -81,6 +91,7 @@ struct ExecuteOptions {
   // execute --keep-outputs, a matrix's cells: given each executed record's compared outputs and truth
   // (stages/kept_outputs.h), once its parity ran; unset: nothing is kept.
   std::function<void(KeptRecord)> keep_outputs;
+  SessionOverride session;  // nothing set: each record's own session
 };
 
 }  // namespace nnx

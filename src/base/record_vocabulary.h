@@ -170,7 +170,7 @@ inline constexpr const char* kSession = "session";
 inline constexpr std::array<const char*, 4> kKeys = {kName, kVersion, kProvider, kSession};
 }  // namespace runtime_key
 
-namespace session_key {  // runtime.session: exactly these keys with exactly these values (§4 load)
+namespace session_key {  // runtime.session: in a v1 record exactly these keys with exactly these values (§4 load)
 inline constexpr const char* kIntraOpThreads = "intra_op_num_threads";
 inline constexpr const char* kInterOpThreads = "inter_op_num_threads";
 inline constexpr const char* kOptimizationLevel = "graph_optimization_level";
@@ -178,6 +178,15 @@ inline constexpr std::array<const char*, 3> kKeys = {kIntraOpThreads, kInterOpTh
 inline constexpr std::int64_t kRequiredIntraOpThreads = 1;
 inline constexpr std::int64_t kRequiredInterOpThreads = 1;
 inline constexpr const char* kRequiredOptimizationLevel = "ORT_ENABLE_ALL";
+// A module or successor-format record's session may name other settings, kept exactly as run (§11, "session
+// settings"): any of these levels (ONNX Runtime's GraphOptimizationLevel 0, 1, 2, 3, 99; LAYOUT is 3, which
+// releases before it refuse), 1 to kMaxIntraOpThreads intra-op threads, and `config`, the session config entries
+// set (KEY: VALUE, both strings), present only when one is.
+inline constexpr std::array<const char*, 5> kOptimizationLevels = {"ORT_DISABLE_ALL", "ORT_ENABLE_BASIC",
+                                                                  "ORT_ENABLE_EXTENDED", "ORT_ENABLE_LAYOUT",
+                                                                  "ORT_ENABLE_ALL"};
+inline constexpr std::int64_t kMaxIntraOpThreads = 256;
+inline constexpr const char* kConfig = "config";
 }  // namespace session_key
 
 namespace opset_key {  // opset
@@ -284,6 +293,8 @@ inline constexpr const char* kInputs = "inputs";
 inline constexpr const char* kOutputs = "outputs";
 inline constexpr const char* kReference = "reference";
 inline constexpr const char* kTriangulation = "triangulation";
+// parity with more than one intra-op thread: each case run twice, {threads, runs, identical, cases_differing}
+inline constexpr const char* kDeterministic = "deterministic";
 inline constexpr const char* kWeightsInModel = "weights_in_model";
 inline constexpr const char* kWeightsProblem = "weights_problem";
 inline constexpr const char* kCases = "cases";
@@ -349,51 +360,6 @@ inline constexpr const char* kFormat = "format";
 inline constexpr const char* kStatus = "status";
 inline constexpr const char* kProfiles = "profiles";
 }  // namespace report_key
-
-// ---- the runtime matrix nnx.runtime-matrix/1 (doc/runtime-matrix.md) ------------------------------------
-
-namespace matrix_key {  // the document
-inline constexpr const char* kFormat = "format";
-inline constexpr const char* kReport = "report";
-inline constexpr const char* kStatus = "status";
-inline constexpr const char* kRuntimes = "runtimes";
-inline constexpr const char* kDrift = "drift";
-inline constexpr const char* kShard = "shard";  // only in one shard's document
-inline constexpr const char* kBalancedBy = "balanced_by";  // a shard balanced by an earlier matrix: its sha256
-inline constexpr const char* kPartings = "partings";  // where a departing cell parts from the newest (when any)
-inline constexpr const char* kReportPath = "path";      // report.path
-inline constexpr const char* kReportSha256 = "sha256";  // report.sha256
-}  // namespace matrix_key
-
-namespace matrix_runtime_key {  // runtimes[i]
-inline constexpr const char* kVersion = "version";
-inline constexpr const char* kLibrarySha256 = "library_sha256";
-inline constexpr const char* kStatus = "status";
-inline constexpr const char* kRecords = "records";
-inline constexpr const char* kOutputs = "outputs";
-inline constexpr const char* kHost = "host";  // the host the cell ran on (base/host_facts.h); none in a document before it
-inline constexpr const char* kSeconds = "seconds";  // the cell's wall time; none in a document before it
-// runtimes[i].outputs.<profile>[k]
-inline constexpr const char* kCase = "case";
-inline constexpr const char* kShape = "shape";
-inline constexpr const char* kValues = "values";
-}  // namespace matrix_runtime_key
-
-namespace drift_key {  // drift
-inline constexpr const char* kCases = "cases";
-inline constexpr const char* kBeyondTolerance = "beyond_tolerance";
-// drift.cases[i], drift.cases[i].versus_newest[j] and drift.beyond_tolerance[j]
-inline constexpr const char* kProfile = "profile";
-inline constexpr const char* kCase = "case";
-inline constexpr const char* kRuntimes = "runtimes";
-inline constexpr const char* kMaxAbsDifference = "max_abs_difference";
-inline constexpr const char* kMaxUlps = "max_ulps";
-inline constexpr const char* kPair = "pair";
-inline constexpr const char* kNewest = "newest";
-inline constexpr const char* kVersusNewest = "versus_newest";
-inline constexpr const char* kVersion = "version";
-inline constexpr const char* kWithinTolerance = "within_tolerance";
-}  // namespace drift_key
 
 }  // namespace rf
 }  // namespace nnx

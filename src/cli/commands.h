@@ -79,6 +79,9 @@ struct RecordArgs {
   std::string key;                    // validate, verify --key PUB: each file's signature checked first
   LocaliseArgs localise;              // execute
   bool keep_outputs = false;          // execute --keep-outputs: beside --output (stages/kept_outputs.h)
+  std::string optimization_level;     // execute --optimization-level (app/run_options.h SessionOverride)
+  std::int64_t intra_op_threads = 0;  // execute --intra-op-threads; 0: the record's own
+  std::vector<std::string> session_config;  // execute --session-config KEY=VALUE...
 };
 
 // `nnx-conformance report FILE [--html OUT] [--markdown OUT] [--junit OUT]` (cli/report_command.cc).

@@ -3,6 +3,7 @@
 #include "base/error.h"
 #include "base/failure.h"
 #include "base/json_strict.h"
+#include "base/matrix_vocabulary.h"
 #include "base/record_vocabulary.h"
 #include "matrix/matrix_document.h"
 

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "base/json_python.h"
+#include "base/matrix_vocabulary.h"
 #include "base/record_vocabulary.h"
 #include "base/tolerance_compare.h"
 #include "matrix/cell_plan.h"

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "base/json_fields.h"
+#include "base/matrix_vocabulary.h"
 #include "base/sha256.h"
 #include "matrix/parting.h"
 #include "record/report.h"

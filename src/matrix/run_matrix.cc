@@ -13,6 +13,7 @@
 #include "base/interrupt.h"
 #include "base/json_python.h"
 #include "base/json_strict.h"
+#include "base/matrix_vocabulary.h"
 #include "base/sha256.h"
 #include "matrix/cell_runner.h"
 #include "matrix/parting.h"

@@ -18,6 +18,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -66,7 +67,12 @@ struct SessionOptions {
   std::int64_t intra_op_num_threads = rf::session_key::kRequiredIntraOpThreads;
   std::int64_t inter_op_num_threads = rf::session_key::kRequiredInterOpThreads;
   std::string graph_optimization_level = rf::session_key::kRequiredOptimizationLevel;
+  // Session config entries (a module or successor-format record's only; written only when one is set).
+  std::map<std::string, std::string> config;
   json to_json() const;
+  // Whether these are the brief's fixed settings (the only ones a v1 record may hold).
+  bool tested() const;
+  bool operator==(const SessionOptions&) const = default;
 };
 
 // A module record's stored tensor (§10): one input or output of a case, and the file holding it (layout.h).

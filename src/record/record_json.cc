@@ -115,9 +115,10 @@ Record::Runtime read_runtime(const json& r) {
   namespace key = rf::runtime_key;
   namespace session = rf::session_key;
   const json& s = r[key::kSession];
-  return {r[key::kName].get<std::string>(), r[key::kVersion], r[key::kProvider].get<std::string>(),
-          SessionOptions{s[session::kIntraOpThreads].get<std::int64_t>(), s[session::kInterOpThreads].get<std::int64_t>(),
-                         s[session::kOptimizationLevel].get<std::string>()}};
+  SessionOptions options{s[session::kIntraOpThreads].get<std::int64_t>(), s[session::kInterOpThreads].get<std::int64_t>(),
+                         s[session::kOptimizationLevel].get<std::string>(), {}};
+  if (s.contains(session::kConfig)) options.config = s[session::kConfig].get<std::map<std::string, std::string>>();
+  return {r[key::kName].get<std::string>(), r[key::kVersion], r[key::kProvider].get<std::string>(), std::move(options)};
 }
 
 Record::Module read_module(const json& j) {
@@ -181,10 +182,14 @@ double JsonNumber::value() const {
 
 json SessionOptions::to_json() const {
   namespace key = rf::session_key;
-  return json{{key::kIntraOpThreads, intra_op_num_threads},
-              {key::kInterOpThreads, inter_op_num_threads},
-              {key::kOptimizationLevel, graph_optimization_level}};
+  json out{{key::kIntraOpThreads, intra_op_num_threads},
+           {key::kInterOpThreads, inter_op_num_threads},
+           {key::kOptimizationLevel, graph_optimization_level}};
+  if (!config.empty()) out[key::kConfig] = config;
+  return out;
 }
+
+bool SessionOptions::tested() const { return *this == SessionOptions{}; }
 
 json CaseTensor::to_json(bool output) const {
   namespace key = rf::module_case_key;

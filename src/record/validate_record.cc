@@ -177,14 +177,50 @@ void check_exporter(const JsonView& exporter, Problems& out) {
   }
 }
 
-void check_runtime(const JsonView& runtime, Problems& out) {
+// A module or successor-format record's session (§11, "session settings"): the three keys, and `config` when
+// a config entry was set; a level of kOptimizationLevels, 1 to kMaxIntraOpThreads intra-op threads, one
+// inter-op thread, config entries KEY: VALUE of strings.
+void check_settings(const JsonView& session, Problems& out) {
+  namespace key = rf::session_key;
+  const std::string where = at(rf::kRuntime, rf::runtime_key::kSession);
+  if (!is_object_or_report(session, where, out)) return;
+  for (const auto& member : session.members()) {
+    if (std::find(key::kKeys.begin(), key::kKeys.end(), member.key) == key::kKeys.end() && member.key != key::kConfig) {
+      out.push_back(where + ": unknown key " + quote(member.key));
+    }
+  }
+  const std::optional<std::int64_t> intra = session[key::kIntraOpThreads].int64();
+  if (!intra || *intra < 1 || *intra > key::kMaxIntraOpThreads) {
+    out.push_back(where + "." + key::kIntraOpThreads + ": must be a whole number from 1 to " +
+                  std::to_string(key::kMaxIntraOpThreads) + ", not " + text_of(session[key::kIntraOpThreads]));
+  }
+  if (session[key::kInterOpThreads].int64() != key::kRequiredInterOpThreads) {
+    out.push_back(where + "." + key::kInterOpThreads + ": must be 1 (the parity stage runs one case at a time), not " +
+                  text_of(session[key::kInterOpThreads]));
+  }
+  const JsonView level = session[key::kOptimizationLevel];
+  if (std::none_of(key::kOptimizationLevels.begin(), key::kOptimizationLevels.end(),
+                   [&](const char* name) { return level.is_text(name); })) {
+    out.push_back(where + "." + key::kOptimizationLevel + ": must be one of ORT_DISABLE_ALL, ORT_ENABLE_BASIC, "
+                  "ORT_ENABLE_EXTENDED, ORT_ENABLE_LAYOUT, ORT_ENABLE_ALL, not " + text_of(level));
+  }
+  if (const JsonView config = session[key::kConfig]; config.exists()) {
+    bool strings = config.is_object() && !config.empty();
+    for (const auto& member : config.members()) strings = strings && !member.key.empty() && member.value.is_string();
+    if (!strings) out.push_back(where + "." + key::kConfig + ": must be a non-empty object of KEY: VALUE strings");
+  }
+}
+
+void check_runtime(const JsonView& runtime, bool v1, Problems& out) {
   namespace key = rf::runtime_key;
   exact_keys(runtime, rf::kRuntime, key::kKeys, out);
   static const json kSession = session_options_json();  // constant: built once
   const JsonView session = runtime[key::kSession];
-  if (session.exists() && !same_canonical(session, kSession)) {
+  if (!session.exists()) return;
+  if (!v1) return check_settings(session, out);
+  if (!same_canonical(session, kSession)) {
     out.push_back(at(rf::kRuntime, key::kSession) + ": other session options " + text_of(session) + " than " +
-                  text_of(kSession));
+                  text_of(kSession) + " (a tested profile's record runs with the brief's settings)");
   }
 }
 
@@ -225,7 +261,7 @@ void check_sections(const JsonView& record, const KindRules& kind, Problems& out
     check_exporter(exporter, out);
   }
   if (const JsonView runtime = record[rf::kRuntime]; runtime.exists() && is_object_or_report(runtime, rf::kRuntime, out)) {
-    check_runtime(runtime, out);
+    check_runtime(runtime, !kind.tensor_cases, out);
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/matrix_vocabulary.h"
 #include "base/model_kind.h"
 #include "base/model_record_vocabulary.h"
 

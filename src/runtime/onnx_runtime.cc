@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -67,6 +68,17 @@ RuntimeFailure failure(int code, const std::string& message) {
 }
 
 RuntimeFailure from_ort(const Ort::Exception& e) { return failure(static_cast<int>(e.GetOrtErrorCode()), e.what()); }
+
+// The level a SessionSettings names (rf::session_key::kOptimizationLevels), as ONNX Runtime's enum value: LAYOUT
+// is 3, newer than the headers the core is built with (a release before it refuses it when the session is made).
+GraphOptimizationLevel optimization_level(const std::string& name) {
+  constexpr std::array<int, 5> kValues = {0, 1, 2, 3, 99};  // in kOptimizationLevels' order
+  for (std::size_t i = 0; i < kValues.size(); ++i) {
+    if (name == rf::session_key::kOptimizationLevels[i]) return static_cast<GraphOptimizationLevel>(kValues[i]);
+  }
+  throw failure(ORT_INVALID_ARGUMENT, "graph optimisation level " + name + " is not one of ORT_DISABLE_ALL, "
+                "ORT_ENABLE_BASIC, ORT_ENABLE_EXTENDED, ORT_ENABLE_LAYOUT, ORT_ENABLE_ALL");
+}
 
 // The name under which ONNX Runtime's in-memory table of external files finds `location` (the model's own
 // spelling): the table drops one leading "./" (or ".//", ".\") from each name it is given but looks a
@@ -255,20 +267,6 @@ std::unique_ptr<Session> OnnxRuntime::create_session(std::span<const std::byte> 
   return std::make_unique<OnnxSession>(shared_from_this(), model, external, settings);
 }
 
-namespace {
-
-// The level a SessionSettings names (runtime.h kOptimizationLevels), as ONNX Runtime's enum.
-GraphOptimizationLevel optimization_level(const std::string& name) {
-  if (name == "ORT_DISABLE_ALL") return GraphOptimizationLevel::ORT_DISABLE_ALL;
-  if (name == "ORT_ENABLE_BASIC") return GraphOptimizationLevel::ORT_ENABLE_BASIC;
-  if (name == "ORT_ENABLE_EXTENDED") return GraphOptimizationLevel::ORT_ENABLE_EXTENDED;
-  if (name == rf::session_key::kRequiredOptimizationLevel) return GraphOptimizationLevel::ORT_ENABLE_ALL;
-  throw failure(ORT_INVALID_ARGUMENT, "graph optimisation level " + name + " is not supported (ORT_DISABLE_ALL, "
-                "ORT_ENABLE_BASIC, ORT_ENABLE_EXTENDED or ORT_ENABLE_ALL)");
-}
-
-}  // namespace
-
 OnnxSession::OnnxSession(std::shared_ptr<OnnxRuntime> runtime, std::span<const std::byte> model,
                          const std::vector<ExternalFile>& external, const SessionSettings& settings)
     : runtime_(std::move(runtime)), run_timeout_(settings.run_timeout) {
@@ -278,6 +276,7 @@ OnnxSession::OnnxSession(std::shared_ptr<OnnxRuntime> runtime, std::span<const s
     options.SetIntraOpNumThreads(settings.intra_op_num_threads);
     options.SetInterOpNumThreads(settings.inter_op_num_threads);
     options.SetGraphOptimizationLevel(optimization_level(settings.graph_optimization_level));
+    for (const auto& [key, value] : settings.config) options.AddConfigEntry(key.c_str(), value.c_str());
     if (settings.optimized_model_path) options.SetOptimizedModelFilePath(settings.optimized_model_path->c_str());
     options.SetExecutionMode(ExecutionMode::ORT_SEQUENTIAL);
     if (!external.empty()) {

@@ -20,6 +20,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 
@@ -37,6 +38,9 @@ struct SessionSettings {
   int intra_op_num_threads = 1;
   int inter_op_num_threads = 1;
   std::string graph_optimization_level = rf::session_key::kRequiredOptimizationLevel;
+  // Session config entries (AddSessionConfigEntry), in key order; an entry the release does not know is its
+  // own to refuse or ignore.
+  std::vector<std::pair<std::string, std::string>> config;
   // Not in the record: how long one run may take before the runtime is told to stop (runtime/run_watchdog.h);
   // zero for no limit. The stages give it the run's or execute's per-case limit (StageContext::case_timeout).
   std::chrono::milliseconds run_timeout{0};

@@ -36,6 +36,8 @@ struct CaseEvidence {
   VacuousTolerance vacuous;  // floating outputs an all-zero output would pass in every case
   nlohmann::json dtype_tolerances = nlohmann::json::array();  // the tolerance each half-precision output was judged by
   nlohmann::json dont_care = nlohmann::json::array();  // positions excluded from the comparison (dont_care.h)
+  // With more than one intra-op thread each case runs twice (parity.cc): the cases whose two runs differ.
+  nlohmann::json differing_runs = nlohmann::json::array();
 };
 
 // What comparing a case's outputs showed when every output could be compared: the worst comparison over its

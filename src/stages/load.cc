@@ -76,6 +76,7 @@ SessionSettings session_settings(const Record& record) {
   settings.intra_op_num_threads = static_cast<int>(record.runtime.session.intra_op_num_threads);
   settings.inter_op_num_threads = static_cast<int>(record.runtime.session.inter_op_num_threads);
   settings.graph_optimization_level = record.runtime.session.graph_optimization_level;
+  settings.config.assign(record.runtime.session.config.begin(), record.runtime.session.config.end());
   return settings;
 }
 

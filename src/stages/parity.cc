@@ -8,7 +8,9 @@
 // comparison's findings (exact outputs, dtypes, tolerances, a vacuous tolerance, don't-care counts) and the
 // kind's own keys; the stage fails with the first of runtime-error, mismatch, input-contract among failing
 // cases, with the blame of stages/triangulation.h. With `kept_cases` set, each compared case's outputs, truth
-// and oracle are kept there as they were compared (stages/kept_outputs.h: re-judged later without a run).
+// and oracle are kept there as they were compared (stages/kept_outputs.h: re-judged later without a run). With
+// more than one intra-op thread each case runs twice and the detail's `deterministic` says whether the two
+// runs' outputs were the same bytes (the cases that differ named).
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,11 +30,28 @@ namespace {
 using nlohmann::json;
 namespace detail_key = rf::detail_key;
 
+// More than one intra-op thread may split a reduction differently from run to run: each case runs twice and
+// the detail says whether the two runs gave the same bytes (issue "Every way it is run").
+bool runs_twice(const StageContext& context) { return context.record.runtime.session.intra_op_num_threads > 1; }
+
+bool same_outputs(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].name != b[i].name || a[i].dtype != b[i].dtype || a[i].shape != b[i].shape || a[i].bytes != b[i].bytes) {
+      return false;
+    }
+  }
+  return true;
+}
+
 void run_case(std::size_t index, RecordCase& c, StageContext& context, ParityKind& kind, CaseEvidence& evidence) {
   std::vector<Tensor> outputs;
   try {
     const std::vector<Tensor> inputs = kind.inputs(index, c);
     outputs = context.session->run(inputs);
+    if (runs_twice(context) && !same_outputs(outputs, context.session->run(inputs))) {
+      evidence.differing_runs.push_back(c.name);
+    }
   } catch (const RuntimeFailure& e) {
     const auto frozen = kind.frozen_dimension(c);
     const bool departs = frozen ? record_frozen_size_failure(c, e, *frozen) : record_runtime_failure(c, e);
@@ -65,6 +84,12 @@ bool record_outcome(StageContext& context, const ParityKind& kind, CaseEvidence&
   if (!evidence.dtype_tolerances.empty()) detail[rf::dtype_tolerance_key::kDtypeTolerances] = evidence.dtype_tolerances;
   if (json vacuous = evidence.vacuous.to_json(); !vacuous.is_null()) {
     detail[rf::vacuous_key::kVacuousTolerance] = std::move(vacuous);
+  }
+  if (runs_twice(context)) {
+    detail[detail_key::kDeterministic] = json{{"threads", context.record.runtime.session.intra_op_num_threads},
+                                              {"runs", 2},
+                                              {"identical", evidence.differing_runs.empty()},
+                                              {"cases_differing", evidence.differing_runs}};
   }
   const KindParityDetail own = kind.detail();
   detail.update(own.keys);
