@@ -145,6 +145,9 @@ def execute(
     localize: Optional[bool] = None,
     output: Optional[PathLike] = None,
     keep_outputs: bool = False,
+    optimization_level: Optional[str] = None,
+    intra_op_threads: Optional[int] = None,
+    session_config: Optional[Mapping[str, str]] = None,
 ) -> dict[str, Any]:
     """Run a saved record's load and parity stages again on its artifacts under ``directory``: the record is
     validated, its weights rebuilt and compared with ``weights_sha256``, every artifact verified before
@@ -168,7 +171,10 @@ def execute(
     rebuild, implies ``reference="torch"`` (another reference is a :class:`UsageError`; a data-only record is
     compared with ONNX's reference evaluator); None and False localise none. ``output``: the new record or
     report is also written there atomically; ``keep_outputs=True`` (with ``output``) keeps every compared
-    case's outputs and reference values beside it for :func:`rejudge` (doc/rejudge.md)."""
+    case's outputs and reference values beside it for :func:`rejudge` (doc/rejudge.md). ``optimization_level``
+    (``"ORT_DISABLE_ALL"`` ... ``"ORT_ENABLE_ALL"``), ``intra_op_threads`` and ``session_config`` (KEY: VALUE
+    strings) run a module or successor-format record under other session settings, which its new record says
+    (doc/record-format.md §11; a tested profile's record refuses them: :class:`UsageError`)."""
     python, script = _worker()
     localize = _optional_flag(localize, "localize")
     if _optional_flag(keep_outputs, "keep_outputs") and output is None:
@@ -179,8 +185,26 @@ def execute(
         text, record_file = _dumps(record, "the record"), None
     out = _core.execute(text, record_file, _path(directory, "directory"), _onnxruntime_library(onnxruntime),
                         _optional_text(reference, "reference"), python, script, localize,
-                        _optional_path(output, "output"), bool(keep_outputs))
+                        _optional_path(output, "output"), bool(keep_outputs),
+                        _optional_text(optimization_level, "optimization_level"),
+                        _whole_number(intra_op_threads, "intra_op_threads"), _text_mapping(session_config))
     return json.loads(out)
+
+
+def _whole_number(value: Any, what: str) -> Optional[int]:
+    """None or an int (never a bool); an :class:`ArgumentError` naming ``what``."""
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise ArgumentError(f"{what} must be a whole number or None, not {type(value).__name__}")
+
+
+def _text_mapping(value: Any) -> dict[str, str]:
+    """session_config: None or a mapping of str to str; an :class:`ArgumentError` otherwise."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise ArgumentError("session_config must be a mapping of str KEY to str VALUE or None")
+    return dict(value)
 
 
 def _tolerance(value: Any, what: str) -> Optional[float]:

@@ -252,10 +252,11 @@ std::string execute(const std::optional<std::string>& record_text, const std::op
                     const std::filesystem::path& root, const std::optional<std::filesystem::path>& onnxruntime,
                     const std::optional<std::string>& reference, const std::string& python, const std::string& script,
                     std::optional<bool> localize, const std::optional<std::filesystem::path>& output,
-                    bool keep_outputs) {
+                    bool keep_outputs, const std::optional<std::string>& optimization_level,
+                    std::optional<std::int64_t> intra_op_threads, const std::map<std::string, std::string>& config) {
   ExecuteRequest request{record_file ? read_strict_json_file(*record_file) : parse(record_text.value_or(""), "the record"),
-                         root, output, {}, record_file};
-  request.keep_outputs = keep_outputs;
+                         root, output, {}, record_file, keep_outputs};
+  request.options.session = {optimization_level, intra_op_threads, config};  // app/execute_record.h session_to_run
   request.options.onnxruntime_library = onnxruntime;
   if (reference) request.options.reference = reference_named(*reference);  // else each record's own (the core's)
   request.options.worker = resolve_worker_command(WorkerCommand{python, script, {}});  // started for torch only

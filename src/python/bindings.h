@@ -15,6 +15,7 @@
 
 #include <exception>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -98,12 +99,14 @@ std::string load_profiles(const std::filesystem::path& file);
 // record for a record, the new report (every record) for a report. `reference`: "torch" (PyTorch in the worker
 // `python script`), "native", "stored", or none: each record's default, the core's rule
 // (app/execute_record.h execution_reference); a usage error for any other name. Written atomically to
-// `output` when given, with, for `keep_outputs`, the compared outputs beside it (stages/kept_outputs.h).
+// `output` when given, with, for `keep_outputs`, the compared outputs beside it (stages/kept_outputs.h); the
+// session settings given replace the record's own (app/run_options.h SessionOverride).
 std::string execute(const std::optional<std::string>& record_text, const std::optional<std::filesystem::path>& record_file,
                     const std::filesystem::path& root, const std::optional<std::filesystem::path>& onnxruntime,
                     const std::optional<std::string>& reference, const std::string& python, const std::string& script,
                     std::optional<bool> localize, const std::optional<std::filesystem::path>& output,
-                    bool keep_outputs);
+                    bool keep_outputs, const std::optional<std::string>& optimization_level,
+                    std::optional<std::int64_t> intra_op_threads, const std::map<std::string, std::string>& config);
 // matrix/rejudge_document.h: the nnx.rejudged/1 document as JSON text, written to `output` when given.
 std::string rejudge(const std::filesystem::path& document, std::optional<double> rtol, std::optional<double> atol,
                     const std::optional<std::filesystem::path>& output);

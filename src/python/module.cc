@@ -54,7 +54,9 @@ PYBIND11_MODULE(_core, m) {
   m.def("load_profiles", &b::load_profiles, py::arg("path"), "A profile file's profiles (JSON list text).");
   m.def("execute", &b::execute, released(), py::arg("record"), py::arg("record_file"), py::arg("root"),
         py::arg("onnxruntime"), py::arg("reference"), py::arg("python"), py::arg("script"),
-        py::arg("localize") = py::none(), py::arg("output") = py::none(), py::arg("keep_outputs") = false);
+        py::arg("localize") = py::none(), py::arg("output") = py::none(), py::arg("keep_outputs") = false,
+        py::arg("optimization_level") = py::none(), py::arg("intra_op_threads") = py::none(),
+        py::arg("session_config") = std::map<std::string, std::string>{});
   m.def("rejudge", &b::rejudge, released(), py::arg("document"), py::arg("rtol"), py::arg("atol"), py::arg("output"));
 
   // The process's warm exporter workers (app/worker_pool.h): the lifetime rule every front end shares.

@@ -90,3 +90,19 @@ def test_a_successor_records_session_outside_the_rules_is_refused_naming_it(repo
 def test_a_session_config_entry_needs_a_key_and_a_value(report):
     done = run_cli("execute", report / "r.json", report / "r-artifacts", "--session-config", "no-equals-sign")
     assert done.returncode == 2 and "--session-config takes KEY=VALUE, not no-equals-sign" in done.stderr, done.stderr
+
+
+def test_the_python_api_takes_the_same_settings(report):
+    import sys
+    from conftest import BUILD
+    sys.path.insert(0, str(BUILD / "python"))
+    import nnx.export_conformance as api
+    new = api.execute(report / "r.json", report / "r-artifacts", optimization_level="ORT_ENABLE_EXTENDED",
+                      intra_op_threads=2, session_config={"session.disable_prepacking": "1"})
+    session = new["profiles"][0]["runtime"]["session"]
+    assert session == {"graph_optimization_level": "ORT_ENABLE_EXTENDED", "inter_op_num_threads": 1,
+                       "intra_op_num_threads": 2, "config": {"session.disable_prepacking": "1"}}
+    with pytest.raises(api.UsageError, match="intra-op threads must be from 1 to 256, not 0"):
+        api.execute(report / "r.json", report / "r-artifacts", intra_op_threads=0)
+    with pytest.raises(api.ArgumentError, match="session_config must be a mapping"):
+        api.execute(report / "r.json", report / "r-artifacts", session_config={"k": 1})
