@@ -120,9 +120,10 @@ SessionOptions session_to_run(const Record& record, const SessionOverride& wante
   for (const auto& [k, v] : wanted.config) session.config[k] = v;
   if (session == record.runtime.session) return session;
   if (record.format == kFormat) {
-    throw UsageError(record.profile + ": a tested profile's record (" + std::string(kFormat) + ") runs with the "
-                     "brief's session settings only (1 intra-op thread, ORT_ENABLE_ALL, no config entries); other "
-                     "settings are for module and successor-format records (doc/record-format.md §11)");
+    throw UsageError(record.profile + ": a record of the brief's format (" + std::string(kFormat) + ", a tested or "
+                     "built-in network profile's) runs with the brief's session settings only (1 intra-op thread, "
+                     "ORT_ENABLE_ALL, no config entries); other settings are for module and successor-format records "
+                     "(doc/record-format.md §11)");
   }
   if (std::find(key::kOptimizationLevels.begin(), key::kOptimizationLevels.end(), session.graph_optimization_level) ==
       key::kOptimizationLevels.end()) {

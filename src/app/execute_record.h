@@ -40,8 +40,8 @@ ReferenceKind execution_reference(const Record& record, std::optional<ReferenceK
 // factory_to_run; UsageError or ConformanceError).
 void require_executable_with(const Record& record, const std::filesystem::path& root, const ExecuteOptions& options);
 
-// The session `record` is executed with under `wanted` (run_options.h SessionOverride): its own with each part
-// given replaced. A v1 record (a tested profile's) runs with the brief's settings only, so any other is a
+// The session `record` is run or executed with under `wanted` (run_options.h SessionOverride): its own with
+// each part given replaced (run_report.h and run_profile.h ask it too). A v1 record (a tested profile's) runs with the brief's settings only, so any other is a
 // UsageError naming the record and the formats that take them; a level or thread count outside §11's is a
 // UsageError naming the ones there are. require_executable_with asks it of every record before any runs.
 SessionOptions session_to_run(const Record& record, const SessionOverride& wanted);

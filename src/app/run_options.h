@@ -21,6 +21,15 @@
 
 namespace nnx {
 
+// --optimization-level, --intra-op-threads, --session-config of run and execute (doc/record-format.md §11,
+// "session settings"): what they change of a record's runtime.session, each part not given kept as the record
+// says (a config KEY given replaces that entry's value). app/execute_record.h session_to_run is the one rule.
+struct SessionOverride {
+  std::optional<std::string> optimization_level;  // one of rf::session_key::kOptimizationLevels
+  std::optional<std::int64_t> intra_op_threads;   // 1 to rf::session_key::kMaxIntraOpThreads
+  std::map<std::string, std::string> config;
+};
+
 struct RunOptions {
   std::optional<std::filesystem::path> onnxruntime_library;  // see runtime/onnx_runtime.h for the search order
   std::optional<WorkerCommand> worker;                      // default: default_worker_command()
@@ -46,15 +55,9 @@ struct RunOptions {
   // imported-file record whose parity found a mismatch; --localize every one, --no-localize none.
   LocaliseWhen localize = LocaliseWhen::parity_failed;
   LocaliseLimits localise_limits;
-};
-
-// execute --optimization-level, --intra-op-threads, --session-config (doc/record-format.md §11, "session
-// settings"): what execute changes of a record's runtime.session, each part not given kept as the record says
-// (a config KEY given replaces that entry's value). app/execute_record.h session_to_run is the one rule.
-struct SessionOverride {
-  std::optional<std::string> optimization_level;  // one of rf::session_key::kOptimizationLevels
-  std::optional<std::int64_t> intra_op_threads;   // 1 to rf::session_key::kMaxIntraOpThreads
-  std::map<std::string, std::string> config;
+  // Every record's session under these (app/execute_record.h session_to_run; a tested profile refuses any
+  // other, before anything runs); nothing set: the brief's.
+  SessionOverride session;
 };
 
 struct ExecuteOptions {

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/execute_record.h"
 #include "app/repro_record.h"
 #include "app/source.h"
 #include "app/worker_pool.h"
@@ -121,7 +122,9 @@ struct ProfileRunState {
         record(blank_record_of(profile, options_.source ? *options_.source : detect_source(options_.source_revision),
                                model ? model->weights_sha256() : std::string(), options_.report_folder)),
         context(record, root, model.get(), &profile),
-        options(options_) {}
+        options(options_) {
+    record.runtime.session = session_to_run(record, options.session);  // refused before anything runs
+  }
 
   const Profile profile;
   const std::shared_ptr<RunObserver> observer;

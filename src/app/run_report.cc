@@ -4,6 +4,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "app/execute_record.h"
 #include "app/run_profiles.h"
 #include "artifacts/layout.h"
 #include "artifacts/output_paths.h"
@@ -77,6 +78,9 @@ RunOutcome run_to_report(const RunRequest& request) {
   if (request.report_path) options.report_folder = std::filesystem::absolute(*request.report_path).parent_path();
   check_memory(request.profiles, options);
   require_runnable_providers(request.profiles, options);
+  for (const auto& p : request.profiles) {  // a record of the brief's format refuses other session settings
+    session_to_run(blank_record_of(p, SourceInfo{}, std::string()), options.session);
+  }
   if (request.report_path) {
     check_output_paths({{{"the report path", *request.report_path}}, {}, {{"the artifacts root", request.root}}});
     require_writable_file_path(*request.report_path);

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/run_options.h"
 #include "artifacts/output_paths.h"
 #include "base/record_vocabulary.h"
 #include "base/ssh_key.h"
@@ -46,6 +47,15 @@ void add_localise_options(CLI::App& command, LocaliseArgs& args, bool run);
 LocaliseWhen localise_when(const LocaliseArgs& args, LocaliseWhen by_default);
 LocaliseLimits localise_limits(const LocaliseArgs& args);
 
+// --optimization-level, --intra-op-threads, --session-config of run, check and execute (cli/session_options.cc).
+struct SessionArgs {
+  std::string optimization_level;
+  std::int64_t intra_op_threads = 0;  // 0: the record's own
+  std::vector<std::string> config;    // KEY=VALUE...
+};
+void add_session_options(CLI::App& command, SessionArgs& args);
+SessionOverride session_override(const SessionArgs& args);  // UsageError for an entry that is not KEY=VALUE
+
 struct RunArgs {
   std::string output;
   std::string artifacts;
@@ -61,6 +71,7 @@ struct RunArgs {
   std::optional<int> memory_limit_mib;  // what the input cases may cost (default: profile/memory_budget.h)
   std::string sign_key;      // --sign-key KEY: sign the report (cli/sign_command.cc)
   LocaliseArgs localise;
+  SessionArgs session;
   std::optional<nlohmann::json> profile_object;  // check: the one profile its --KEY VALUE flags name
   std::vector<std::string> command_flags;        // check: its own flags ("--output"), suggested for a near miss
 };
@@ -79,9 +90,7 @@ struct RecordArgs {
   std::string key;                    // validate, verify --key PUB: each file's signature checked first
   LocaliseArgs localise;              // execute
   bool keep_outputs = false;          // execute --keep-outputs: beside --output (stages/kept_outputs.h)
-  std::string optimization_level;     // execute --optimization-level (app/run_options.h SessionOverride)
-  std::int64_t intra_op_threads = 0;  // execute --intra-op-threads; 0: the record's own
-  std::vector<std::string> session_config;  // execute --session-config KEY=VALUE...
+  SessionArgs session;                // execute
 };
 
 // `nnx-conformance report FILE [--html OUT] [--markdown OUT] [--junit OUT]` (cli/report_command.cc).

@@ -57,18 +57,7 @@ void add_record_commands(CLI::App& app, RecordArgs& args) {
                    "seconds one input case may run in the runtime before it is stopped and recorded as a "
                    "runtime-error (default 600)")
       ->check(timeout_seconds());
-  execute
-      ->add_option("--optimization-level", args.optimization_level,
-                   "the session's graph optimisation level (a module or successor-format record's; default: the "
-                   "record's own)")
-      ->check(CLI::IsMember(std::vector<std::string>(rf::session_key::kOptimizationLevels.begin(),
-                                                     rf::session_key::kOptimizationLevels.end())));
-  execute
-      ->add_option("--intra-op-threads", args.intra_op_threads,
-                   "the session's intra-op threads (a module or successor-format record's; default: the record's own)")
-      ->check(CLI::Range(std::int64_t{1}, rf::session_key::kMaxIntraOpThreads));
-  execute->add_option("--session-config", args.session_config,
-                      "a session config entry KEY=VALUE (repeatable), e.g. session.set_denormal_as_zero=1");
+  add_session_options(*execute, args.session);
   execute->add_flag("--keep-outputs", args.keep_outputs,
                     "keep every compared case's outputs and reference values beside --output, in <output "
                     "stem>-outputs/ (hash-listed ONNX tensor files), for `rejudge`");
@@ -190,15 +179,7 @@ int execute_command(const RecordArgs& args, const Seams& seams) {
     request.options.repro_root = output.parent_path() / (output.stem().string() + "-repro");
     use.outputs.push_back({"the repros' folder", *request.options.repro_root});
   }
-  if (!args.optimization_level.empty()) request.options.session.optimization_level = args.optimization_level;
-  if (args.intra_op_threads > 0) request.options.session.intra_op_threads = args.intra_op_threads;
-  for (const auto& entry : args.session_config) {
-    const auto equals = entry.find('=');
-    if (equals == std::string::npos || equals == 0) {
-      throw UsageError("--session-config takes KEY=VALUE, not " + entry);
-    }
-    request.options.session.config[entry.substr(0, equals)] = entry.substr(equals + 1);
-  }
+  request.options.session = session_override(args.session);
   if (args.keep_outputs) {
     if (args.output.empty()) throw UsageError("--keep-outputs keeps the outputs beside --output: name one");
     request.keep_outputs = true;  // its folder beside --output: execute_report checks it may be replaced

@@ -43,6 +43,7 @@ void add_run_options(CLI::App& run, RunArgs& args) {
   run.add_flag("--force", args.force, "clear the chosen profiles' earlier artifacts");
   run.add_option("--onnxruntime", args.onnxruntime, "path of libonnxruntime.so.1 to use");
   add_localise_options(run, args.localise, /*run=*/true);
+  add_session_options(run, args.session);
   add_render_options(run, args.render);
   add_sign_key_option(run, args.sign_key);
 }
@@ -68,6 +69,7 @@ int run_command(const RunArgs& args, const Seams& seams) {
   if (args.memory_limit_mib) request.options.memory_limit_bytes = std::uint64_t(*args.memory_limit_mib) << 20;
   request.options.localize = localise_when(args.localise, LocaliseWhen::parity_failed);
   request.options.localise_limits = localise_limits(args.localise);
+  request.options.session = session_override(args.session);
   PathUse use{{{"--output", output}}, {}, {{"the artifacts root", request.root}}};
   if (!args.timings.empty()) use.outputs.push_back({"--timings", args.timings});
   if (!args.profile_file.empty()) use.inputs.push_back({"--profile-file", args.profile_file});

@@ -106,3 +106,26 @@ def test_the_python_api_takes_the_same_settings(report):
         api.execute(report / "r.json", report / "r-artifacts", intra_op_threads=0)
     with pytest.raises(api.ArgumentError, match="session_config must be a mapping"):
         api.execute(report / "r.json", report / "r-artifacts", session_config={"k": 1})
+
+
+def test_run_and_check_write_records_under_the_settings_asked(report, tmp_path):
+    done = run_cli("run", "--profile-file", report / "p.json", "--output", tmp_path / "run.json", "--no-localize",
+                   "--optimization-level", "ORT_ENABLE_BASIC", "--intra-op-threads", "2",
+                   "--session-config", "session.disable_prepacking=1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    record = json.loads((tmp_path / "run.json").read_text())["profiles"][0]
+    assert record["runtime"]["session"] == {"graph_optimization_level": "ORT_ENABLE_BASIC", "inter_op_num_threads": 1,
+                                            "intra_op_num_threads": 2, "config": {"session.disable_prepacking": "1"}}
+    assert record["stages"]["parity"]["detail"]["deterministic"]["identical"] is True
+    profile = json.loads((report / "p.json").read_text())[0]
+    done = run_cli("check", "--output", tmp_path / "check.json", "--no-localize", "--optimization-level",
+                   "ORT_DISABLE_ALL", "--name", "one", "--onnx", profile["onnx"], "--data", profile["data"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    checked = json.loads((tmp_path / "check.json").read_text())["profiles"][0]
+    assert checked["runtime"]["session"]["graph_optimization_level"] == "ORT_DISABLE_ALL"
+
+
+def test_a_run_of_the_tested_profiles_under_other_settings_is_refused_before_anything_runs(tmp_path):
+    done = run_cli("run", "--output", tmp_path / "t.json", "--intra-op-threads", "2")
+    assert done.returncode == 2 and "runs with the brief's session settings only" in done.stderr, done.stderr
+    assert list(tmp_path.iterdir()) == []  # no report, no artifacts folder

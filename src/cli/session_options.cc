@@ -1,0 +1,39 @@
+// The session-settings flags of run, check and execute (commands.h SessionArgs; app/run_options.h
+// SessionOverride, doc/record-format.md §11 "session settings").
+#include <CLI/CLI.hpp>
+
+#include "base/error.h"
+#include "base/record_vocabulary.h"
+#include "cli/commands.h"
+
+namespace nnx::cli {
+
+void add_session_options(CLI::App& command, SessionArgs& args) {
+  namespace key = rf::session_key;
+  command
+      .add_option("--optimization-level", args.optimization_level,
+                  "the session's graph optimisation level (a module or successor-format record's; default: the "
+                  "record's own, ORT_ENABLE_ALL)")
+      ->check(CLI::IsMember(std::vector<std::string>(key::kOptimizationLevels.begin(), key::kOptimizationLevels.end())));
+  command
+      .add_option("--intra-op-threads", args.intra_op_threads,
+                  "the session's intra-op threads (a module or successor-format record's; default: the record's own, "
+                  "1); more than one runs each case twice and says whether the runs agree")
+      ->check(CLI::Range(std::int64_t{1}, key::kMaxIntraOpThreads));
+  command.add_option("--session-config", args.config,
+                     "a session config entry KEY=VALUE (repeatable), e.g. session.set_denormal_as_zero=1");
+}
+
+SessionOverride session_override(const SessionArgs& args) {
+  SessionOverride session;
+  if (!args.optimization_level.empty()) session.optimization_level = args.optimization_level;
+  if (args.intra_op_threads > 0) session.intra_op_threads = args.intra_op_threads;
+  for (const auto& entry : args.config) {
+    const auto equals = entry.find('=');
+    if (equals == std::string::npos || equals == 0) throw UsageError("--session-config takes KEY=VALUE, not " + entry);
+    session.config[entry.substr(0, equals)] = entry.substr(equals + 1);
+  }
+  return session;
+}
+
+}  // namespace nnx::cli
