@@ -1,7 +1,9 @@
 // Running one profile: the five stages in order, each recorded on its own (doc/record-format.md §4, §8).
 //
 // `run_profile` refuses, before anything is written, an invalid Profile (or one reusing a tested name)
-// with ConformanceError and a profile folder `root/<name>` that exists as a file or non-empty folder with
+// with ConformanceError, session settings (RunOptions::session) its record cannot hold with UsageError
+// (app/execute_record.h session_to_run; the record's runtime.session says the ones it runs with), and a
+// profile folder `root/<name>` that exists as a file or non-empty folder with
 // FolderInUse (artifacts/layout.h). Otherwise it never throws for a stage failure: it returns the record,
 // whose stages say what passed. A stage after one that did not pass stays not_run. Wall times go to
 // RunOptions::observer only (`run --timings`; nothing enters the record).

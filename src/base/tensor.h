@@ -50,6 +50,8 @@ struct Tensor {
   // A float32 tensor over `values` (copied).
   static Tensor float32(std::string name, std::vector<std::int64_t> shape, std::span<const float> values);
   std::span<const float> float32_values() const;  // only for a float32 tensor (ConformanceError otherwise)
+  // The same name, dtype, shape and bytes.
+  bool operator==(const Tensor&) const = default;
 };
 
 }  // namespace nnx

@@ -70,8 +70,6 @@ struct SessionOptions {
   // Session config entries (a module or successor-format record's only; written only when one is set).
   std::map<std::string, std::string> config;
   json to_json() const;
-  // Whether these are the brief's fixed settings (the only ones a v1 record may hold).
-  bool tested() const;
   bool operator==(const SessionOptions&) const = default;
 };
 

@@ -189,8 +189,6 @@ json SessionOptions::to_json() const {
   return out;
 }
 
-bool SessionOptions::tested() const { return *this == SessionOptions{}; }
-
 json CaseTensor::to_json(bool output) const {
   namespace key = rf::module_case_key;
   json out{{rf::input_key::kName, name}, {rf::input_key::kDtype, dtype}, {rf::input_key::kShape, shape}, {key::kFile, file}};

@@ -17,7 +17,9 @@
 // stages; every input case against the case table of §5 and the parity stage; model_state against the
 // export stage; artifacts (keys, paths, duplicates, hashes, roles, sizes, the model entry and opset of a
 // checked record); tolerances; config.weights_sha256; the shapes of source, exporter, opset, versions and
-// runtime; the session options; exporter name vs options; opset.requested; artifacts.model; and the
+// runtime; the session options (a v1 record's exactly the brief's three; a module or successor-format
+// record's within §11's session settings: level, intra-op threads, one inter-op thread, config entries);
+// exporter name vs options; opset.requested; artifacts.model; and the
 // settings rule of profile_rebuild.h. Not validated: contents of source, versions and stage details.
 // Keys and vocabulary come from record_format.h; the summary check uses its derive_outcome, the rule the
 // writer's finalize_record uses. The checks live in validate_record.cc, validate_stages.cc,

@@ -1,7 +1,7 @@
 #include "stages/kept_outputs.h"
 
 #include <cstdint>
-#include <limits>
+#include <span>
 #include <system_error>
 #include <utility>
 
@@ -83,14 +83,12 @@ Tensor read_tensor(const fs::path& folder, const json& entry, const std::string&
   }
   if (!problems.empty()) throw ConformanceError(problems.front());
   const fs::path path = folder / relative;
-  std::string bytes = read_file_bytes(path, kMaxTensorFileBytes, "the kept-output file limit", ErrorKind::refused);
+  const std::string bytes = read_file_bytes(path, kMaxTensorFileBytes, "the kept-output file limit", ErrorKind::refused);
   if (sha256_hex(bytes) != sha256) {
     throw ConformanceError(path.string() + ": its sha256 is not the one " + kKeptOutputsListing + " lists (" + where +
                            "): the kept outputs were changed after they were written");
   }
-  std::vector<std::byte> raw(bytes.size());
-  for (std::size_t i = 0; i < bytes.size(); ++i) raw[i] = static_cast<std::byte>(bytes[i]);
-  Tensor tensor = decode_tensor_proto(std::move(raw), path.string(), bytes.size());
+  Tensor tensor = decode_tensor_proto(std::as_bytes(std::span(bytes.data(), bytes.size())), path.string(), bytes.size());
   if (tensor.name != name || std::string(dtype_name(tensor.dtype)) != dtype || tensor.shape != shape) {
     throw ConformanceError(path.string() + ": not the tensor " + kKeptOutputsListing + " lists at " + where +
                            " (name, dtype or shape differ)");

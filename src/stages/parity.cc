@@ -34,22 +34,12 @@ namespace detail_key = rf::detail_key;
 // the detail says whether the two runs gave the same bytes (issue "Every way it is run").
 bool runs_twice(const StageContext& context) { return context.record.runtime.session.intra_op_num_threads > 1; }
 
-bool same_outputs(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i].name != b[i].name || a[i].dtype != b[i].dtype || a[i].shape != b[i].shape || a[i].bytes != b[i].bytes) {
-      return false;
-    }
-  }
-  return true;
-}
-
 void run_case(std::size_t index, RecordCase& c, StageContext& context, ParityKind& kind, CaseEvidence& evidence) {
   std::vector<Tensor> outputs;
   try {
     const std::vector<Tensor> inputs = kind.inputs(index, c);
     outputs = context.session->run(inputs);
-    if (runs_twice(context) && !same_outputs(outputs, context.session->run(inputs))) {
+    if (runs_twice(context) && outputs != context.session->run(inputs)) {
       evidence.differing_runs.push_back(c.name);
     }
   } catch (const RuntimeFailure& e) {
