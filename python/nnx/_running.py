@@ -148,6 +148,7 @@ def execute(
     optimization_level: Optional[str] = None,
     intra_op_threads: Optional[int] = None,
     session_config: Optional[Mapping[str, str]] = None,
+    provider: Optional[str] = None,
 ) -> dict[str, Any]:
     """Run a saved record's load and parity stages again on its artifacts under ``directory``: the record is
     validated, its weights rebuilt and compared with ``weights_sha256``, every artifact verified before
@@ -172,9 +173,10 @@ def execute(
     compared with ONNX's reference evaluator); None and False localise none. ``output``: the new record or
     report is also written there atomically; ``keep_outputs=True`` (with ``output``) keeps every compared
     case's outputs and reference values beside it for :func:`rejudge` (doc/rejudge.md). ``optimization_level``
-    (``"ORT_DISABLE_ALL"`` ... ``"ORT_ENABLE_ALL"``), ``intra_op_threads`` and ``session_config`` (KEY: VALUE
-    strings) run a module or successor-format record under other session settings, which its new record says
-    (doc/record-format.md §11; a tested profile's record refuses them: :class:`UsageError`)."""
+    (``"ORT_DISABLE_ALL"`` ... ``"ORT_ENABLE_ALL"``), ``intra_op_threads``, ``session_config`` (KEY: VALUE
+    strings) and ``provider`` (an execution provider's name) run a module or successor-format record under other
+    session settings, which its new record says (doc/record-format.md §11; a tested profile's record refuses
+    them: :class:`UsageError`)."""
     python, script = _worker()
     localize = _optional_flag(localize, "localize")
     if _optional_flag(keep_outputs, "keep_outputs") and output is None:
@@ -187,7 +189,8 @@ def execute(
                         _optional_text(reference, "reference"), python, script, localize,
                         _optional_path(output, "output"), bool(keep_outputs),
                         _optional_text(optimization_level, "optimization_level"),
-                        _whole_number(intra_op_threads, "intra_op_threads"), _text_mapping(session_config))
+                        _whole_number(intra_op_threads, "intra_op_threads"), _text_mapping(session_config),
+                        _optional_text(provider, "provider"))
     return json.loads(out)
 
 
@@ -242,6 +245,10 @@ def runtime_matrix(
     jobs: Optional[int] = None,
     output: Optional[PathLike] = None,
     sign_key: Optional[PathLike] = None,
+    optimization_levels: Iterable[str] = (),
+    intra_op_threads: Iterable[int] = (),
+    providers: Iterable[str] = (),
+    session_config: Optional[dict[str, str]] = None,
 ) -> dict[str, Any]:
     """Execute every record of the report file ``report`` (or one record) under each ONNX Runtime of
     ``runtimes`` — a library path, or ``"X.Y.Z"`` for a release of the runtime cache (``make runtimes``) — each
@@ -250,7 +257,10 @@ def runtime_matrix(
     written atomically to ``output`` when given. A runtime that crashes or hangs is that runtime's
     ``runtime-error`` or ``load-error``; the others complete. Refused: an invalid report, a release not in the
     cache (:class:`UsageError`). ``sign_key``: with ``output``, ``<output>.sig`` is written beside it
-    (:func:`sign_document`)."""
+    (:func:`sign_document`). The settings axes (doc/runtime-matrix.md, "Axes"): every release also runs at each
+    of ``optimization_levels`` (``"ORT_DISABLE_ALL"`` ... ``"ORT_ENABLE_ALL"``), with each of
+    ``intra_op_threads`` and on each of ``providers``; ``session_config`` ({KEY: VALUE}) is every cell's. An
+    axis left empty holds the brief's value; module and successor-format records only."""
     if sign_key is not None and output is None:
         raise UsageError("sign_key signs the matrix written to output: give output too")
     package_parent = str(Path(__file__).resolve().parent.parent)  # this very package, whatever sys.path says
@@ -258,8 +268,13 @@ def runtime_matrix(
             "sys.exit(main(sys.argv[1:]))", package_parent]
     if isinstance(runtimes, (str, bytes)) or not isinstance(runtimes, Iterable):
         raise ArgumentError(f"runtimes must be a list of libraries or releases, not {type(runtimes).__name__}")
+    axes = {"optimization_levels": optimization_levels, "intra_op_threads": intra_op_threads, "providers": providers}
+    for name, values in axes.items():
+        if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+            raise ArgumentError(f"{name} must be a list, not {type(values).__name__}")
     text = _core.runtime_matrix(_path(report, "report"), _path(directory, "directory"),
                                 [_path(r, "each of runtimes") for r in runtimes], jobs, cell,
-                                _optional_path(output, "output"))
+                                _optional_path(output, "output"), list(optimization_levels), list(intra_op_threads),
+                                list(providers), dict(session_config or {}))
     _sign_if_asked(_optional_path(output, "output"), sign_key)
     return json.loads(text)

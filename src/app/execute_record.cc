@@ -13,6 +13,7 @@
 #include "model/model_config.h"
 #include "model/reference_model.h"
 #include "record/record.h"
+#include "record/run_name.h"
 #include "stages/localisation_dump.h"
 #include "stages/module_localisation.h"
 #include "stages/module_reference.h"
@@ -140,8 +141,21 @@ SessionOptions session_to_run(const Record& record, const SessionOverride& wante
   return session;
 }
 
+std::string provider_to_run(const Record& record, const SessionOverride& wanted) {
+  const std::string provider = wanted.provider.value_or(record.runtime.provider);
+  if (provider == record.runtime.provider) return provider;
+  if (record.format == kFormat) {
+    throw UsageError(record.profile + ": a record of the brief's format (" + std::string(kFormat) + ") runs on " +
+                     record.runtime.provider + " only; another execution provider is for module and successor-format "
+                     "records (doc/record-format.md §11)");
+  }
+  if (provider.empty()) throw UsageError("an execution provider needs a name (e.g. XnnpackExecutionProvider)");
+  return provider;
+}
+
 void require_executable_with(const Record& record, const std::filesystem::path& root, const ExecuteOptions& options) {
   session_to_run(record, options.session);  // refused before anything runs
+  provider_to_run(record, options.session);
   switch (reference_held(record)) {
     case RecordReference::feed_forward_network:
       return;  // its torch reference is the tool's own network: none of the record's code
@@ -258,6 +272,7 @@ json execute_record(const json& input, const std::filesystem::path& root, const 
   record_host_facts(record);
   record.runtime.version = runtime->version();
   record.runtime.session = session_to_run(record, options.session);
+  record.runtime.provider = provider_to_run(record, options.session);
   record.reset_input_cases();
   for (Stage s : {Stage::load, Stage::parity}) record.reset_stage(s);
   StageContext context{record, root, model.get()};
@@ -274,8 +289,7 @@ json execute_record(const json& input, const std::filesystem::path& root, const 
   if (options.keep_outputs) context.kept_cases = &kept;
   run_stages(context, kExecutePipeline);
   if (options.keep_outputs) {
-    options.keep_outputs({record.runtime.version.is_string() ? record.runtime.version.get<std::string>() : "",
-                          record.profile, std::move(kept)});
+    options.keep_outputs({run_name_of(record), record.profile, std::move(kept)});
   }
   if (options.parting) {
     run_parting(context, *options.parting, options.localise_limits);

@@ -45,6 +45,10 @@ void require_executable_with(const Record& record, const std::filesystem::path& 
 // UsageError naming the record and the formats that take them; a level or thread count outside §11's is a
 // UsageError naming the ones there are. require_executable_with asks it of every record before any runs.
 SessionOptions session_to_run(const Record& record, const SessionOverride& wanted);
+// The execution provider `record` is run or executed on under `wanted.provider`: its own unless one is given; a
+// v1 record runs on the brief's CPUExecutionProvider only (UsageError). Whether the runtime has it is the
+// session's to say (the record's load-error names the provider and what the release offers).
+std::string provider_to_run(const Record& record, const SessionOverride& wanted);
 
 // True when the record's check stage did not pass: no artifacts were recorded, so there is nothing to
 // execute. execute_report and a runtime matrix keep such a record of a report as it is (byte for byte);

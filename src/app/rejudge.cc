@@ -5,6 +5,7 @@
 #include "base/module_record_vocabulary.h"
 #include "base/record_vocabulary.h"
 #include "record/record.h"
+#include "record/run_name.h"
 #include "record/record_format.h"
 #include "record/report.h"
 #include "stages/case_comparison.h"
@@ -64,10 +65,6 @@ json outcome_of(const Record& record) {
               {key::kFailure, record.failure ? json(std::string(failure_name(*record.failure))) : json()}};
 }
 
-std::string version_of(const Record& record) {
-  return record.runtime.version.is_string() ? record.runtime.version.get<std::string>() : "";
-}
-
 // Which tolerance judged a record, and why.
 std::string tolerance_why(const RejudgeRequest& request) {
   if (request.rtol && request.atol) return "--rtol and --atol as asked";
@@ -86,7 +83,7 @@ struct Rejudged {
 Rejudged rejudge_record(const json& input, const RejudgeRequest& request) {
   Record record = Record::from_json(input);
   const json before = outcome_of(record);
-  const std::string runtime = version_of(record);
+  const std::string runtime = run_name_of(record);  // as the kept record names it (record/run_name.h)
   const KeptRecord* kept = kept_for(request.kept, runtime, record.profile);
   const Tolerance tolerance{request.rtol.value_or(record.tolerances.rtol.value()),
                             request.atol.value_or(record.tolerances.atol.value())};

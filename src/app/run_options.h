@@ -28,6 +28,7 @@ struct SessionOverride {
   std::optional<std::string> optimization_level;  // one of rf::session_key::kOptimizationLevels
   std::optional<std::int64_t> intra_op_threads;   // 1 to rf::session_key::kMaxIntraOpThreads
   std::map<std::string, std::string> config;
+  std::optional<std::string> provider;  // --provider: the execution provider (app/execute_record.h provider_to_run)
 };
 
 struct RunOptions {

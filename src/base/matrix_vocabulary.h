@@ -27,6 +27,7 @@ inline constexpr const char* kLibrarySha256 = "library_sha256";
 inline constexpr const char* kStatus = "status";
 inline constexpr const char* kRecords = "records";
 inline constexpr const char* kOutputs = "outputs";
+inline constexpr const char* kSettings = "settings";  // a cell's settings when not the brief's (matrix/cell_settings.h)
 inline constexpr const char* kHost = "host";  // the host the cell ran on (base/host_facts.h); none in a document before it
 inline constexpr const char* kSeconds = "seconds";  // the cell's wall time; none in a document before it
 // runtimes[i].outputs.<profile>[k]
@@ -49,6 +50,11 @@ inline constexpr const char* kNewest = "newest";
 inline constexpr const char* kVersusNewest = "versus_newest";
 inline constexpr const char* kVersion = "version";
 inline constexpr const char* kWithinTolerance = "within_tolerance";
+// drift.axes[i] (a matrix with settings axes only): a cell of other settings against its release's cell with
+// the brief's settings, per profile
+inline constexpr const char* kAxes = "axes";
+inline constexpr const char* kAgainst = "against";
+inline constexpr const char* kCasesCompared = "cases_compared";
 }  // namespace drift_key
 
 }  // namespace nnx::rf

@@ -168,6 +168,7 @@ inline constexpr const char* kVersion = "version";
 inline constexpr const char* kProvider = "provider";
 inline constexpr const char* kSession = "session";
 inline constexpr std::array<const char*, 4> kKeys = {kName, kVersion, kProvider, kSession};
+inline constexpr const char* kRequiredProvider = "CPUExecutionProvider";  // the brief's (a v1 record's only)
 }  // namespace runtime_key
 
 namespace session_key {  // runtime.session: in a v1 record exactly these keys with exactly these values (§4 load)

@@ -47,13 +47,15 @@ void add_localise_options(CLI::App& command, LocaliseArgs& args, bool run);
 LocaliseWhen localise_when(const LocaliseArgs& args, LocaliseWhen by_default);
 LocaliseLimits localise_limits(const LocaliseArgs& args);
 
-// --optimization-level, --intra-op-threads, --session-config of run, check and execute (cli/session_options.cc).
+// --optimization-level, --intra-op-threads, --session-config of run, check and execute, and --provider of
+// execute (a profile names its own provider) and a matrix's cell (cli/session_options.cc).
 struct SessionArgs {
   std::string optimization_level;
   std::int64_t intra_op_threads = 0;  // 0: the record's own
   std::vector<std::string> config;    // KEY=VALUE...
+  std::string provider;               // "": the record's own
 };
-void add_session_options(CLI::App& command, SessionArgs& args);
+void add_session_options(CLI::App& command, SessionArgs& args, bool with_provider);
 SessionOverride session_override(const SessionArgs& args);  // UsageError for an entry that is not KEY=VALUE
 
 struct RunArgs {
@@ -127,6 +129,12 @@ struct MatrixArgs {
   std::string parting_case;
   std::string parting_values;
   std::string parting_label;
+  std::string cell_settings;           // matrix-cell --settings JSON: the cell's (matrix/cell_settings.h)
+  // matrix's axes (matrix/cell_settings.h): each repeatable, the cells their product
+  std::vector<std::string> levels;     // --optimization-level L...
+  std::vector<std::int64_t> threads;   // --intra-op-threads N...
+  std::vector<std::string> providers;  // --provider P...
+  std::vector<std::string> config;     // --session-config KEY=VALUE..., every cell's
   RenderArgs render;
   std::string sign_key;                // matrix, matrix-merge --sign-key KEY (cli/sign_command.cc)
 };

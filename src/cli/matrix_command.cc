@@ -39,6 +39,16 @@ void add_matrix_commands(CLI::App& app, MatrixArgs& args) {
                      "longest first, so the shards take about as long (doc/runtime-matrix.md)");
   matrix->add_option("--timeout", args.timeout_seconds, "seconds one runtime's process may take (default 600)")
       ->check(timeout_seconds());
+  matrix->add_option("--optimization-level", args.levels,
+                     "an axis: run every release at this graph optimisation level too (repeatable; default: "
+                     "ORT_ENABLE_ALL only; module and successor-format records)");
+  matrix->add_option("--intra-op-threads", args.threads,
+                     "an axis: run every release with this many intra-op threads (repeatable; default 1; more than one "
+                     "runs each case twice and says whether the runs agree)");
+  matrix->add_option("--provider", args.providers,
+                     "an axis: run every release on this execution provider (repeatable; default CPUExecutionProvider; "
+                     "one a release lacks is that cell's load-error naming it)");
+  matrix->add_option("--session-config", args.config, "a session config entry KEY=VALUE for every cell (repeatable)");
   add_render_options(*matrix, args.render);
   add_sign_key_option(*matrix, args.sign_key);
 
@@ -59,6 +69,7 @@ void add_matrix_commands(CLI::App& app, MatrixArgs& args) {
   cell->add_option("--parting-case", args.parting_case);
   cell->add_option("--parting-values", args.parting_values);
   cell->add_option("--parting-label", args.parting_label);
+  cell->add_option(matrix::cell_protocol::kSettingsFlag, args.cell_settings);
 }
 
 namespace {
@@ -92,6 +103,8 @@ int matrix_command(const MatrixArgs& args) {
     request.shard = matrix::parse_shard(args.shard);
   }
   if (!args.balance.empty()) request.balance = args.balance;
+  request.settings = matrix::settings_product(args.levels, args.threads, args.providers,
+                                              session_override(SessionArgs{"", 0, args.config, ""}).config);
   request.timeout = timeout_of(args.timeout_seconds);
   const std::filesystem::path self = executable_file();  // each cell runs in a child of this same command
   if (self.empty()) {
@@ -99,7 +112,7 @@ int matrix_command(const MatrixArgs& args) {
   }
   request.child_command = {self.string(), "matrix-cell"};
   request.on_cell = [](const matrix::MatrixCell& cell) {
-    std::cerr << "onnxruntime " << cell.version << ": done\n";
+    std::cerr << "onnxruntime " << cell.name() << ": done\n";
   };
   PathUse use{{{"--output", args.output}}, {{"REPORT", args.report}}, {{"the artifacts root", args.root}}};
   for (const auto& runtime : request.runtimes) {
@@ -128,9 +141,11 @@ int matrix_command(CLI::App& app, const MatrixArgs& args) {
   if (app.got_subcommand("matrix-merge")) return merge_command(args);
   if (!args.parting.empty()) {
     return matrix::run_parting_child({args.report, args.root, args.cell_library, args.first, args.parting,
-                                      args.parting_values, args.cell_dir, args.parting_case, args.parting_label});
+                                      args.parting_values, args.cell_dir, args.parting_case, args.parting_label,
+                                      matrix::settings_from_argument(args.cell_settings)});
   }
-  return matrix::run_cell_child({args.report, args.root, args.cell_library, args.cell_dir, args.first, 1});
+  return matrix::run_cell_child({args.report, args.root, args.cell_library, args.cell_dir, args.first, 1,
+                                 matrix::settings_from_argument(args.cell_settings)});
 }
 
 }  // namespace nnx::cli

@@ -57,7 +57,7 @@ void add_record_commands(CLI::App& app, RecordArgs& args) {
                    "seconds one input case may run in the runtime before it is stopped and recorded as a "
                    "runtime-error (default 600)")
       ->check(timeout_seconds());
-  add_session_options(*execute, args.session);
+  add_session_options(*execute, args.session, true);
   execute->add_flag("--keep-outputs", args.keep_outputs,
                     "keep every compared case's outputs and reference values beside --output, in <output "
                     "stem>-outputs/ (hash-listed ONNX tensor files), for `rejudge`");

@@ -43,7 +43,7 @@ void add_run_options(CLI::App& run, RunArgs& args) {
   run.add_flag("--force", args.force, "clear the chosen profiles' earlier artifacts");
   run.add_option("--onnxruntime", args.onnxruntime, "path of libonnxruntime.so.1 to use");
   add_localise_options(run, args.localise, /*run=*/true);
-  add_session_options(run, args.session);
+  add_session_options(run, args.session, false);
   add_render_options(run, args.render);
   add_sign_key_option(run, args.sign_key);
 }

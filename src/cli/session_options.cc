@@ -1,4 +1,4 @@
-// The session-settings flags of run, check and execute (commands.h SessionArgs; app/run_options.h
+// The session-settings flags of run, check, execute and a matrix's cell (commands.h SessionArgs; app/run_options.h
 // SessionOverride, doc/record-format.md §11 "session settings").
 #include <CLI/CLI.hpp>
 
@@ -8,7 +8,7 @@
 
 namespace nnx::cli {
 
-void add_session_options(CLI::App& command, SessionArgs& args) {
+void add_session_options(CLI::App& command, SessionArgs& args, bool with_provider) {
   namespace key = rf::session_key;
   command
       .add_option("--optimization-level", args.optimization_level,
@@ -22,12 +22,17 @@ void add_session_options(CLI::App& command, SessionArgs& args) {
       ->check(CLI::Range(std::int64_t{1}, key::kMaxIntraOpThreads));
   command.add_option("--session-config", args.config,
                      "a session config entry KEY=VALUE (repeatable), e.g. session.set_denormal_as_zero=1");
+  if (!with_provider) return;  // run and check: a profile names its provider itself
+  command.add_option("--provider", args.provider,
+                     "the execution provider (a module or successor-format record's; default: the record's own, "
+                     "CPUExecutionProvider); one the runtime lacks is the record's load-error naming it");
 }
 
 SessionOverride session_override(const SessionArgs& args) {
   SessionOverride session;
   if (!args.optimization_level.empty()) session.optimization_level = args.optimization_level;
   if (args.intra_op_threads > 0) session.intra_op_threads = args.intra_op_threads;
+  if (!args.provider.empty()) session.provider = args.provider;
   for (const auto& entry : args.config) {
     const auto equals = entry.find('=');
     if (equals == std::string::npos || equals == 0) throw UsageError("--session-config takes KEY=VALUE, not " + entry);

@@ -101,7 +101,7 @@ json case_outputs(const json& record, const Captured& captured) {
       const auto values = t.float32_values();
       const std::string label = captured[k]->size() == 1 ? name : name + "/" + t.name;
       CaseOutput c{label, t.shape, {values.begin(), values.end()}};
-      RuntimeOutputs one{"", {{"p", {c}}}};
+      RuntimeOutputs one{"", {{"p", {c}}}, "", true};
       out.push_back(outputs_to_json(one)["p"][0]);
     }
   }
@@ -123,6 +123,7 @@ int run_cell_child(const CellChildRequest& request) {
     ExecuteOptions options;
     options.onnxruntime_library = request.library;
     options.reference = ReferenceKind::native;  // no Python in a cell: each record's reference without it
+    if (!request.settings.tested()) options.session = request.settings.as_override();
     options.open_runtime = [&](const std::string& name, const std::optional<std::filesystem::path>& library) {
       progress.say(say::kSayOpen);
       std::shared_ptr<Runtime> runtime = open_runtime(name, library);
@@ -138,7 +139,7 @@ int run_cell_child(const CellChildRequest& request) {
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::interrupted) throw;
       record = failed_execution_record(
-          records[i], FailedExecution{version, request.library.string(), FailureClass::load_error, e.what(), ""});
+          record_with_settings(records[i], request.settings), FailedExecution{version, request.library.string(), FailureClass::load_error, e.what(), ""});
     }
     const json cell{{say::kRecordKey, record}, {say::kOutputsKey, case_outputs(record, captured)}};
     const std::string text = dumps_pretty(cell) + "\n";

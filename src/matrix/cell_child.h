@@ -16,6 +16,8 @@
 #include <filesystem>
 #include <string>
 
+#include "matrix/cell_settings.h"
+
 namespace nnx::matrix {
 
 struct CellChildRequest {
@@ -25,6 +27,9 @@ struct CellChildRequest {
   std::filesystem::path cell_dir;
   std::size_t first = 0;
   int progress_fd = 1;
+  // The cell's settings: each record executed under them (app/execute_record.h session_to_run, provider_to_run);
+  // the brief's: each record under its own.
+  CellSettings settings;
 };
 
 int run_cell_child(const CellChildRequest& request);
@@ -40,6 +45,7 @@ inline constexpr const char* kSayRun = "run";          // run K
 inline constexpr const char* kSayDone = "done";        // done I
 inline constexpr const char* kRecordKey = "record";    // record-I.json: {"record": ..., "outputs": [...]}
 inline constexpr const char* kOutputsKey = "outputs";
+inline constexpr const char* kSettingsFlag = "--settings";  // the cell's settings, as CellSettings::to_json
 inline std::string record_file_name(std::size_t index) { return "record-" + std::to_string(index) + ".json"; }
 // The record's kept outputs (stages/kept_outputs.h), written after record-I.json and belonging to it.
 inline std::string kept_outputs_name(std::size_t index) { return "record-" + std::to_string(index) + "-outputs"; }

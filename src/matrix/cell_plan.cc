@@ -22,6 +22,14 @@ RuntimeChoice RuntimeChoice::release_or_file(const std::string& given) {
   return std::regex_match(given, release) ? cached_release(given) : library_file(given);
 }
 
+std::vector<CellChoice> cell_choices(const std::vector<RuntimeChoice>& runtimes, const std::vector<CellSettings>& settings) {
+  std::vector<CellChoice> cells;
+  for (const auto& runtime : runtimes) {
+    for (const auto& s : settings) cells.push_back({runtime, s});
+  }
+  return cells;
+}
+
 Shard parse_shard(const std::string& text) {
   static const std::regex form(R"((\d{1,6})/(\d{1,6}))");
   std::smatch m;

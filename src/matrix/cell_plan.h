@@ -1,5 +1,7 @@
-// Which runtimes a matrix runs and which of them this machine runs (doc/runtime-matrix.md, "Cells and
-// shards"). A cell is one runtime; cells are numbered in the order the command line names them and
+// Which cells a matrix runs and which of them this machine runs (doc/runtime-matrix.md, "Cells and
+// shards"). A cell is one runtime with one of the settings asked for (matrix/cell_settings.h; the brief's when
+// none is); cells are numbered runtime by runtime in the order the command line names them, each runtime's
+// settings in settings_product's order, and
 // `--shard K/N` runs every N-th cell starting at K (0 <= K < N), so N machines given the same runtimes run
 // disjoint cells whose union is every cell. Versions compare by their numeric X.Y.Z (then as text).
 #pragma once
@@ -10,6 +12,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "matrix/cell_settings.h"
 
 namespace nnx::matrix {
 
@@ -26,6 +30,14 @@ struct RuntimeChoice {
   // A release when `given` is X.Y.Z, else a library file (as Python's runtime_matrix takes either).
   static RuntimeChoice release_or_file(const std::string& given);
 };
+
+// One cell as asked for: a runtime, and the settings it runs with.
+struct CellChoice {
+  RuntimeChoice runtime;
+  CellSettings settings;
+};
+// Every runtime with every one of `settings`, runtime by runtime.
+std::vector<CellChoice> cell_choices(const std::vector<RuntimeChoice>& runtimes, const std::vector<CellSettings>& settings);
 
 struct Shard {
   std::size_t index = 0;

@@ -124,7 +124,8 @@ void read_lines(Child& child) {
   }
 }
 
-std::unique_ptr<Child> spawn_child(CellState& cell, const RuntimeChoice& runtime, const CellRunOptions& options) {
+std::unique_ptr<Child> spawn_child(CellState& cell, const CellChoice& choice, const CellRunOptions& options) {
+  const RuntimeChoice& runtime = choice.runtime;
   auto child = std::make_unique<Child>();
   child->cell = &cell;
   child->stderr_file = cell.dir / ("stderr-" + std::to_string(cell.next_record) + ".txt");
@@ -136,6 +137,7 @@ std::unique_ptr<Child> spawn_child(CellState& cell, const RuntimeChoice& runtime
                                std::string("--first"), std::to_string(cell.next_record)}) {
     args.push_back(a);
   }
+  for (const std::string& a : settings_arguments(choice.settings)) args.push_back(a);
   pid_t pid = -1;
   int rc = 0;
   try {
@@ -176,8 +178,9 @@ std::string how_it_ended(const Child& child, int status, const CellRunOptions& o
 }
 
 // Reads what a finished child wrote; places the record it died in, if it died; says where to go on.
-void collect(Child& child, int status, const std::vector<json>& records, const RuntimeChoice& runtime,
+void collect(Child& child, int status, const std::vector<json>& records, const CellChoice& choice,
              const CellRunOptions& options) {
+  const RuntimeChoice& runtime = choice.runtime;
   CellState& cell = *child.cell;
   cell.seconds += std::chrono::duration<double>(Clock::now() - child.started).count();
   for (std::size_t i = cell.next_record; i < records.size(); ++i) {
@@ -221,25 +224,27 @@ void collect(Child& child, int status, const std::vector<json>& records, const R
   const FailedExecution failure{cell.version, runtime.library.string(),
                                 was_running ? FailureClass::runtime_error : FailureClass::load_error, error,
                                 running_case};
-  cell.records[failed] = failed_execution_record(records[failed], failure);
+  cell.records[failed] = failed_execution_record(record_with_settings(records[failed], choice.settings), failure);
   cell.outputs[failed] = json::array();
   cell.next_record = failed + 1;
 }
 
-MatrixCell finished_cell(const CellState& cell, const RuntimeChoice& runtime, const std::vector<json>& records) {
+MatrixCell finished_cell(const CellState& cell, const CellChoice& choice, const std::vector<json>& records) {
+  const RuntimeChoice& runtime = choice.runtime;
   MatrixCell out;
+  out.settings = choice.settings;
   out.version = cell.version ? *cell.version
                 : runtime.version ? *runtime.version
                                   : version_in_file_name(runtime.library).value_or(runtime.library.filename().string());
   out.library_sha256 = library_sha256(runtime.library);
-  out.outputs.version = out.version;
+  out.outputs.version = out.name();
   out.kept = cell.kept;
   out.seconds = std::round(cell.seconds * 1000.0) / 1000.0;  // milliseconds are all a balance needs
   for (std::size_t i = 0; i < records.size(); ++i) {
     out.records.push_back(*cell.records[i]);
     const std::string profile = out.records.back().at(rf::kProfile).get<std::string>();
     json wrapped{{profile, cell.outputs[i]}};
-    auto read = outputs_from_json(wrapped, out.version, "the outputs of record " + std::to_string(i));
+    auto read = outputs_from_json(wrapped, out.name(), "the outputs of record " + std::to_string(i));
     auto& list = out.outputs.profiles[profile];
     for (auto& c : read.profiles[profile]) list.push_back(std::move(c));
   }
@@ -247,6 +252,11 @@ MatrixCell finished_cell(const CellState& cell, const RuntimeChoice& runtime, co
 }
 
 }  // namespace
+
+std::vector<std::string> settings_arguments(const CellSettings& settings) {
+  if (settings.tested()) return {};
+  return {cell_protocol::kSettingsFlag, settings.to_json().dump()};
+}
 
 std::string stderr_tail(const std::filesystem::path& file) {
   constexpr std::size_t kShown = 600;
@@ -269,7 +279,7 @@ std::string library_sha256(const std::filesystem::path& library) {
   }
 }
 
-std::vector<MatrixCell> run_cells(const std::vector<RuntimeChoice>& runtimes, const std::vector<json>& records,
+std::vector<MatrixCell> run_cells(const std::vector<CellChoice>& runtimes, const std::vector<json>& records,
                                   const CellRunOptions& options,
                                   const std::function<void(const MatrixCell&)>& on_cell) {
   std::vector<CellState> cells(runtimes.size());

@@ -1,4 +1,4 @@
-// The parent side of the matrix's cells (doc/runtime-matrix.md, "Cells and shards"): each cell (one runtime) runs in
+// The parent side of the matrix's cells (doc/runtime-matrix.md, "Cells and shards"): each cell (one runtime and its settings) runs in
 // child processes of `child_command` (the command line's hidden `matrix-cell`, matrix/cell_child.h), each in its
 // own process group and private folder under `work_dir`, up to `jobs` at once. A child that does not finish
 // within `timeout` is killed (SIGKILL to its group). A child that dies (a signal, a non-zero exit, or killed
@@ -32,11 +32,15 @@ struct CellRunOptions {
   std::chrono::milliseconds timeout{std::chrono::seconds(600)};
 };
 
-// Runs `runtimes` over `records` (the report's, in order); cells come back in the order of `runtimes`.
-// `on_cell` is told of each cell as it completes (may be empty).
-std::vector<MatrixCell> run_cells(const std::vector<RuntimeChoice>& runtimes, const std::vector<json>& records,
+// Runs `cells` over `records` (the report's, in order); cells come back in the order of `cells`, each child
+// told its cell's settings. `on_cell` is told of each cell as it completes (may be empty).
+std::vector<MatrixCell> run_cells(const std::vector<CellChoice>& cells, const std::vector<json>& records,
                                   const CellRunOptions& options,
                                   const std::function<void(const MatrixCell&)>& on_cell = {});
+
+// The child's arguments that carry a cell's settings: `--settings JSON` (CellSettings::to_json, read back by
+// CellSettings::from_json), none for the brief's settings.
+std::vector<std::string> settings_arguments(const CellSettings& settings);
 
 // The last 600 characters of what a child wrote to its stderr file, trailing blanks trimmed ("" when it wrote
 // nothing or left no file): what a cell's or a parting's failure quotes.

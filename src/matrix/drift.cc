@@ -34,7 +34,53 @@ const CaseOutput* find_case(const RuntimeOutputs& runtime, const std::string& pr
 
 json number_or_null(const Difference& d, double value) { return d.comparable ? json(value) : json(); }
 
+const std::string& release_of(const RuntimeOutputs& runtime) {
+  return runtime.release.empty() ? runtime.version : runtime.release;
+}
+
 std::string ulps_text(std::uint64_t ulps) { return std::to_string(ulps) + (ulps == 1 ? " ulp" : " ulps"); }
+
+// Each cell of other settings against the cell of its release with the brief's settings, per profile: the
+// case that differs most, and whether every case stays within the profile's tolerance of it.
+json axes_drift(const std::vector<RuntimeOutputs>& runtimes, const ProfileTolerances& profiles) {
+  json axes = json::array();
+  for (const auto& cell : runtimes) {
+    if (cell.tested) continue;
+    const auto base = std::find_if(runtimes.begin(), runtimes.end(), [&cell](const RuntimeOutputs& r) {
+      return r.tested && release_of(r) == release_of(cell);
+    });
+    if (base == runtimes.end()) continue;  // no cell of its release with the brief's settings to set it against
+    for (const auto& [profile, tolerance] : profiles) {
+      const auto it = cell.profiles.find(profile);
+      if (it == cell.profiles.end()) continue;
+      std::optional<std::pair<Difference, std::string>> worst;
+      bool within = true;
+      std::size_t compared = 0;
+      for (const auto& c : it->second) {
+        const CaseOutput* reference = find_case(*base, profile, c.case_name);
+        if (reference == nullptr) continue;
+        const Difference d = difference(*reference, c, tolerance);
+        ++compared;
+        within = within && d.comparable && d.within_tolerance;
+        if (!d.comparable) continue;
+        if (!worst || d.max_abs > worst->first.max_abs ||
+            (d.max_abs == worst->first.max_abs && d.max_ulps > worst->first.max_ulps)) {
+          worst.emplace(d, c.case_name);
+        }
+      }
+      if (compared == 0) continue;
+      axes.push_back({{drift_key::kVersion, cell.version},
+                      {drift_key::kAgainst, base->version},
+                      {drift_key::kProfile, profile},
+                      {drift_key::kCase, worst ? json(worst->second) : json()},
+                      {drift_key::kCasesCompared, compared},
+                      {drift_key::kMaxAbsDifference, worst ? json(worst->first.max_abs) : json()},
+                      {drift_key::kMaxUlps, worst ? json(worst->first.max_ulps) : json()},
+                      {drift_key::kWithinTolerance, within}});
+    }
+  }
+  return axes;
+}
 
 }  // namespace
 
@@ -105,8 +151,11 @@ json compute_drift(const std::vector<RuntimeOutputs>& runtimes, const ProfileTol
     entry[drift_key::kMaxUlps] = largest ? json(largest->max_ulps) : json();
     entry[drift_key::kPair] = pair;
     // Every runtime against the newest that computed the case.
+    // The reference cell: a cell with the brief's settings before any other, then the newest release; among
+    // equals the first in matrix order.
     const auto newest = std::max_element(computed.begin(), computed.end(), [](const auto& a, const auto& b) {
-      return compare_versions(a.first->version, b.first->version) < 0;
+      if (a.first->tested != b.first->tested) return !a.first->tested;
+      return compare_versions(release_of(*a.first), release_of(*b.first)) < 0;
     });
     entry[drift_key::kNewest] = newest == computed.end() ? json() : json(newest->first->version);
     json versus = json::array();
@@ -129,7 +178,11 @@ json compute_drift(const std::vector<RuntimeOutputs>& runtimes, const ProfileTol
     entry[drift_key::kVersusNewest] = std::move(versus);
     cases.push_back(std::move(entry));
   }
-  return json{{drift_key::kCases, std::move(cases)}, {drift_key::kBeyondTolerance, std::move(beyond)}};
+  json out{{drift_key::kCases, std::move(cases)}, {drift_key::kBeyondTolerance, std::move(beyond)}};
+  if (std::any_of(runtimes.begin(), runtimes.end(), [](const RuntimeOutputs& r) { return !r.tested; })) {
+    out[drift_key::kAxes] = axes_drift(runtimes, profiles);
+  }
+  return out;
 }
 
 std::vector<std::string> drift_summary_lines(const json& drift, const std::vector<std::string>& profiles) {
@@ -162,6 +215,19 @@ std::vector<std::string> drift_summary_lines(const json& drift, const std::vecto
                     c.at(drift_key::kPair)[0].get<std::string>() + " and " +
                     c.at(drift_key::kPair)[1].get<std::string>() + " (case " +
                     c.at(drift_key::kCase).get<std::string>() + ")");
+  }
+  for (const auto& a : drift.value(drift_key::kAxes, json::array())) {
+    const json& abs = a.at(drift_key::kMaxAbsDifference);
+    std::string how = abs.is_null() ? std::string("not comparable")
+                      : abs.get<double>() == 0.0 && a.at(drift_key::kMaxUlps).get<std::uint64_t>() == 0
+                          ? std::string("bit-identical")
+                          : "largest |difference| " + python_float_repr(abs.get<double>()) + " (" +
+                                ulps_text(a.at(drift_key::kMaxUlps).get<std::uint64_t>()) + ", case " +
+                                a.at(drift_key::kCase).get<std::string>() + ")";
+    lines.push_back("axis " + a.at(drift_key::kVersion).get<std::string>() + " against " +
+                    a.at(drift_key::kAgainst).get<std::string>() + " on " + a.at(drift_key::kProfile).get<std::string>() +
+                    ": " + how + (a.at(drift_key::kWithinTolerance).get<bool>() ? ", within the tolerance"
+                                                                                 : ", BEYOND the tolerance"));
   }
   if (drift.at(drift_key::kBeyondTolerance).empty()) {
     lines.push_back("drift: every runtime is within each profile's tolerance of the newest");

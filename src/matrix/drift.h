@@ -27,10 +27,12 @@ struct CaseOutput {
   std::vector<float> values;
 };
 
-// Every output of one runtime, by profile, in the record's case order.
+// Every output of one cell, by profile, in the record's case order.
 struct RuntimeOutputs {
-  std::string version;
+  std::string version;  // the cell's name (matrix/cell_settings.h cell_name): its release, then its settings
   std::map<std::string, std::vector<CaseOutput>> profiles;
+  std::string release;  // its release alone; "" when the name is the release
+  bool tested = true;   // run with the brief's settings (a cell the reference may be)
 };
 
 // The distance between two finite float32 values in units in the last place: how many float32 values lie

@@ -41,6 +41,12 @@ const std::string& text(const json& object, const char* key, const std::string& 
 
 }  // namespace
 
+std::string cell_name_of(const json& runtime) {
+  const std::string version = runtime.at(cell_key::kVersion).get<std::string>();
+  if (!runtime.contains(cell_key::kSettings)) return version;
+  return cell_name(version, CellSettings::from_json(runtime[cell_key::kSettings], "runtime matrix: settings"));
+}
+
 json outputs_to_json(const RuntimeOutputs& outputs) {
   json out = json::object();
   for (const auto& [profile, cases] : outputs.profiles) {
@@ -57,7 +63,7 @@ json outputs_to_json(const RuntimeOutputs& outputs) {
 }
 
 RuntimeOutputs outputs_from_json(const json& outputs, const std::string& version, const std::string& where) {
-  RuntimeOutputs out{version, {}};
+  RuntimeOutputs out{version, {}, "", true};
   if (!outputs.is_object()) refuse(where, "is not an object");
   for (const auto& [profile, cases] : outputs.items()) {
     if (!cases.is_array()) refuse(where + "." + profile, "is not a list");
@@ -93,14 +99,17 @@ RuntimeOutputs outputs_from_json(const json& outputs, const std::string& version
   return out;
 }
 
+bool cell_before(const MatrixCell& a, const MatrixCell& b) {
+  const int by_version = compare_versions(a.version, b.version);
+  return by_version != 0 ? by_version < 0 : compare_settings(a.settings, b.settings) < 0;
+}
+
 bool cell_passed(const MatrixCell& cell) { return !cell.records.empty() && exit_code_for(cell.records) == 0; }
 
 json matrix_to_json(const MatrixDocument& matrix) {
   std::vector<const MatrixCell*> cells;
   for (const auto& c : matrix.cells) cells.push_back(&c);
-  std::stable_sort(cells.begin(), cells.end(), [](const MatrixCell* a, const MatrixCell* b) {
-    return compare_versions(a->version, b->version) < 0;
-  });
+  std::stable_sort(cells.begin(), cells.end(), [](const MatrixCell* a, const MatrixCell* b) { return cell_before(*a, *b); });
   json runtimes = json::array();
   std::vector<RuntimeOutputs> outputs;
   ProfileTolerances tolerances;
@@ -111,11 +120,14 @@ json matrix_to_json(const MatrixDocument& matrix) {
                         {cell_key::kStatus, cell_passed(*cell) ? rf::kPassed : rf::kFailed},
                         {cell_key::kRecords, cell->records},
                         {cell_key::kOutputs, outputs_to_json(cell->outputs)}});
+    if (!cell->settings.tested()) runtimes.back()[cell_key::kSettings] = cell->settings.to_json();
     if (cell->host) runtimes.back()[cell_key::kHost] = cell->host->to_json();
     if (cell->seconds) runtimes.back()[cell_key::kSeconds] = *cell->seconds;
     passed = passed && cell_passed(*cell);
     outputs.push_back(cell->outputs);
-    outputs.back().version = cell->version;
+    outputs.back().version = cell->name();
+    outputs.back().release = cell->version;
+    outputs.back().tested = cell->settings.tested();
     for (const auto& record : cell->records) {
       const json& t = record.at(rf::kTolerances);
       const std::string profile = record.at(rf::kProfile).get<std::string>();
@@ -170,11 +182,14 @@ MatrixDocument matrix_from_json(const json& document) {
     const json& runtime = runtimes[i];
     std::vector<std::string> cell_keys{cell_key::kVersion, cell_key::kLibrarySha256, cell_key::kStatus,
                                        cell_key::kRecords, cell_key::kOutputs};
-    for (const char* optional : {cell_key::kHost, cell_key::kSeconds}) {
+    for (const char* optional : {cell_key::kSettings, cell_key::kHost, cell_key::kSeconds}) {
       if (runtime.is_object() && runtime.contains(optional)) cell_keys.push_back(optional);
     }
     only_keys(runtime, where, cell_keys);
     MatrixCell cell;
+    if (runtime.contains(cell_key::kSettings)) {
+      cell.settings = CellSettings::from_json(runtime[cell_key::kSettings], "runtime matrix: " + where + ".settings");
+    }
     if (runtime.contains(cell_key::kHost)) cell.host = HostFacts::from_json(runtime[cell_key::kHost], where + ".host");
     if (runtime.contains(cell_key::kSeconds)) {
       double seconds = 0.0;
@@ -192,7 +207,7 @@ MatrixDocument matrix_from_json(const json& document) {
       if (!problems.empty()) refuse(where + ".records[" + std::to_string(r) + "]", problems.front());
       cell.records.push_back(record);
     }
-    cell.outputs = outputs_from_json(runtime[cell_key::kOutputs], cell.version, where + ".outputs");
+    cell.outputs = outputs_from_json(runtime[cell_key::kOutputs], cell.name(), where + ".outputs");
     if (text(runtime, cell_key::kStatus, where) != (cell_passed(cell) ? rf::kPassed : rf::kFailed)) {
       refuse(where + ".status", "contradicts its records");
     }
@@ -223,7 +238,7 @@ std::vector<std::string> matrix_summary_lines(const json& matrix) {
   std::vector<std::string> lines;
   std::vector<std::string> profiles;
   for (const auto& runtime : matrix.at(doc_key::kRuntimes)) {
-    const std::string version = runtime.at(cell_key::kVersion).get<std::string>();
+    const std::string version = cell_name_of(runtime);
     const auto records = runtime.at(cell_key::kRecords).get<std::vector<json>>();
     for (const auto& line : summary_lines(records)) lines.push_back("onnxruntime " + version + "  " + line);
     for (const auto& record : records) {
@@ -239,9 +254,7 @@ std::vector<std::string> matrix_summary_lines(const json& matrix) {
 int matrix_exit_code(const MatrixDocument& matrix) {
   std::vector<const MatrixCell*> cells;
   for (const auto& c : matrix.cells) cells.push_back(&c);
-  std::stable_sort(cells.begin(), cells.end(), [](const MatrixCell* a, const MatrixCell* b) {
-    return compare_versions(a->version, b->version) < 0;
-  });
+  std::stable_sort(cells.begin(), cells.end(), [](const MatrixCell* a, const MatrixCell* b) { return cell_before(*a, *b); });
   std::vector<json> records;
   for (const MatrixCell* cell : cells) records.insert(records.end(), cell->records.begin(), cell->records.end());
   return exit_code_for(records);

@@ -65,30 +65,31 @@ std::string run_to_end(const std::vector<std::string>& args, const std::filesyst
 json not_localised(const std::string& why) { return json{{"status", "not-localised"}, {"why", why}}; }
 
 // One parting: the newest release's values dumped, then the departing release localised against them.
-json part(const json& entry, std::size_t record, const std::filesystem::path& newest_library,
-          const std::filesystem::path& library, const CellRunOptions& options, const std::filesystem::path& dir) {
+json part(const json& entry, std::size_t record, const CellChoice& newest_cell, const CellChoice& departing,
+          const CellRunOptions& options, const std::filesystem::path& dir) {
   const std::string drift_case = entry.at("case").get<std::string>();  // "<case>/<output>" for one of several
   const std::string case_name = drift_case.substr(0, drift_case.find('/'));
   const std::string newest = entry.at("newest").get<std::string>();
-  const auto args = [&](const std::filesystem::path& lib, const char* step, const std::filesystem::path& folder) {
+  const auto args = [&](const CellChoice& cell, const char* step, const std::filesystem::path& folder) {
     std::vector<std::string> a = options.child_command;
     for (const std::string& s : {options.report_copy.string(), options.root.string(), std::string("--onnxruntime"),
-                                 lib.string(), std::string("--cell-dir"), folder.string(),
+                                 cell.runtime.library.string(), std::string("--cell-dir"), folder.string(),
                                  std::string("--parting-values"), (dir / "values").string(), std::string("--first"),
                                  std::to_string(record), std::string("--parting"), std::string(step),
                                  std::string("--parting-case"), case_name, std::string("--parting-label"),
                                  "ONNX Runtime " + newest + ", the reference cell,"}) {
       a.push_back(s);
     }
+    for (const std::string& s : settings_arguments(cell.settings)) a.push_back(s);
     return a;
   };
   std::filesystem::create_directories(dir / "values");
-  if (auto failed = run_to_end(args(newest_library, "dump", dir / "values"), dir / "dump.err", options.timeout);
+  if (auto failed = run_to_end(args(newest_cell, "dump", dir / "values"), dir / "dump.err", options.timeout);
       !failed.empty()) {
     return not_localised("ONNX Runtime " + newest + " could not write the case's values: " + failed);
   }
   std::filesystem::create_directories(dir / "compare");
-  if (auto failed = run_to_end(args(library, "compare", dir / "compare"), dir / "compare.err", options.timeout);
+  if (auto failed = run_to_end(args(departing, "compare", dir / "compare"), dir / "compare.err", options.timeout);
       !failed.empty()) {
     return not_localised("the departing release could not be localised: " + failed);
   }
@@ -98,13 +99,12 @@ json part(const json& entry, std::size_t record, const std::filesystem::path& ne
 
 }  // namespace
 
-json find_partings(const json& drift, const std::vector<std::string>& versions,
-                   const std::vector<RuntimeChoice>& runtimes, const std::vector<json>& records,
-                   const CellRunOptions& options) {
+json find_partings(const json& drift, const std::vector<std::string>& names, const std::vector<CellChoice>& cells,
+                   const std::vector<json>& records, const CellRunOptions& options) {
   json out = json::array();
-  const auto library_of = [&](const std::string& version) -> const std::filesystem::path* {
-    for (std::size_t k = 0; k < versions.size() && k < runtimes.size(); ++k) {
-      if (versions[k] == version) return &runtimes[k].library;
+  const auto cell_of = [&](const std::string& name) -> const CellChoice* {
+    for (std::size_t k = 0; k < names.size() && k < cells.size(); ++k) {
+      if (names[k] == name) return &cells[k];
     }
     return nullptr;
   };
@@ -113,8 +113,8 @@ json find_partings(const json& drift, const std::vector<std::string>& versions,
     const std::size_t record = std::find_if(records.begin(), records.end(), [&](const json& r) {
                                  return r.value(rf::kProfile, "") == profile;
                                }) - records.begin();  // records.size(): none
-    const auto* newest = library_of(entry.at("newest").get<std::string>());
-    const auto* departing = library_of(entry.at("version").get<std::string>());
+    const auto* newest = cell_of(entry.at("newest").get<std::string>());
+    const auto* departing = cell_of(entry.at("version").get<std::string>());
     json localisation;
     if (record == records.size() || !newest || !departing) {
       localisation = not_localised("the matrix does not hold both cells' libraries");
@@ -134,6 +134,7 @@ int run_parting_child(const PartingChildRequest& request) {
   ExecuteOptions options;
   options.onnxruntime_library = request.library;
   options.reference = ReferenceKind::native;  // no Python in a cell
+  if (!request.settings.tested()) options.session = request.settings.as_override();
   options.parting = ExecuteOptions::Parting{
       request.step == "dump" ? ExecuteOptions::Parting::Step::dump : ExecuteOptions::Parting::Step::compare,
       request.values, request.case_name, request.label};

@@ -1,4 +1,4 @@
-// Where two releases part (doc/runtime-matrix.md, "Where two releases part"): for each cell the drift finds
+// Where two cells part (doc/runtime-matrix.md, "Where two releases part"): for each cell the drift finds
 // beyond the tolerance of the newest cell on a profile and case, the first node where the two releases' values
 // part, from the localisation engine (stages/localisation.h). Two child processes of the matrix's own command
 // (the hidden `matrix-cell --parting`), one library each (two in one process are not safe):
@@ -23,9 +23,10 @@
 
 namespace nnx::matrix {
 
-// The partings of `drift`'s beyond_tolerance entries; `runtimes[k]` is the library of `versions[k]`.
-nlohmann::json find_partings(const nlohmann::json& drift, const std::vector<std::string>& versions,
-                             const std::vector<RuntimeChoice>& runtimes, const std::vector<nlohmann::json>& records,
+// The partings of `drift`'s beyond_tolerance entries; `cells[k]` is the cell named `names[k]` (its library
+// and settings: each child runs with its cell's settings).
+nlohmann::json find_partings(const nlohmann::json& drift, const std::vector<std::string>& names,
+                             const std::vector<CellChoice>& cells, const std::vector<nlohmann::json>& records,
                              const CellRunOptions& options);
 
 // The child side: record `first` of `report` under `library`, its step on case `case_name` with `values`.
@@ -39,6 +40,7 @@ struct PartingChildRequest {
   std::filesystem::path folder;  // the answer (parting.json) goes there
   std::string case_name;
   std::string label;
+  CellSettings settings;  // the cell's (the brief's: each record's own)
 };
 int run_parting_child(const PartingChildRequest& request);
 

@@ -70,13 +70,27 @@ MatrixOutcome run_matrix(const MatrixRequest& request) {
   const json document = parse_strict_json(bytes);
   const std::vector<json> records = records_of(document);
   if (records.empty()) throw ConformanceError(request.report.string() + " holds no records");
-  for (const auto& r : records) record_to_execute(document, r, request.root);  // valid, kept or executable
+  const std::vector<CellSettings> settings = request.settings.empty() ? std::vector<CellSettings>{CellSettings{}} : request.settings;
+  for (const auto& r : records) {
+    const std::optional<Record> executable = record_to_execute(document, r, request.root);  // valid, kept or executable
+    if (!executable) continue;
+    for (const auto& s : settings) {
+      if (s.tested()) continue;
+      try {  // a tested profile's (v1) record runs with the brief's settings only: refused before any cell starts
+        session_to_run(*executable, s.as_override());
+        provider_to_run(*executable, s.as_override());
+      } catch (const UsageError& e) {
+        throw UsageError(std::string(e.what()) + "; a matrix's settings axes run module and successor-format records");
+      }
+    }
+  }
+  const std::vector<CellChoice> cells = cell_choices(request.runtimes, settings);
   if (request.balance && !request.shard) throw UsageError("--balance balances the cells of --shard: name one");
   std::optional<BalancedShard> balanced;
-  if (request.balance) balanced = balance_from(*request.balance, request.runtimes, *request.shard);
-  std::vector<RuntimeChoice> chosen;
-  for (std::size_t i : balanced ? balanced->cells : shard_cells(request.runtimes.size(), request.shard.value_or(Shard{}))) {
-    chosen.push_back(request.runtimes[i]);
+  if (request.balance) balanced = balance_from(*request.balance, cells, *request.shard);
+  std::vector<CellChoice> chosen;
+  for (std::size_t i : balanced ? balanced->cells : shard_cells(cells.size(), request.shard.value_or(Shard{}))) {
+    chosen.push_back(cells[i]);
   }
   sweep_orphaned_work_folders();
   const WorkFolder work;
@@ -98,17 +112,17 @@ MatrixOutcome run_matrix(const MatrixRequest& request) {
   for (auto& cell : matrix.cells) cell.host = host;
   std::map<std::string, std::size_t> seen;
   for (const auto& cell : matrix.cells) {
-    if (++seen[cell.version] > 1) {
+    if (++seen[cell.name()] > 1) {
       throw ConformanceError("two runtimes report version " + cell.version + ": a matrix names each release once");
     }
   }
   for (const auto& cell : matrix.cells) {
     for (const auto& record : cell.records) validate_record(record);  // as execute: nothing invalid is written
   }
-  std::vector<std::string> cell_versions;  // cells come back in the order of `chosen`
-  for (const auto& cell : matrix.cells) cell_versions.push_back(cell.version);
+  std::vector<std::string> cell_names;  // cells come back in the order of `chosen`
+  for (const auto& cell : matrix.cells) cell_names.push_back(cell.name());
   matrix.partings =
-      find_partings(matrix_to_json(matrix).at(rf::matrix_key::kDrift), cell_versions, chosen, records, options);
+      find_partings(matrix_to_json(matrix).at(rf::matrix_key::kDrift), cell_names, chosen, records, options);
   MatrixOutcome outcome{matrix_to_json(matrix), matrix_exit_code(matrix), balanced ? balanced->notes : std::vector<std::string>{}};
   throw_if_interrupted();
   write_document(outcome.document, request.output, matrix.cells, true);
@@ -122,14 +136,14 @@ std::vector<std::string> host_notes(const MatrixDocument& merged, const std::map
   const MatrixCell* first = nullptr;
   for (const auto& cell : merged.cells) {
     if (!cell.host) {
-      notes.push_back("ONNX Runtime " + cell.version + " (" + owner.at(cell.version) +
+      notes.push_back("ONNX Runtime " + cell.name() + " (" + owner.at(cell.name()) +
                       ") names no host: whether its numbers come from the same machine as the others is unknown");
     } else if (!first) {
       first = &cell;
     } else if (const std::string how = host_differences(*first->host, *cell.host); !how.empty()) {
-      notes.push_back("parts come from different hosts: ONNX Runtime " + cell.version + " (" +
-                      owner.at(cell.version) + ") ran on another host than " + first->version + " (" +
-                      owner.at(first->version) + "): " + how + "; drift between them mixes host and release");
+      notes.push_back("parts come from different hosts: ONNX Runtime " + cell.name() + " (" +
+                      owner.at(cell.name()) + ") ran on another host than " + first->name() + " (" +
+                      owner.at(first->name()) + "): " + how + "; drift between them mixes host and release");
     }
   }
   return notes;
@@ -156,7 +170,7 @@ bool keep_part_outputs(const std::string& file, std::vector<MatrixCell>& cells, 
   }
   for (auto& record : kept.records) {
     for (std::size_t c = cells.size() - count; c < cells.size(); ++c) {
-      if (cells[c].version == record.runtime) cells[c].kept.push_back(std::move(record));
+      if (cells[c].name() == record.runtime) cells[c].kept.push_back(std::move(record));
     }
   }
   return true;
@@ -205,9 +219,9 @@ MatrixOutcome merge_matrices(const std::vector<std::pair<std::string, json>>& pa
       if (!fresh) throw ConformanceError(file + " and " + it->second + " are both shard " + text);
     }
     for (auto& cell : part.cells) {
-      const auto [it, fresh] = owner.emplace(cell.version, file);
+      const auto [it, fresh] = owner.emplace(cell.name(), file);
       if (!fresh) {
-        throw ConformanceError("ONNX Runtime " + cell.version + " is in both " + it->second + " and " + file +
+        throw ConformanceError("ONNX Runtime " + cell.name() + " is in both " + it->second + " and " + file +
                                ": overlapping cells do not merge (were the shards made with the same K?)");
       }
       merged.cells.push_back(std::move(cell));

@@ -34,7 +34,11 @@ struct MatrixRequest {
   std::filesystem::path report;
   std::filesystem::path root;
   std::optional<std::filesystem::path> output;  // written atomically when given
-  std::vector<RuntimeChoice> runtimes;          // the cells, in order
+  std::vector<RuntimeChoice> runtimes;          // the releases, in order
+  // The settings axes' product (matrix/cell_settings.h settings_product): every release runs with each; empty:
+  // the brief's only. A v1 record of the report with any other settings is refused (UsageError) before any
+  // cell starts.
+  std::vector<CellSettings> settings;
   std::size_t jobs = 0;                         // 0: the number of cores
   std::optional<Shard> shard;
   // --balance: the shard's cells dealt out by the seconds this earlier matrix recorded (matrix/shard_balance.h);

@@ -29,7 +29,7 @@ std::vector<std::size_t> balanced_shard_cells(const std::vector<double>& weights
   return mine;
 }
 
-BalancedShard balance_from(const std::filesystem::path& earlier, const std::vector<RuntimeChoice>& runtimes,
+BalancedShard balance_from(const std::filesystem::path& earlier, const std::vector<CellChoice>& cells,
                            const Shard& shard) {
   const std::string bytes = read_file_bytes(earlier, kMaxJsonTextBytes, "the JSON limit", ErrorKind::usage);
   MatrixDocument document;
@@ -38,14 +38,14 @@ BalancedShard balance_from(const std::filesystem::path& earlier, const std::vect
   } catch (const Error& e) {
     throw UsageError("--balance " + earlier.string() + " is not a runtime matrix to balance by: " + e.what());
   }
-  std::map<std::string, double> recorded;  // version -> seconds
+  std::map<std::string, double> recorded;  // cell name -> seconds
   for (const auto& cell : document.cells) {
-    if (cell.seconds) recorded[cell.version] = *cell.seconds;
+    if (cell.seconds) recorded[cell.name()] = *cell.seconds;
   }
   std::vector<std::optional<double>> known;
-  for (const auto& runtime : runtimes) {
+  for (const auto& [runtime, settings] : cells) {
     const std::optional<std::string> version = runtime.version ? runtime.version : version_in_file_name(runtime.library);
-    const auto found = version ? recorded.find(*version) : recorded.end();
+    const auto found = version ? recorded.find(cell_name(*version, settings)) : recorded.end();
     known.push_back(found != recorded.end() ? std::optional(found->second) : std::nullopt);
   }
   double sum = 0.0;
@@ -56,10 +56,10 @@ BalancedShard balance_from(const std::filesystem::path& earlier, const std::vect
   const double mean = count > 0 ? sum / static_cast<double>(count) : 1.0;
   BalancedShard out;
   std::vector<double> weights;
-  for (std::size_t i = 0; i < runtimes.size(); ++i) {
+  for (std::size_t i = 0; i < cells.size(); ++i) {
     weights.push_back(known[i].value_or(mean));
     if (!known[i]) {
-      out.notes.push_back("ONNX Runtime " + runtimes[i].given + " has no seconds in " + earlier.string() +
+      out.notes.push_back("ONNX Runtime " + cell_name(cells[i].runtime.given, cells[i].settings) + " has no seconds in " + earlier.string() +
                           ": weighed as " + python_float_repr(mean) + " s" + (count > 0 ? " (the mean)" : ""));
     }
   }

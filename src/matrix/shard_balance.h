@@ -1,6 +1,7 @@
 // Shards balanced by the seconds an earlier matrix recorded (doc/runtime-matrix.md, "Many machines"):
 // `matrix --shard K/N --balance EARLIER.json` weighs each cell by the `seconds` EARLIER recorded for the same
-// release (a cell's version: the release asked for, else the one its library's file name states) and deals
+// cell (its name, matrix/cell_settings.h cell_name: the release asked for, else the one its library's file
+// name states, then its settings) and deals
 // the cells out longest first, each to the shard with the least seconds so far (ties: the earlier cell, the
 // lower shard), so every machine given the same runtimes and the same EARLIER computes the same plan and the
 // shards' union is every cell, each once. A cell EARLIER has no seconds for weighs the mean of those it has
@@ -26,7 +27,7 @@ struct BalancedShard {
   std::vector<std::string> notes;   // each cell weighed without a recorded time
 };
 
-BalancedShard balance_from(const std::filesystem::path& earlier, const std::vector<RuntimeChoice>& runtimes,
+BalancedShard balance_from(const std::filesystem::path& earlier, const std::vector<CellChoice>& cells,
                            const Shard& shard);
 
 }  // namespace nnx::matrix

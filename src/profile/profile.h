@@ -75,7 +75,7 @@ struct Profile {
   double rtol = 1e-4;
   double atol = 1e-5;
   std::string runtime = "onnxruntime";
-  std::string provider = "CPUExecutionProvider";
+  std::string provider = rf::runtime_key::kRequiredProvider;
   // The kind's own parts: which alternative it holds is the profile's kind (kind()), and every member below
   // that differs by kind dispatches on it with a switch.
   std::variant<FeedForwardParts, ModuleParts, OnnxFileParts> parts;

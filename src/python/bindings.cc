@@ -25,8 +25,6 @@
 #include "base/json_python.h"
 #include "base/json_strict.h"
 #include "base/record_vocabulary.h"
-#include "matrix/cell_child.h"
-#include "matrix/run_matrix.h"
 #include "model/model_config.h"
 #include "model/reference_model.h"
 #include "profile/profile.h"
@@ -121,6 +119,8 @@ RunOutcome run(std::vector<Profile> profiles, const std::filesystem::path& root,
   return run_to_report(request);
 }
 
+}  // namespace
+
 // What the caller gave as `jobs`: None, or a whole number (a bool is not one) that fits an int, else an
 // ArgumentProblem; the count's own rule (at least 1) is run_jobs's for profiles (app/run_profiles.h),
 // runtime_matrix's for runtimes.
@@ -137,7 +137,6 @@ std::optional<int> job_count(py::handle jobs, const char* at_once) {
   throw ArgumentProblem{std::string("jobs must be a whole number of ") + at_once + " at once or None, not " + given};
 }
 
-}  // namespace
 
 std::string version() { return build_version(); }
 std::string bundled_onnxruntime() { return build_bundled_onnxruntime(); }
@@ -253,10 +252,11 @@ std::string execute(const std::optional<std::string>& record_text, const std::op
                     const std::optional<std::string>& reference, const std::string& python, const std::string& script,
                     std::optional<bool> localize, const std::optional<std::filesystem::path>& output,
                     bool keep_outputs, const std::optional<std::string>& optimization_level,
-                    std::optional<std::int64_t> intra_op_threads, const std::map<std::string, std::string>& config) {
+                    std::optional<std::int64_t> intra_op_threads, const std::map<std::string, std::string>& config,
+                    const std::optional<std::string>& provider) {
   ExecuteRequest request{record_file ? read_strict_json_file(*record_file) : parse(record_text.value_or(""), "the record"),
                          root, output, {}, record_file, keep_outputs};
-  request.options.session = {optimization_level, intra_op_threads, config};  // app/execute_record.h session_to_run
+  request.options.session = {optimization_level, intra_op_threads, config, provider};  // execute_record.h session_to_run
   request.options.onnxruntime_library = onnxruntime;
   if (reference) request.options.reference = reference_named(*reference);  // else each record's own (the core's)
   request.options.worker = resolve_worker_command(WorkerCommand{python, script, {}});  // started for torch only
@@ -264,28 +264,6 @@ std::string execute(const std::optional<std::string>& record_text, const std::op
   const auto lock = run_lock();
   const ExecuteOutcome outcome = execute_report(request);
   return dump(is_report(request.document) ? nnx::make_report(outcome.records) : outcome.records.front());
-}
-
-std::string runtime_matrix(const std::filesystem::path& report, const std::filesystem::path& root,
-                           const std::vector<std::string>& runtimes, py::handle jobs_given,
-                           const std::vector<std::string>& child_command,
-                           const std::optional<std::filesystem::path>& output) {
-  const std::optional<int> jobs = job_count(jobs_given, "runtimes");  // under the GIL: a Python object
-  if (jobs && *jobs < 1) throw UsageError("jobs must be at least 1, not " + std::to_string(*jobs));
-  const py::gil_scoped_release released;
-  matrix::MatrixRequest request;
-  request.report = report;
-  request.root = root;
-  request.output = output;
-  for (const auto& runtime : runtimes) request.runtimes.push_back(matrix::RuntimeChoice::release_or_file(runtime));
-  request.jobs = static_cast<std::size_t>(jobs.value_or(0));  // 0: the number of cores
-  request.child_command = child_command;
-  return dump(matrix::run_matrix(request).document);
-}
-
-int matrix_cell(const std::filesystem::path& report, const std::filesystem::path& root,
-                const std::filesystem::path& library, const std::filesystem::path& cell_dir, std::size_t first) {
-  return matrix::run_cell_child({report, root, library, cell_dir, first, 1});
 }
 
 // One tape per thread, reused: a record is recorded without allocating (the GIL is held while it is filled).

@@ -126,7 +126,7 @@ void use_api(const OrtApi* api) { lock_api(api); }
 // Ort::Exception for a provider that call does not take. Session creation and available_providers both
 // call it, so what the profile check accepts is what a session is given.
 void attach_provider(Ort::SessionOptions& options, const std::string& provider) {
-  if (provider == "CPUExecutionProvider") return;
+  if (provider == rf::runtime_key::kRequiredProvider) return;
   std::string short_name = provider;
   const std::string suffix = "ExecutionProvider";
   if (short_name.size() > suffix.size() && short_name.ends_with(suffix)) {
@@ -311,7 +311,7 @@ OnnxSession::OnnxSession(std::shared_ptr<OnnxRuntime> runtime, std::span<const s
     throw from_ort(e);
   }
   providers_.push_back(settings.provider);
-  if (settings.provider != "CPUExecutionProvider") providers_.push_back("CPUExecutionProvider");
+  if (settings.provider != rf::runtime_key::kRequiredProvider) providers_.push_back(rf::runtime_key::kRequiredProvider);
 }
 
 std::vector<std::string> OnnxSession::output_names() const {

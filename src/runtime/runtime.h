@@ -34,7 +34,7 @@ namespace nnx {
 // record's session always has those; localisation (stages/localisation.h) also runs ORT_DISABLE_ALL, and the
 // runtime takes ORT_ENABLE_BASIC and ORT_ENABLE_EXTENDED too (any other name is a RuntimeFailure).
 struct SessionSettings {
-  std::string provider = "CPUExecutionProvider";
+  std::string provider = rf::runtime_key::kRequiredProvider;
   int intra_op_num_threads = 1;
   int inter_op_num_threads = 1;
   std::string graph_optimization_level = rf::session_key::kRequiredOptimizationLevel;

@@ -69,8 +69,19 @@ TEST(HostFacts, AMatrixCellKeepsItsHostAndACellWithoutOneReadsBackWithoutOne) {
   matrix::MatrixDocument doc;
   doc.report_path = "report.json";
   doc.report_sha256 = std::string(64, 'a');
-  doc.cells.push_back({"1.30.0", std::string(64, 'b'), {}, {}, this_host(), {}, {}});
-  doc.cells.push_back({"1.32.0", std::string(64, 'c'), {}, {}, std::nullopt, {}, {}});
+  {
+    matrix::MatrixCell cell;
+    cell.version = "1.30.0";
+    cell.library_sha256 = std::string(64, 'b');
+    cell.host = this_host();
+    doc.cells.push_back(std::move(cell));
+  }
+  {
+    matrix::MatrixCell cell;
+    cell.version = "1.32.0";
+    cell.library_sha256 = std::string(64, 'c');
+    doc.cells.push_back(std::move(cell));
+  }
   const nlohmann::json written = matrix::matrix_to_json(doc);
   EXPECT_TRUE(written["runtimes"][0].contains("host"));
   EXPECT_FALSE(written["runtimes"][1].contains("host"));

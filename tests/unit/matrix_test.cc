@@ -29,7 +29,8 @@ TEST(Float32Ulps, CountsTheFloatsBetweenTwoValues) {
 
 RuntimeOutputs runtime(const std::string& version, std::vector<float> values) {
   return RuntimeOutputs{version, {{"p", {CaseOutput{"batch-1", {1, static_cast<std::int64_t>(values.size())},
-                                                     std::move(values)}}}}};
+                                                     std::move(values)}}}},
+                        "", true};
 }
 
 TEST(Drift, NamesThePairWithTheLargestAbsoluteDifference) {

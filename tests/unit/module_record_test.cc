@@ -281,7 +281,13 @@ TEST(ModuleRecord, AMatrixHoldsAModuleRecordAndReadsItBack) {
   matrix::MatrixDocument doc;
   doc.report_path = "report.json";
   doc.report_sha256 = std::string(64, 'a');
-  doc.cells.push_back({"1.18.0", std::string(64, 'b'), {module_record_json()}, {}, std::nullopt, {}, {}});
+  {
+    matrix::MatrixCell cell;
+    cell.version = "1.18.0";
+    cell.library_sha256 = std::string(64, 'b');
+    cell.records = {module_record_json()};
+    doc.cells.push_back(std::move(cell));
+  }
   const json written = matrix::matrix_to_json(doc);
   const matrix::MatrixDocument read = matrix::matrix_from_json(written);
   ASSERT_EQ(read.cells.size(), 1u);
