@@ -44,6 +44,7 @@ set(NNX_UNIT_TEST_SOURCES
   tests/unit/host_facts_test.cc
   tests/unit/kept_outputs_test.cc
   tests/unit/shard_balance_test.cc
+  tests/unit/cell_settings_test.cc
   tests/unit/feedfwd_test.cc
   tests/unit/hostile_inputs_test.cc
   tests/unit/output_paths_test.cc
