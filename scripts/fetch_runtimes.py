@@ -5,8 +5,9 @@
 
 Takes every line of the lock (or only the VERSIONs named, each of which must be in the lock) and leaves
 DIR/runtimes/<version>/libonnxruntime.so.<version>. A PyPI wheel is downloaded with pip (--no-deps, binary
-only, never built or installed), its sha256 compared with the lock, and only the library is read out of it,
-checked against the sha256 that the wheel's own RECORD gives for it. An npm package is fetched with
+only, never built or installed), its sha256 compared with the lock, and only the library is read out of it
+(from onnxruntime-openvino, the library beside the OpenVINO execution provider and OpenVINO's CPU device:
+OPENVINO_MEMBERS), each file checked against the sha256 that the wheel's own RECORD gives for it. An npm package is fetched with
 `npm pack` (no install script runs), its sha512 compared with npm's published integrity in the lock, and
 only the library is read out of the tarball. Idempotent: a library already in the cache is re-hashed
 against the package it came from (kept beside it) and reused. Standard library only.
@@ -15,6 +16,7 @@ import argparse
 import base64
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -87,24 +89,47 @@ def download(version, pin, folder):
     return target
 
 
-def library_from_wheel(wheel, version):
-    member = f"onnxruntime/capi/libonnxruntime.so.{version}"
+# What a wheel's onnxruntime/capi/ gives the cache: the library alone, or for onnxruntime-openvino the library with
+# the OpenVINO execution provider and the part of OpenVINO its CPU device loads (ONNX Runtime opens the provider
+# libraries from the folder of the library it was opened as; OpenVINO its plugins from its own folder). The
+# Python module, the GPU and NPU plugins and the duplicate unversioned names are left out.
+OPENVINO_MEMBERS = [r"libonnxruntime_providers_shared\.so", r"libonnxruntime_providers_openvino\.so",
+                    r"libopenvino\.so\.\d{4}", r"libopenvino_onnx_frontend\.so\.\d{4}",
+                    r"libopenvino_intel_cpu_plugin\.so", r"libtbb\.so\.\d+", r"libtbbmalloc\.so(\.\d+)?"]
+
+
+def wheel_members(names, package, version):
+    wanted = [f"libonnxruntime\\.so\\.{re.escape(version)}"]
+    if package == "onnxruntime-openvino":
+        wanted += OPENVINO_MEMBERS
+    found = [n for n in names if n.startswith("onnxruntime/capi/")
+             and any(re.fullmatch(w, n[len("onnxruntime/capi/"):]) for w in wanted)]
+    if len(found) < len(wanted):
+        raise Refused(f"the {package} wheel lacks some of onnxruntime/capi/ {', '.join(wanted)} (found: {', '.join(found)})")
+    return found
+
+
+def libraries_from_wheel(wheel, version, package):
+    """{file name: bytes} of the wheel's members the cache keeps, each checked against the wheel's RECORD."""
     with zipfile.ZipFile(wheel) as archive:
         record_name = next((n for n in archive.namelist() if n.endswith(".dist-info/RECORD")), None)
         if record_name is None:
             raise Refused(f"{wheel} has no RECORD")
-        expected = None
+        expected = {}
         for row in archive.read(record_name).decode().splitlines():
             parts = row.rsplit(",", 2)
-            if len(parts) == 3 and parts[0] == member and parts[1].startswith("sha256="):
-                expected = parts[1][len("sha256="):]
-        if expected is None:
-            raise Refused(f"{wheel} holds no {member} in its RECORD")
-        data = archive.read(member)
-    actual = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).decode().rstrip("=")
-    if actual != expected:
-        raise Refused(f"{member} of {wheel} does not match its RECORD (sha256={expected})")
-    return data
+            if len(parts) == 3 and parts[1].startswith("sha256="):
+                expected[parts[0]] = parts[1][len("sha256="):]
+        out = {}
+        for member in wheel_members(archive.namelist(), package, version):
+            if member not in expected:
+                raise Refused(f"{wheel} holds no {member} in its RECORD")
+            data = archive.read(member)
+            actual = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).decode().rstrip("=")
+            if actual != expected[member]:
+                raise Refused(f"{member} of {wheel} does not match its RECORD (sha256={expected[member]})")
+            out[member.rsplit("/", 1)[1]] = data
+    return out
 
 
 def library_from_npm(tgz, version):
@@ -128,16 +153,19 @@ def fetch(version, pin, cache):
     package = download(version, pin, packages)
     folder = os.path.join(cache, "runtimes", version)
     library = os.path.join(folder, f"libonnxruntime.so.{version}")
-    data = library_from_wheel(package, version) if pin["source"] == "pypi" else library_from_npm(package,
-                                                                                                             version)
-    if os.path.isfile(library) and digest(library, "sha256").digest() == hashlib.sha256(data).digest():
-        return library
+    files = (libraries_from_wheel(package, version, pin["package"]) if pin["source"] == "pypi"
+             else {os.path.basename(library): library_from_npm(package, version)})
     os.makedirs(folder, exist_ok=True)
-    partial = library + ".partial"
-    with open(partial, "wb") as out:
-        out.write(data)
-    os.chmod(partial, 0o755)
-    os.replace(partial, library)
+    for name in sorted(files, key=lambda n: n == os.path.basename(library)):  # the library itself last
+        path = os.path.join(folder, name)
+        data = files[name]
+        if os.path.isfile(path) and digest(path, "sha256").digest() == hashlib.sha256(data).digest():
+            continue
+        partial = path + ".partial"
+        with open(partial, "wb") as out:
+            out.write(data)
+        os.chmod(partial, 0o755)
+        os.replace(partial, path)
     return library
 
 

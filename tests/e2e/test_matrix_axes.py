@@ -187,3 +187,18 @@ def test_python_runtime_matrix_takes_the_same_axes(report, whole, tmp_path):
     from_python = json.loads(done.stdout)
     from_python["report"]["path"] = whole[1]["report"]["path"]
     assert without_seconds(from_python) == without_seconds(whole[1])
+
+
+def test_the_openvino_provider_of_its_release_runs_the_model_and_a_release_without_it_names_it(report):
+    done, document = matrix(report, "ov.json", "--onnxruntime-version", "1.24.1", "--onnxruntime-version", RELEASE,
+                            "--provider", "CPUExecutionProvider", "--provider", "OpenVINOExecutionProvider", code=15)
+    cells = {(r["version"], r.get("settings", {}).get("provider", "CPUExecutionProvider")): r for r in document["runtimes"]}
+    openvino = cells[("1.24.1", "OpenVINOExecutionProvider")]["records"][0]
+    assert openvino["status"] == "passed" and openvino["level"] == "executed"
+    assert openvino["stages"]["load"]["detail"]["providers"] == ["OpenVINOExecutionProvider", "CPUExecutionProvider"]
+    missing = cells[(RELEASE, "OpenVINOExecutionProvider")]["records"][0]["stages"]["load"]
+    assert missing["failure"] == "load-error"
+    assert f"provider OpenVINOExecutionProvider is not available in ONNX Runtime {RELEASE}" in missing["detail"]["error"]
+    axes = {a["version"]: a for a in document["drift"]["axes"]}
+    assert axes["1.24.1 (OpenVINOExecutionProvider)"]["against"] == "1.24.1"
+    assert axes["1.24.1 (OpenVINOExecutionProvider)"]["within_tolerance"] is True
