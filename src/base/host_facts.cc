@@ -5,6 +5,7 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -23,6 +24,7 @@ constexpr const char* kOs = "os";
 constexpr const char* kKernel = "kernel";
 constexpr const char* kMachine = "machine";
 constexpr const char* kLibc = "libc";
+constexpr const char* kEnvironment = "environment";
 
 std::string trimmed(std::string_view text) {
   const auto first = text.find_first_not_of(" \t\r");
@@ -65,7 +67,9 @@ std::string file_text(const char* path) {
 }  // namespace
 
 json HostFacts::to_json() const {
-  return json{{kCpu, cpu}, {kCpuFlags, cpu_flags}, {kOs, os}, {kKernel, kernel}, {kMachine, machine}, {kLibc, libc}};
+  json out{{kCpu, cpu}, {kCpuFlags, cpu_flags}, {kOs, os}, {kKernel, kernel}, {kMachine, machine}, {kLibc, libc}};
+  if (environment) out[kEnvironment] = *environment;
+  return out;
 }
 
 HostFacts HostFacts::from_json(const json& value, const std::string& where) {
@@ -78,6 +82,22 @@ HostFacts HostFacts::from_json(const json& value, const std::string& where) {
   read.string(kKernel, out.kernel);
   read.string(kMachine, out.machine);
   read.string(kLibc, out.libc);
+  read.may_hold({kEnvironment});
+  if (value.is_object() && value.contains(kEnvironment)) {
+    const json* environment = read.object(kEnvironment);
+    if (environment != nullptr) {
+      out.environment.emplace();
+      for (const auto& [name, set] : environment->items()) {
+        const bool known = std::find_if(kNumericEnvironment.begin(), kNumericEnvironment.end(),
+                                        [&name](const char* k) { return name == k; }) != kNumericEnvironment.end();
+        if (!known || !set.is_string()) {
+          problems.push_back(where + "." + kEnvironment + "." + name + ": is not a recorded variable with a string value");
+          continue;
+        }
+        (*out.environment)[name] = set.get<std::string>();
+      }
+    }
+  }
   read.finish();
   if (!problems.empty()) throw ConformanceError(problems.front());
   if (!std::is_sorted(out.cpu_flags.begin(), out.cpu_flags.end()) ||
@@ -106,7 +126,16 @@ HostFacts this_host() {
     host.machine = names.machine;
   }
   host.libc = std::string("glibc ") + gnu_get_libc_version();
+  host.environment = numeric_environment([](const char* name) { return std::getenv(name); });
   return host;
+}
+
+std::map<std::string, std::string> numeric_environment(const std::function<const char*(const char*)>& environment) {
+  std::map<std::string, std::string> set;
+  for (const char* name : kNumericEnvironment) {
+    if (const char* value = environment(name)) set[name] = value;
+  }
+  return set;
 }
 
 std::string host_differences(const HostFacts& a, const HostFacts& b) {
@@ -132,6 +161,9 @@ std::string host_differences(const HostFacts& a, const HostFacts& b) {
   fact("kernel", a.kernel, b.kernel);
   fact("machine", a.machine, b.machine);
   fact("libc", a.libc, b.libc);
+  if (a.environment && b.environment && *a.environment != *b.environment) {
+    add("environment " + json(*a.environment).dump() + " vs " + json(*b.environment).dump());
+  }
   return out;
 }
 

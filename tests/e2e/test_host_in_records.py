@@ -7,7 +7,7 @@ import json
 from conftest import run_cli
 from onnx_file_support import elementwise_profile
 
-HOST_KEYS = {"cpu", "cpu_flags", "os", "kernel", "machine", "libc"}
+HOST_KEYS = {"cpu", "cpu_flags", "os", "kernel", "machine", "libc", "environment"}
 
 
 def test_a_successor_format_record_names_the_host_it_was_run_and_executed_on(tmp_path):

@@ -202,3 +202,16 @@ def test_the_openvino_provider_of_its_release_runs_the_model_and_a_release_witho
     axes = {a["version"]: a for a in document["drift"]["axes"]}
     assert axes["1.24.1 (OpenVINOExecutionProvider)"]["against"] == "1.24.1"
     assert axes["1.24.1 (OpenVINOExecutionProvider)"]["within_tolerance"] is True
+
+
+def test_every_cell_records_the_environment_variables_that_change_numbers(report, tmp_path):
+    env = {**os.environ, "OMP_NUM_THREADS": "3", "MKL_CBWR": "COMPATIBLE"}
+    done = run_cli("matrix", report / "r.json", report / "r-artifacts", "--output", tmp_path / "m.json",
+                   "--onnxruntime-version", RELEASE, "--intra-op-threads", "2", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for runtime in json.loads((tmp_path / "m.json").read_text())["runtimes"]:
+        assert runtime["host"]["environment"] == {"MKL_CBWR": "COMPATIBLE", "OMP_NUM_THREADS": "3"}
+    executed = run_cli("execute", report / "r.json", report / "r-artifacts", "--output", tmp_path / "e.json", env=env)
+    assert executed.returncode == 0, executed.stdout + executed.stderr
+    record = json.loads((tmp_path / "e.json").read_text())["profiles"][0]
+    assert record["versions"]["host"]["environment"] == {"MKL_CBWR": "COMPATIBLE", "OMP_NUM_THREADS": "3"}

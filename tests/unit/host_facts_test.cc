@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 
 #include "base/error.h"
@@ -91,6 +92,33 @@ TEST(HostFacts, AMatrixCellKeepsItsHostAndACellWithoutOneReadsBackWithoutOne) {
   nlohmann::json bad = written;
   bad["runtimes"][0]["host"]["cpu"] = 7;
   EXPECT_THROW(matrix::matrix_from_json(bad), ConformanceError);
+}
+
+}  // namespace
+}  // namespace nnx
+
+namespace nnx {
+namespace {
+
+TEST(HostFacts, TheEnvironmentRecordedIsEveryNumericVariableSetAndNothingElse) {
+  const auto set = numeric_environment([](const char* name) -> const char* {
+    const std::string n = name;
+    return n == "OMP_NUM_THREADS" ? "3" : n == "MKL_CBWR" ? "COMPATIBLE" : nullptr;
+  });
+  EXPECT_EQ(set, (std::map<std::string, std::string>{{"MKL_CBWR", "COMPATIBLE"}, {"OMP_NUM_THREADS", "3"}}));
+  HostFacts host = this_host();
+  host.environment = set;
+  EXPECT_EQ(HostFacts::from_json(host.to_json(), "host"), host);
+  HostFacts older = host;
+  older.environment.reset();  // a document made before the environment was recorded
+  EXPECT_FALSE(older.to_json().contains("environment"));
+  EXPECT_EQ(HostFacts::from_json(older.to_json(), "host"), older);
+  nlohmann::json unknown = host.to_json();
+  unknown["environment"]["PATH"] = "/bin";
+  EXPECT_THROW(HostFacts::from_json(unknown, "host"), ConformanceError);
+  HostFacts other = host;
+  other.environment = std::map<std::string, std::string>{{"OMP_NUM_THREADS", "1"}};
+  EXPECT_NE(host_differences(host, other).find("environment"), std::string::npos);
 }
 
 }  // namespace
