@@ -28,6 +28,7 @@ inline constexpr const char* kStatus = "status";
 inline constexpr const char* kRecords = "records";
 inline constexpr const char* kOutputs = "outputs";
 inline constexpr const char* kSettings = "settings";  // a cell's settings when not the brief's (matrix/cell_settings.h)
+inline constexpr const char* kCell = "cell";  // beside settings: the cell's name, "VERSION (SETTINGS)" (record/run_name.h)
 inline constexpr const char* kHost = "host";  // the host the cell ran on (base/host_facts.h); none in a document before it
 inline constexpr const char* kSeconds = "seconds";  // the cell's wall time; none in a document before it
 // runtimes[i].outputs.<profile>[k]

@@ -42,9 +42,7 @@ const std::string& text(const json& object, const char* key, const std::string& 
 }  // namespace
 
 std::string cell_name_of(const json& runtime) {
-  const std::string version = runtime.at(cell_key::kVersion).get<std::string>();
-  if (!runtime.contains(cell_key::kSettings)) return version;
-  return cell_name(version, CellSettings::from_json(runtime[cell_key::kSettings], "runtime matrix: settings"));
+  return runtime.value(cell_key::kCell, runtime.at(cell_key::kVersion).get<std::string>());
 }
 
 json outputs_to_json(const RuntimeOutputs& outputs) {
@@ -120,7 +118,10 @@ json matrix_to_json(const MatrixDocument& matrix) {
                         {cell_key::kStatus, cell_passed(*cell) ? rf::kPassed : rf::kFailed},
                         {cell_key::kRecords, cell->records},
                         {cell_key::kOutputs, outputs_to_json(cell->outputs)}});
-    if (!cell->settings.tested()) runtimes.back()[cell_key::kSettings] = cell->settings.to_json();
+    if (!cell->settings.tested()) {
+      runtimes.back()[cell_key::kSettings] = cell->settings.to_json();
+      runtimes.back()[cell_key::kCell] = cell->name();  // what the pages and the drift call it
+    }
     if (cell->host) runtimes.back()[cell_key::kHost] = cell->host->to_json();
     if (cell->seconds) runtimes.back()[cell_key::kSeconds] = *cell->seconds;
     passed = passed && cell_passed(*cell);
@@ -182,7 +183,7 @@ MatrixDocument matrix_from_json(const json& document) {
     const json& runtime = runtimes[i];
     std::vector<std::string> cell_keys{cell_key::kVersion, cell_key::kLibrarySha256, cell_key::kStatus,
                                        cell_key::kRecords, cell_key::kOutputs};
-    for (const char* optional : {cell_key::kSettings, cell_key::kHost, cell_key::kSeconds}) {
+    for (const char* optional : {cell_key::kSettings, cell_key::kCell, cell_key::kHost, cell_key::kSeconds}) {
       if (runtime.is_object() && runtime.contains(optional)) cell_keys.push_back(optional);
     }
     only_keys(runtime, where, cell_keys);
@@ -206,6 +207,10 @@ MatrixDocument matrix_from_json(const json& document) {
       const auto problems = record_problems(record);
       if (!problems.empty()) refuse(where + ".records[" + std::to_string(r) + "]", problems.front());
       cell.records.push_back(record);
+    }
+    if (runtime.contains(cell_key::kSettings) != runtime.contains(cell_key::kCell) ||
+        (runtime.contains(cell_key::kCell) && runtime[cell_key::kCell] != cell.name())) {
+      refuse(where + ".cell", "must be \"" + cell.name() + "\", beside settings (and only there)");
     }
     cell.outputs = outputs_from_json(runtime[cell_key::kOutputs], cell.name(), where + ".outputs");
     if (text(runtime, cell_key::kStatus, where) != (cell_passed(cell) ? rf::kPassed : rf::kFailed)) {

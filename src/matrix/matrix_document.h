@@ -1,6 +1,7 @@
 // The runtime matrix document nnx.runtime-matrix/1 (doc/runtime-matrix.md): the report it executed (path,
 // sha256), the shard it covers when it is one part, one entry per cell — its version, its settings when they
-// are not the brief's (matrix/cell_settings.h; a document without axes holds none), the sha256 of its
+// are not the brief's (matrix/cell_settings.h; a document without axes holds none) and then its name (`cell`),
+// the sha256 of its
 // library, status (passed iff every record passed), its records (each a valid record of either format:
 // nnx.export-conformance/1 or a module record, doc/record-format.md §10), the outputs it computed (what drift and
 // a merge need) and the host it ran on (base/host_facts.h; none in a document made before hosts) — and the drift
@@ -68,7 +69,7 @@ MatrixDocument matrix_from_json(const json& document);
 // each runtime's status against its records), else the document's status and drift against what its
 // runtimes give (matrix_to_json recomputes both); empty for a valid matrix.
 std::vector<std::string> matrix_problems(const json& document);
-// The name of a document's runtimes[i] entry (MatrixCell::name): its version, then its settings.
+// The name of a document's runtimes[i] entry (MatrixCell::name): its `cell`, else its version.
 std::string cell_name_of(const json& runtime);
 // One line per runtime × profile, then the drift lines.
 std::vector<std::string> matrix_summary_lines(const json& matrix);

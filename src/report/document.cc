@@ -43,7 +43,8 @@ std::vector<MatrixRuntime> matrix_runtimes(const json& matrix) {
     const std::string where = "runtimes[" + std::to_string(i) + "]";
     if (!runtime.is_object()) throw ConformanceError(where + " is not an object");
     MatrixRuntime entry;
-    entry.version = text_of(runtime, rf::matrix_runtime_key::kVersion);
+    entry.version = runtime.contains(rf::matrix_runtime_key::kCell) ? text_of(runtime, rf::matrix_runtime_key::kCell)
+                                                                     : text_of(runtime, rf::matrix_runtime_key::kVersion);
     entry.library_sha256 = text_of(runtime, rf::matrix_runtime_key::kLibrarySha256);
     entry.status = text_of(runtime, rf::matrix_runtime_key::kStatus);
     const auto records = runtime.find(rf::matrix_runtime_key::kRecords);
@@ -87,6 +88,22 @@ std::vector<DriftRow> matrix_drift(const json& matrix) {
       }
     }
     rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::vector<AxisRow> matrix_axes(const json& matrix) {
+  std::vector<AxisRow> rows;
+  const auto drift = matrix.find(rf::matrix_key::kDrift);
+  if (drift == matrix.end() || !drift->is_object()) return rows;
+  const json axes = drift->value(drift_key::kAxes, json::array());
+  require_array(axes, "the matrix's drift.axes");
+  for (const auto& entry : axes) {
+    if (!entry.is_object()) throw ConformanceError("the matrix's drift.axes holds a value that is not an object");
+    rows.push_back({text_of(entry, drift_key::kVersion), text_of(entry, drift_key::kAgainst),
+                    text_of(entry, drift_key::kProfile), text_of(entry, drift_key::kCase),
+                    entry.value(drift_key::kMaxAbsDifference, json()), entry.value(drift_key::kMaxUlps, json()),
+                    entry.value(drift_key::kWithinTolerance, false) == true});
   }
   return rows;
 }

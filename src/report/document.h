@@ -37,7 +37,8 @@ DocumentKind document_kind(const json& document);
 // The document's records: the report's profiles, the record itself, or every matrix cell's records.
 std::vector<json> document_records(const json& document);
 
-// One runtime of a matrix: its version, library sha256, status and records.
+// One runtime of a matrix (a cell): its name (its `cell` when it has settings, else its version), library
+// sha256, status and records.
 struct MatrixRuntime {
   std::string version;
   std::string library_sha256;
@@ -70,6 +71,20 @@ struct DriftRow {
 };
 // The matrix's drift rows in the document's order; none when the matrix has no drift.
 std::vector<DriftRow> matrix_drift(const json& matrix);
+
+// One entry of a matrix's drift per axis (doc/runtime-matrix.md, "Axes"): a cell of other settings against its
+// release's cell with the brief's settings, on one profile.
+struct AxisRow {
+  std::string cell;     // "1.30.0 (ORT_DISABLE_ALL)"
+  std::string against;  // "1.30.0"
+  std::string profile;
+  std::string case_name;    // the case that differs most ("" when none was comparable)
+  json max_abs_difference;  // number, or null when not comparable
+  json max_ulps;
+  bool within_tolerance = false;
+};
+// The matrix's drift.axes rows in the document's order; none when it has no axes.
+std::vector<AxisRow> matrix_axes(const json& matrix);
 
 // Reading one record, tolerant of a failing record's nulls.
 std::string text_of(const json& record, const char* key);                       // "" when absent or null

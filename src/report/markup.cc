@@ -1,5 +1,7 @@
 #include "report/markup.h"
 
+#include "report/document.h"
+
 #include <algorithm>
 #include <cctype>
 #include <string_view>
@@ -112,6 +114,16 @@ std::string markdown_code(const std::string& text) {
   const std::string fence(longest + 1, '`');
   const bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
   return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
+}
+
+std::string status_badge(const std::string& status) {
+  return "<span class=\"badge status-" + escape_html(status) + "\">" + escape_html(status_label(status)) + "</span>";
+}
+
+std::string number_html(const nlohmann::json& value) {
+  const std::string shown = shown_text(value), exact = value_text(value);
+  if (shown == exact) return escape_html(shown);
+  return "<span class=\"number\" title=\"" + escape_html(exact) + "\">" + escape_html(shown) + "</span>";
 }
 
 }  // namespace nnx::report

@@ -7,9 +7,13 @@
 // U+2060 WORD JOINER after '@' and '#', between "://" 's colon and slashes and after "www" (no mention,
 // issue reference, mail or bare autolink). `markdown_code` is the text as one code span (nothing inside is
 // live), fenced by more backticks than any run it holds; '|' escaped, newlines as spaces.
+// `status_badge` is a status as the HTML page's coloured badge; `number_html` a number as the page shows it
+// (shown_text, report/document.h: 3 significant digits), the exact value on hover.
 #pragma once
 
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace nnx::report {
 
@@ -17,5 +21,7 @@ std::string escape_html(const std::string& text);
 std::string escape_xml(const std::string& text);
 std::string markdown_cell(const std::string& text);
 std::string markdown_code(const std::string& text);
+std::string status_badge(const std::string& status);
+std::string number_html(const nlohmann::json& value);
 
 }  // namespace nnx::report

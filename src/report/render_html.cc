@@ -9,6 +9,7 @@
 #include "base/module_record_vocabulary.h"
 #include "report/comparison.h"
 #include "report/document.h"
+#include "report/html_axes.h"
 #include "report/html_localisation.h"
 #include "report/html_overview.h"
 #include "report/markup.h"
@@ -43,17 +44,6 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f7f7f7;padding:.5em;
 svg.margin-bar{width:100%;max-width:180px;min-width:60px;height:auto}
 .heat td.cell{text-align:center;font-family:monospace}
 )";
-
-std::string status_badge(const std::string& status) {
-  return "<span class=\"badge status-" + escape_html(status) + "\">" + escape_html(status_label(status)) + "</span>";
-}
-
-// A number as the page shows it (shown_text: 3 significant digits), the exact value on hover.
-std::string number_html(const json& value) {
-  const std::string shown = shown_text(value), exact = value_text(value);
-  if (shown == exact) return escape_html(shown);
-  return "<span class=\"number\" title=\"" + escape_html(exact) + "\">" + escape_html(shown) + "</span>";
-}
 
 std::string detail_text(const json& detail) {
   if (detail.is_null()) return "";
@@ -331,7 +321,7 @@ std::string matrix_section(const json& matrix) {
     for (const auto& runtime : runtimes) out += heat_cell(runtime, profile, name);
     out += "</tr>";
   }
-  return out + "</tbody></table>" + drift_section(matrix);
+  return out + "</tbody></table>" + drift_section(matrix) + axes_html(matrix);
 }
 
 // The header's formats: the records' count, each record format they hold with its count (kRecordFormats'

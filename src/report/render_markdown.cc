@@ -117,6 +117,19 @@ std::string drift_rows(const json& matrix) {
          "|---|---|---|---|---|---|---|\n" + out;
 }
 
+std::string axes_rows(const json& matrix) {
+  std::string out;
+  for (const auto& row : matrix_axes(matrix)) {
+    out += "| " + markdown_cell(row.cell) + " | " + markdown_cell(row.against) + " | " + markdown_code(row.profile) +
+           " | " + shown_text(row.max_abs_difference) + " | " + shown_text(row.max_ulps) + " | " +
+           markdown_cell(row.case_name) + " | " + (row.within_tolerance ? "yes" : "⚠️ no") + " |\n";
+  }
+  if (out.empty()) return out;
+  return "\n**Axes** (each cell of other settings against its release with the brief's settings; float32 ulps)\n\n"
+         "| cell | against | profile | max abs difference | max ulps | worst case | within tolerance |\n"
+         "|---|---|---|---|---|---|---|\n" + out;
+}
+
 }  // namespace
 
 std::string render_markdown(const json& document) {
@@ -144,7 +157,7 @@ std::string render_markdown(const json& document) {
   for (const auto& [prefix, record] : labelled) out += profile_rows(record, prefix);
   std::string failures;
   for (const auto& [prefix, record] : labelled) failures += failure_rows(record, prefix);
-  if (kind == DocumentKind::matrix) out += drift_rows(document);
+  if (kind == DocumentKind::matrix) out += drift_rows(document) + axes_rows(document);
   if (!failures.empty()) {
     out += "\n**Failures**\n\n| profile | where | class | detail |\n|---|---|---|---|\n" + failures;
   }

@@ -215,3 +215,22 @@ def test_every_cell_records_the_environment_variables_that_change_numbers(report
     assert executed.returncode == 0, executed.stdout + executed.stderr
     record = json.loads((tmp_path / "e.json").read_text())["profiles"][0]
     assert record["versions"]["host"]["environment"] == {"MKL_CBWR": "COMPATIBLE", "OMP_NUM_THREADS": "3"}
+
+
+def test_the_pages_show_the_axes_as_a_table_with_their_drift(report, whole, tmp_path):
+    from headless_chromium import HeadlessChromium
+    done = run_cli("report", report / "m.json", "--html", tmp_path / "m.html", "--markdown", tmp_path / "m.md")
+    assert done.returncode == 0, done.stdout + done.stderr
+    axes = {a["version"]: a for a in whole[1]["drift"]["axes"]}
+    with HeadlessChromium() as page:
+        page.open_page(tmp_path / "m.html")
+        rows = page.evaluate("[...document.querySelectorAll('table.axes tbody tr')]"
+                             ".map(r => [...r.cells].map(c => c.textContent))")
+        headers = page.evaluate("[...document.querySelectorAll('table.heat thead th')].map(h => h.textContent)")
+        assert page.console_errors() == [] and page.requests() == [page.url]
+    assert {row[0] for row in rows} == set(axes)
+    for row in rows:
+        assert row[1] == RELEASE and row[2] == "convs" and row[4] == str(axes[row[0]]["max_ulps"]) and row[6] == "yes"
+    assert any(h.startswith(f"{RELEASE} (ORT_DISABLE_ALL, 2 threads)") for h in headers)  # a column per cell
+    markdown = (tmp_path / "m.md").read_text()
+    assert "**Axes**" in markdown and "| 1.30.0 (ORT\\_DISABLE\\_ALL) | 1.30.0 | `convs` |" in markdown
