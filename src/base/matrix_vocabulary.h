@@ -56,6 +56,7 @@ inline constexpr const char* kWithinTolerance = "within_tolerance";
 inline constexpr const char* kAxes = "axes";
 inline constexpr const char* kAgainst = "against";
 inline constexpr const char* kCasesCompared = "cases_compared";
+inline constexpr const char* kTolerance = "tolerance";  // {rtol, atol}: the profile's, which judged the entry
 }  // namespace drift_key
 
 }  // namespace nnx::rf

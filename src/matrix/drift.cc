@@ -76,7 +76,9 @@ json axes_drift(const std::vector<RuntimeOutputs>& runtimes, const ProfileTolera
                       {drift_key::kCasesCompared, compared},
                       {drift_key::kMaxAbsDifference, worst ? json(worst->first.max_abs) : json()},
                       {drift_key::kMaxUlps, worst ? json(worst->first.max_ulps) : json()},
-                      {drift_key::kWithinTolerance, within}});
+                      {drift_key::kWithinTolerance, within},
+                      {drift_key::kTolerance,
+                       {{rf::tolerance_key::kRtol, tolerance.rtol}, {rf::tolerance_key::kAtol, tolerance.atol}}}});
     }
   }
   return axes;

@@ -104,6 +104,7 @@ def test_drift_per_axis_says_which_setting_moves_the_outputs_and_by_how_many_ulp
     for entry in axes.values():
         assert entry["against"] == RELEASE and entry["profile"] == "convs" and entry["cases_compared"] == 1
         assert entry["within_tolerance"] is True
+        assert entry["tolerance"] == {"rtol": 1e-4, "atol": 1e-5}  # the profile's own judged every axis
     assert axes[f"{RELEASE} (ORT_DISABLE_ALL)"]["max_ulps"] > 100  # the NCHWc layout of ENABLE_ALL moves them
     assert axes[f"{RELEASE} (2 threads)"]["max_ulps"] == 0
     assert document["drift"]["cases"][0]["newest"] == RELEASE  # the reference cell: the brief's settings
