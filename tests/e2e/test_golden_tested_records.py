@@ -64,6 +64,8 @@ def test_the_cpu_classes_goldens_differ_only_in_the_runtimes_errors_and_margins(
 
 def test_the_cpu_class_is_read_from_the_cpus_flags():
     assert machine_class("processor\t: 0\nflags\t\t: fpu sse2 avx2 fma avx512f avx512bw\n") == "avx512"
+    assert machine_class("processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: avx2 fma avx512f\n") == "avx512"
+    assert machine_class("processor\t: 0\nvendor_id\t: AuthenticAMD\nflags\t\t: avx2 fma avx512f avx512bw\n") == "avx2"
     assert machine_class("processor\t: 0\nflags\t\t: fpu sse2 avx avx2 fma\n") == "avx2"
     assert machine_class("processor\t: 0\nflags\t\t: fpu sse2\n") == "other"
 
