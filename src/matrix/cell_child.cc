@@ -88,18 +88,24 @@ class CapturingRuntime : public Runtime {
   const Progress& progress_;
 };
 
-// The float32 outputs of a record's cases: the k-th run is the k-th case (parity runs every case once, in order);
-// a case of several outputs (a module record's) gives one entry per float32 output, named <case>/<output>.
+// The float32 outputs of a record's cases: parity runs every case in order, once, or with more than one
+// intra-op thread twice when its first run returned (stages/parity.cc: the repeat, which says whether the two
+// runs agree, is the same case's and is passed over); a case of several outputs (a module record's) gives one
+// entry per float32 output, named <case>/<output>.
 json case_outputs(const json& record, const Captured& captured) {
   json out = json::array();
   const json& cases = record.at(rf::kInputCases);
-  for (std::size_t k = 0; k < captured.size() && k < cases.size(); ++k) {
-    if (!captured[k]) continue;
+  const bool runs_twice =
+      record.at(rf::kRuntime).at(rf::runtime_key::kSession).at(rf::session_key::kIntraOpThreads).get<std::int64_t>() > 1;
+  for (std::size_t run = 0, k = 0; run < captured.size() && k < cases.size(); ++run, ++k) {
+    const std::optional<std::vector<Tensor>>& outputs = captured[run];
+    if (outputs && runs_twice) ++run;  // its repeat
+    if (!outputs) continue;
     const std::string name = cases[k].at(rf::case_key::kName).get<std::string>();
-    for (const Tensor& t : *captured[k]) {  // a case of several outputs: one entry per float32 output
+    for (const Tensor& t : *outputs) {  // a case of several outputs: one entry per float32 output
       if (t.dtype != DType::float32) continue;
       const auto values = t.float32_values();
-      const std::string label = captured[k]->size() == 1 ? name : name + "/" + t.name;
+      const std::string label = outputs->size() == 1 ? name : name + "/" + t.name;
       CaseOutput c{label, t.shape, {values.begin(), values.end()}};
       RuntimeOutputs one{"", {{"p", {c}}}, "", true};
       out.push_back(outputs_to_json(one)["p"][0]);
