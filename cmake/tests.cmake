@@ -91,6 +91,7 @@ set(NNX_UNIT_TEST_SOURCES
   tests/unit/worker_channel_test.cc
   tests/unit/validate_record_cases_test.cc
   tests/unit/validate_record_settings_test.cc
+  tests/unit/built_in_model_record_test.cc
   tests/unit/validate_record_test.cc
   tests/unit/worker_answer_test.cc
   tests/unit/worker_command_test.cc

@@ -120,12 +120,6 @@ SessionOptions session_to_run(const Record& record, const SessionOverride& wante
   if (wanted.intra_op_threads) session.intra_op_num_threads = *wanted.intra_op_threads;
   for (const auto& [k, v] : wanted.config) session.config[k] = v;
   if (session == record.runtime.session) return session;
-  if (record.format == kFormat) {
-    throw UsageError(record.profile + ": a record of the brief's format (" + std::string(kFormat) + ", a tested or "
-                     "built-in network profile's) runs with the brief's session settings only (1 intra-op thread, "
-                     "ORT_ENABLE_ALL, no config entries); other settings are for module and successor-format records "
-                     "(doc/record-format.md §11)");
-  }
   if (std::find(key::kOptimizationLevels.begin(), key::kOptimizationLevels.end(), session.graph_optimization_level) ==
       key::kOptimizationLevels.end()) {
     throw UsageError("optimization level " + session.graph_optimization_level + " is not one of ORT_DISABLE_ALL, "
@@ -144,11 +138,6 @@ SessionOptions session_to_run(const Record& record, const SessionOverride& wante
 std::string provider_to_run(const Record& record, const SessionOverride& wanted) {
   const std::string provider = wanted.provider.value_or(record.runtime.provider);
   if (provider == record.runtime.provider) return provider;
-  if (record.format == kFormat) {
-    throw UsageError(record.profile + ": a record of the brief's format (" + std::string(kFormat) + ") runs on " +
-                     record.runtime.provider + " only; another execution provider is for module and successor-format "
-                     "records (doc/record-format.md §11)");
-  }
   if (provider.empty()) throw UsageError("an execution provider needs a name (e.g. XnnpackExecutionProvider)");
   return provider;
 }
@@ -269,10 +258,11 @@ json execute_record(const json& input, const std::filesystem::path& root, const 
   std::unique_ptr<ExporterClient> worker;
   if (reference == ReferenceKind::torch) worker = start_torch_reference(options, versions);
   record.versions = std::move(versions);
-  record_host_facts(record);
   record.runtime.version = runtime->version();
   record.runtime.session = session_to_run(record, options.session);
   record.runtime.provider = provider_to_run(record, options.session);
+  record.settle_format_for_settings();  // a tested profile's record under other settings: §11's kind built-in
+  record_host_facts(record);
   record.reset_input_cases();
   for (Stage s : {Stage::load, Stage::parity}) record.reset_stage(s);
   StageContext context{record, root, model.get()};

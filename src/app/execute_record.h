@@ -41,12 +41,13 @@ ReferenceKind execution_reference(const Record& record, std::optional<ReferenceK
 void require_executable_with(const Record& record, const std::filesystem::path& root, const ExecuteOptions& options);
 
 // The session `record` is run or executed with under `wanted` (run_options.h SessionOverride): its own with
-// each part given replaced (run_report.h and run_profile.h ask it too). A v1 record (a tested profile's) runs with the brief's settings only, so any other is a
-// UsageError naming the record and the formats that take them; a level or thread count outside §11's is a
-// UsageError naming the ones there are. require_executable_with asks it of every record before any runs.
+// each part given replaced (run_report.h and run_profile.h ask it too); a level or thread count outside §11's is
+// a UsageError naming the ones there are. A v1 record (a tested profile's) given other settings than the
+// brief's is written in the successor format (Record::settle_format_for_settings, §11's kind "built-in").
+// require_executable_with asks it of every record before any runs.
 SessionOptions session_to_run(const Record& record, const SessionOverride& wanted);
-// The execution provider `record` is run or executed on under `wanted.provider`: its own unless one is given; a
-// v1 record runs on the brief's CPUExecutionProvider only (UsageError). Whether the runtime has it is the
+// The execution provider `record` is run or executed on under `wanted.provider`: its own unless one is given (a
+// v1 record on another is written as §11's kind "built-in", as above). Whether the runtime has it is the
 // session's to say (the record's load-error names the provider and what the release offers).
 std::string provider_to_run(const Record& record, const SessionOverride& wanted);
 

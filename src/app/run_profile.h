@@ -1,8 +1,9 @@
 // Running one profile: the five stages in order, each recorded on its own (doc/record-format.md §4, §8).
 //
 // `run_profile` refuses, before anything is written, an invalid Profile (or one reusing a tested name)
-// with ConformanceError, session settings (RunOptions::session) its record cannot hold with UsageError
-// (app/execute_record.h session_to_run; the record's runtime.session says the ones it runs with), and a
+// with ConformanceError, session settings (RunOptions::session) outside §11's with UsageError
+// (app/execute_record.h session_to_run; the record's runtime.session says the ones it runs with, and a tested
+// profile's record under other settings than the brief's is §11's kind "built-in"), and a
 // profile folder `root/<name>` that exists as a file or non-empty folder with
 // FolderInUse (artifacts/layout.h). Otherwise it never throws for a stage failure: it returns the record,
 // whose stages say what passed. A stage after one that did not pass stays not_run. Wall times go to

@@ -78,7 +78,7 @@ RunOutcome run_to_report(const RunRequest& request) {
   if (request.report_path) options.report_folder = std::filesystem::absolute(*request.report_path).parent_path();
   check_memory(request.profiles, options);
   require_runnable_providers(request.profiles, options);
-  for (const auto& p : request.profiles) {  // a record of the brief's format refuses other session settings
+  for (const auto& p : request.profiles) {  // settings outside §11's are refused before anything runs
     session_to_run(blank_record_of(p, SourceInfo{}, std::string()), options.session);
   }
   if (request.report_path) {

@@ -6,9 +6,9 @@
 // environment (UsageError), input cases that would not fit in memory (profile/memory_budget.h; UsageError),
 // a profile whose execution provider its runtime cannot run in this build (UsageError naming the provider,
 // the providers available and the way out; only a provider other than the CPU one opens the runtime for
-// this, and a runtime that cannot be opened is left to the dependencies stage's record), session settings a
-// profile's record cannot hold (app/execute_record.h session_to_run: a record of the brief's format takes
-// only the brief's; UsageError), a report path
+// this, and a runtime that cannot be opened is left to the dependencies stage's record), session settings
+// outside §11's (app/execute_record.h session_to_run; UsageError: a tested profile under other settings than
+// the brief's writes a successor-format record, §11's kind "built-in"), a report path
 // that breaks the output-path rule (artifacts/output_paths.h: not a regular or new file, inside the
 // artifacts root) or cannot be written, an artifacts root that is not a folder or is a symlink to be cleared;
 // takes the root's lock (another run holding it: RootInUse); runs the profiles (app/run_profiles.h: folders

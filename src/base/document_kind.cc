@@ -1,5 +1,6 @@
 #include "base/document_kind.h"
 
+#include "base/built_in_model_record.h"
 #include "base/json_fields.h"
 #include "base/model_kind.h"
 #include "base/record_vocabulary.h"
@@ -22,6 +23,9 @@ namespace {
 
 // A record's words, by its format's model kind (a record beside another format reads as v1's).
 std::string record_text(const nlohmann::json& document) {
+  if (is_built_in_model_record(document)) {  // §11's kind "built-in": the tested network under other settings
+    return "a record (" + std::string(kModelFormat) + ", the built-in network under other session settings)";
+  }
   const auto format = document.find(rf::kFormat);
   const std::string id = format != document.end() && format->is_string() ? format->get<std::string>() : "";
   const ModelKindFacts& kind = record_kind_facts(id);

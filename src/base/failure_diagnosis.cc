@@ -7,7 +7,9 @@
 #include <optional>
 #include <string_view>
 
+#include "base/built_in_model_record.h"
 #include "base/model_kind.h"
+#include "base/json_fields.h"
 #include "base/model_record_vocabulary.h"
 
 namespace nnx {
@@ -35,7 +37,7 @@ std::string shown_text(const json& value) {
 // The module or file a record's model is (its factory, else its ONNX file), nullopt for a tested profile's
 // record or an unknown format: the records a diagnosis is for.
 std::optional<std::string> model_name(const json& record) {
-  const auto kind = model_kind_of_format(text_of(record, rf::kFormat));
+  const auto kind = model_kind_of_record(record);
   if (!kind) return std::nullopt;
   const ModelKindFacts& facts = model_kind_facts(*kind);
   if (facts.model_member.empty()) return std::nullopt;
@@ -44,15 +46,10 @@ std::optional<std::string> model_name(const json& record) {
   return factory.empty() ? text_of(model, std::string(facts.model_label_key).c_str()) : factory;
 }
 
-// `object[key]` when `object` is an object holding it, else null (a record of any shape is read safely).
-json member(const json& object, const char* key) {
-  return object.is_object() && object.contains(key) ? object[key] : json();
-}
-
 // The record's cases that are objects (a record of any shape is read safely).
 std::vector<json> cases_of(const json& record) {
   std::vector<json> out;
-  const json cases = member(record, rf::kInputCases);
+  const json cases = json_member(record, rf::kInputCases);
   for (const auto& c : cases.is_array() ? cases : json::array()) {
     if (c.is_object()) out.push_back(c);
   }
@@ -60,18 +57,18 @@ std::vector<json> cases_of(const json& record) {
 }
 
 json export_detail(const json& record) {
-  return member(member(member(record, rf::kStages), kStageNames[stage_index(Stage::export_model)]), stage_key::kDetail);
+  return json_member(json_member(json_member(record, rf::kStages), kStageNames[stage_index(Stage::export_model)]), stage_key::kDetail);
 }
 
 // The size of `dim` in a case, or nullopt.
 std::optional<std::int64_t> size_in(const json& c, const std::string& dim) {
-  const json size = member(member(c, rf::kDims), dim.c_str());
+  const json size = json_member(json_member(c, rf::kDims), dim.c_str());
   if (!size.is_number_integer()) return std::nullopt;
   return size.get<std::int64_t>();
 }
 
 std::string dims_text(const json& c) {
-  const json dims = member(c, rf::kDims);
+  const json dims = json_member(c, rf::kDims);
   std::string text;
   if (!dims.is_object()) return text;
   for (const auto& [name, size] : dims.items()) text += (text.empty() ? "" : ", ") + name + "=" + size.dump();
@@ -111,7 +108,7 @@ bool ran_nothing(const json& c) {  // the runtime refused or failed the case: no
 // The declared dims (the record's `dims`, each with its sizes, the first the export's).
 std::vector<std::pair<std::string, std::vector<std::int64_t>>> declared_dims(const json& record) {
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> out;
-  const json dims = member(record, rf::kDims);
+  const json dims = json_member(record, rf::kDims);
   if (!dims.is_object()) return out;
   for (const auto& [name, sizes] : dims.items()) {
     std::vector<std::int64_t> values;
@@ -146,7 +143,7 @@ std::string frozen_hint() {
 
 std::optional<Cause> frozen_cause(const json& record, const std::string& dim, const std::vector<std::int64_t>& sizes) {
   const std::int64_t exported = sizes.front();
-  const json in_graph = member(member(export_detail(record), graph_dims_key::kDimsInGraph), dim.c_str());
+  const json in_graph = json_member(json_member(export_detail(record), graph_dims_key::kDimsInGraph), dim.c_str());
   std::string where;
   if (in_graph.is_object() && in_graph.value(graph_dims_key::kNode, json()).is_string()) {
     where = " (" + text_of(in_graph, graph_dims_key::kOp) + " node '" +
@@ -203,8 +200,8 @@ Cause rejected_operator(const std::string& said) {
 
 // A session the runtime would not create (the load stage's `code` NOT_IMPLEMENTED), or a case it failed so.
 std::optional<Cause> operator_cause(const json& record) {
-  const json load = member(member(record, rf::kStages), kStageNames[stage_index(Stage::load)]);
-  const json detail = member(load, stage_key::kDetail);
+  const json load = json_member(json_member(record, rf::kStages), kStageNames[stage_index(Stage::load)]);
+  const json detail = json_member(load, stage_key::kDetail);
   if (text_of(detail, rf::detail_key::kCode) == "NOT_IMPLEMENTED") {
     return rejected_operator(text_of(detail, rf::detail_key::kError));
   }
@@ -233,11 +230,11 @@ std::vector<std::string> other_exporters(const json& record, const std::vector<j
   std::vector<std::string> out;
   const auto named = model_name(record);
   if (!named) return out;
-  const std::string exporter = text_of(member(record, rf::kExporter), rf::exporter_key::kName);
+  const std::string exporter = text_of(json_member(record, rf::kExporter), rf::exporter_key::kName);
   for (const auto& other : siblings) {
     const auto other_named = model_name(other);
     if (!other_named || *other_named != *named) continue;
-    const std::string other_exporter = text_of(member(other, rf::kExporter), rf::exporter_key::kName);
+    const std::string other_exporter = text_of(json_member(other, rf::kExporter), rf::exporter_key::kName);
     if (other_exporter.empty() || other_exporter == exporter) continue;
     const std::string failure = text_of(other, rf::kFailure);
     out.push_back("the " + other_exporter + " export of the same module (profile " + text_of(other, rf::kProfile) +
@@ -249,14 +246,14 @@ std::vector<std::string> other_exporters(const json& record, const std::vector<j
 // The parity detail's localisation (doc/localisation.md) as a cause: the first departing node and whether
 // it introduces the error, or that none departs, or why it could not be localised.
 std::optional<Cause> departure_cause(const json& record) {
-  const json stage = member(member(record, rf::kStages), kStageNames[stage_index(Stage::parity)]);
-  const json found = member(member(stage, stage_key::kDetail), "localisation");
+  const json stage = json_member(json_member(record, rf::kStages), kStageNames[stage_index(Stage::parity)]);
+  const json found = json_member(json_member(stage, stage_key::kDetail), "localisation");
   const std::string status = text_of(found, "status");
   if (status == "departs") {
-    const json first = member(found, "first_departing");
-    const std::string verdict = text_of(member(first, "rerun"), "verdict");
-    const json repro = member(found, "repro");
-    const std::string by = text_of(member(found, "coverage"), "reference");
+    const json first = json_member(found, "first_departing");
+    const std::string verdict = text_of(json_member(first, "rerun"), "verdict");
+    const json repro = json_member(found, "repro");
+    const std::string by = text_of(json_member(found, "coverage"), "reference");
     const bool evaluator = !by.empty() && by != "PyTorch";  // ONNX's reference evaluator (a data-only record)
     std::string hint =
         verdict != "introduces"
@@ -266,11 +263,11 @@ std::optional<Cause> departure_cause(const json& record) {
                           " on the same inputs: compare it with the operator's definition in the ONNX specification"
                     : "this node computes something else than PyTorch on PyTorch's own inputs: compare how the "
                       "exporter translated " + text_of(first, "op_type") + " with what PyTorch computes there";
-    if (repro.is_object() && member(repro, "record").is_object()) {
+    if (repro.is_object() && json_member(repro, "record").is_object()) {
       const bool own = text_of(repro, "folder") == rf::kReproFolder;  // run's: in the profile folder
-      const bool beside = member(repro, "beside_the_record") == json(true);  // run's for a v1 record: beside it
+      const bool beside = json_member(repro, "beside_the_record") == json(true);  // run's for a v1 record: beside it
       const std::string folder =
-          own ? text_of(member(record, rf::kArtifacts), rf::artifacts_key::kDirectory) + "/" + rf::kReproFolder
+          own ? text_of(json_member(record, rf::kArtifacts), rf::artifacts_key::kDirectory) + "/" + rf::kReproFolder
               : text_of(repro, "folder");
       hint += std::string("; replay its repro with no Python") + (own || beside ? ", from the artifacts root" : "") +
               ": nnx-conformance execute " + folder + "/report.json " + folder + "/artifacts";
@@ -305,7 +302,7 @@ Diagnosis diagnose(const json& record, const std::vector<json>& siblings) {
   }
   if (auto rejected = operator_cause(record)) out.causes.push_back(*rejected);
   if (auto departed = departure_cause(record)) out.causes.push_back(*departed);
-  const json warnings = member(export_detail(record), rf::detail_key::kWarnings);
+  const json warnings = json_member(export_detail(record), rf::detail_key::kWarnings);
   for (const auto& w : warnings.is_array() ? warnings : json::array()) {
     if (w.is_string()) out.warnings.push_back(w.get<std::string>());
   }

@@ -25,6 +25,13 @@ bool json_number(const json& v, double& out) {
   return false;
 }
 
+const json& json_member(const json& object, const char* key) {
+  static const json kNull;
+  if (!object.is_object()) return kNull;
+  const auto found = object.find(key);
+  return found == object.end() ? kNull : *found;
+}
+
 std::string json_type_name(const json& v) {
   if (v.is_number_integer()) return "integer";
   if (v.is_number_float()) return "float";

@@ -52,6 +52,9 @@ class FieldReader {
   bool ok_ = true;
 };
 
+// `object[key]` when `object` is an object holding it, else null: JSON of any shape read without throwing.
+const json& json_member(const json& object, const char* key);
+
 bool is_json_integer(const json& v);
 // A JSON number (integer or float, never a boolean) as double.
 bool json_number(const json& v, double& out);

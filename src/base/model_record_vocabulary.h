@@ -1,8 +1,9 @@
 // The successor record format, nnx.model-conformance/1 (doc/record-format.md §11): one format for every model
 // kind, the kind a variant under the record's `model` key. Its other 18 keys are a module record's (§10,
 // module_record_vocabulary.h) in the same order, `model` standing where a module record has `module`.
-// Today only the ONNX-file kind (a profile naming "onnx") writes it; module records stay
-// nnx.module-conformance/1 and the tested profiles' nnx.export-conformance/1. Names only (the kinds
+// Two kinds write it: an ONNX file (a profile naming "onnx") and the built-in net run or executed with other
+// session settings or provider than the brief's; module records stay nnx.module-conformance/1 and the tested
+// profiles' records with the brief's settings nnx.export-conformance/1. Names only (the kinds
 // themselves and what each is: base/model_kind.h).
 #pragma once
 
@@ -30,9 +31,15 @@ inline constexpr const char* kBind = "bind";        // onnx-file: {graph input: 
 // ... and the module identity of §10 (module_key: class, source_sha256, state_sha256), null without a factory.
 inline constexpr std::array<const char*, 8> kOnnxFileKeys = {kKind,        kOnnx, kData, kFactory, kBind, module_key::kClass,
                                                              module_key::kSourceSha256, module_key::kStateSha256};
+// built-in: the tested profiles' network (§2) as its v1 record states it (base/built_in_model_record.h).
+inline constexpr const char* kConfig = "config";  // v1's config, weights_sha256 included
+inline constexpr const char* kDtype = "dtype";    // v1's dtype
+inline constexpr std::array<const char*, 3> kBuiltInKeys = {kKind, kConfig, kDtype};
 }  // namespace model_key
 
 inline constexpr const char* kKindOnnxFile = "onnx-file";
+inline constexpr const char* kKindBuiltIn = "built-in";  // the built-in net run with other settings than the brief's
+inline constexpr const char* kBatchDim = "batch";         // the built-in net's one symbolic dim
 inline constexpr const char* kExporterImported = "onnx-file";  // exporter.name of an imported file
 
 namespace imported_key {  // stages.export.detail.imported of an onnx-file record

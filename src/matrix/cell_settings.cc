@@ -138,10 +138,11 @@ std::vector<CellSettings> settings_product(const std::vector<std::string>& level
 
 nlohmann::json record_with_settings(const nlohmann::json& record, const CellSettings& settings) {
   if (settings.tested()) return record;
-  nlohmann::json out = record;
-  out[rf::kRuntime][rf::runtime_key::kSession] = settings.session.to_json();
-  out[rf::kRuntime][rf::runtime_key::kProvider] = settings.provider;
-  return out;
+  Record out = Record::from_json(record);
+  out.runtime.session = settings.session;
+  out.runtime.provider = settings.provider;
+  out.settle_format_for_settings();  // a tested profile's record: §11's kind "built-in", as the cell writes it
+  return out.to_json();
 }
 
 CellSettings settings_from_argument(const std::string& text) {

@@ -47,7 +47,8 @@ std::vector<CellSettings> settings_product(const std::vector<std::string>& level
 
 // `record` (a report's record) with the settings of a cell that did not execute it itself (its process
 // crashed or hung, or the runtime could not be opened): runtime.session and runtime.provider as the cell would
-// have run it; unchanged for the brief's settings.
+// have run it, in the format the cell would have written (a tested profile's: §11's kind "built-in",
+// Record::settle_format_for_settings); unchanged for the brief's settings.
 nlohmann::json record_with_settings(const nlohmann::json& record, const CellSettings& settings);
 
 // A cell child's settings from its `--settings` argument ("": the brief's); ConformanceError as from_json.

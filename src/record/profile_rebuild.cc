@@ -14,13 +14,6 @@
 namespace nnx {
 namespace {
 
-const json& member(const json& object, const char* key) {
-  static const json kNull;
-  if (!object.is_object()) return kNull;
-  auto it = object.find(key);
-  return it == object.end() ? kNull : *it;
-}
-
 // A number (never a boolean) as a float, as Python's float() makes it; anything else as given.
 json as_float(const json& value) {
   double d = 0.0;
@@ -32,7 +25,7 @@ std::string text_of(const json& value) { return display_json(value); }
 
 // record[key] as a string into `out`, else "<key>: must be a string, not <type>".
 void read_string(const json& record, const char* key, std::string& out, std::vector<std::string>& problems) {
-  const json& value = member(record, key);
+  const json& value = json_member(record, key);
   if (value.is_string()) {
     out = value.get<std::string>();
   } else {
@@ -48,7 +41,7 @@ std::string shortened(std::string text) {
 
 std::string case_label(const json& cases, std::size_t i) {
   std::string label = std::string(rf::kInputCases) + "[" + std::to_string(i) + "]";
-  const json& name = member(cases[i], rf::case_key::kName);
+  const json& name = json_member(cases[i], rf::case_key::kName);
   if (name.is_string()) label += " (" + name.get<std::string>() + ")";
   return label;
 }
@@ -88,7 +81,7 @@ void differences(const json& actual, const json& expected, const std::string& pa
 // The exporter options a Profile writes: types, then the values a Profile derives from them.
 void read_exporter_options(const json& record, Profile& p, std::vector<std::string>& problems) {
   namespace key = rf::exporter_key;
-  const json& exporter = member(record, rf::kExporter);
+  const json& exporter = json_member(record, rf::kExporter);
   if (!exporter.is_object()) {
     problems.push_back(std::string(rf::kExporter) + ": must be an object, not " + json_type_name(exporter));
     return;
@@ -129,8 +122,8 @@ void read_exporter_options(const json& record, Profile& p, std::vector<std::stri
 void read_batches(const json& cases, Profile& p, std::vector<std::string>& problems) {
   p.feed_forward().batches.clear();
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (member(cases[i], rf::case_key::kExpect) != rf::kExpectMatch) continue;
-    const json& shape = member(cases[i], rf::case_key::kShape);
+    if (json_member(cases[i], rf::case_key::kExpect) != rf::kExpectMatch) continue;
+    const json& shape = json_member(cases[i], rf::case_key::kShape);
     if (!shape.is_array() || shape.empty() || !shape[0].is_number_integer() ||
         (shape[0].is_number_unsigned() && shape[0].get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))) {
       problems.push_back(case_label(cases, i) + ": its shape gives no batch size");
@@ -155,7 +148,7 @@ void compare_cases(const json& cases, const Profile& p, std::vector<std::string>
     namespace key = rf::case_key;
     const json want = {{key::kName, e.name}, {key::kShape, e.shape()}, {key::kSeed, e.seed}, {key::kExpect, e.expect}};
     for (const char* field : {key::kExpect, key::kName, key::kShape, key::kSeed}) {
-      const json& got = member(cases[i], field);
+      const json& got = json_member(cases[i], field);
       if (!same_canonical(got, want[field])) {
         problems.push_back(case_label(cases, i) + "." + field + ": " + shortened(text_of(got)) +
                            " is not what a profile produces here (" + text_of(want[field]) + ")");
@@ -181,19 +174,19 @@ const json* tested_settings(std::string_view name) {
 
 json record_settings(const json& record) {
   namespace key = rf::settings_key;
-  const json& tolerances = member(record, rf::kTolerances);
-  const json& runtime = member(record, rf::kRuntime);
-  const json& raw_cases = member(record, rf::kInputCases);
+  const json& tolerances = json_member(record, rf::kTolerances);
+  const json& runtime = json_member(record, rf::kRuntime);
+  const json& raw_cases = json_member(record, rf::kInputCases);
   json cases = raw_cases;
   if (raw_cases.is_array()) {
     cases = json::array();
     for (const auto& c : raw_cases) {
       json stated = json::object();
-      for (const char* field : kCaseSettings) stated[field] = member(c, field);
+      for (const char* field : kCaseSettings) stated[field] = json_member(c, field);
       cases.push_back(std::move(stated));
     }
   }
-  json config = member(record, rf::kConfig);
+  json config = json_member(record, rf::kConfig);
   if (config.is_object()) {
     namespace cfg = rf::config_key;
     config.erase(cfg::kWeightsSha256);
@@ -203,15 +196,15 @@ json record_settings(const json& record) {
       config[cfg::kWeights][cfg::kStd] = as_float(config[cfg::kWeights][cfg::kStd]);
     }
   }
-  return json{{key::kTolerances, {{rf::tolerance_key::kRtol, as_float(member(tolerances, rf::tolerance_key::kRtol))},
-                                  {rf::tolerance_key::kAtol, as_float(member(tolerances, rf::tolerance_key::kAtol))}}},
+  return json{{key::kTolerances, {{rf::tolerance_key::kRtol, as_float(json_member(tolerances, rf::tolerance_key::kRtol))},
+                                  {rf::tolerance_key::kAtol, as_float(json_member(tolerances, rf::tolerance_key::kAtol))}}},
               {key::kInputCases, cases},
-              {key::kDtype, member(record, rf::kDtype)},
-              {key::kRuntime, json::array({member(runtime, rf::runtime_key::kName),
-                                           member(runtime, rf::runtime_key::kProvider)})},
-              {key::kExporterOptions, member(member(record, rf::kExporter), rf::exporter_key::kOptions)},
+              {key::kDtype, json_member(record, rf::kDtype)},
+              {key::kRuntime, json::array({json_member(runtime, rf::runtime_key::kName),
+                                           json_member(runtime, rf::runtime_key::kProvider)})},
+              {key::kExporterOptions, json_member(json_member(record, rf::kExporter), rf::exporter_key::kOptions)},
               {key::kModelConfig, config},
-              {key::kArtifactDirectory, member(member(record, rf::kArtifacts), rf::artifacts_key::kDirectory)}};
+              {key::kArtifactDirectory, json_member(json_member(record, rf::kArtifacts), rf::artifacts_key::kDirectory)}};
 }
 
 Profile profile_from_record(const json& record, std::vector<std::string>& problems) {
@@ -223,22 +216,22 @@ Profile profile_from_record(const json& record, std::vector<std::string>& proble
   read_string(record, rf::kProfile, p.name, problems);
   read_exporter_options(record, p, problems);
 
-  FieldReader tol(member(record, rf::kTolerances), rf::kTolerances, problems);
+  FieldReader tol(json_member(record, rf::kTolerances), rf::kTolerances, problems);
   tol.number(rf::tolerance_key::kRtol, p.rtol);
   tol.number(rf::tolerance_key::kAtol, p.atol);
   tol.finish();
 
-  FieldReader rt(member(record, rf::kRuntime), rf::kRuntime, problems);
+  FieldReader rt(json_member(record, rf::kRuntime), rf::kRuntime, problems);
   rt.string(rf::runtime_key::kName, p.runtime);
   rt.string(rf::runtime_key::kProvider, p.provider);
 
   read_string(record, rf::kDtype, p.feed_forward().dtype, problems);
 
   std::vector<std::string> config_problems;
-  p.feed_forward().model = model_config_from_json(member(record, rf::kConfig), config_problems);
+  p.feed_forward().model = model_config_from_json(json_member(record, rf::kConfig), config_problems);
   problems.insert(problems.end(), config_problems.begin(), config_problems.end());
 
-  const json& cases = member(record, rf::kInputCases);
+  const json& cases = json_member(record, rf::kInputCases);
   if (!cases.is_array()) {
     problems.push_back(std::string(rf::kInputCases) + ": must be a list, not " + json_type_name(cases));
     return p;
@@ -256,7 +249,7 @@ std::vector<std::string> settings_problems(const JsonView& record) {
 
 std::vector<std::string> settings_problems(const json& record) {
   std::vector<std::string> problems;
-  const json& name = member(record, rf::kProfile);
+  const json& name = json_member(record, rf::kProfile);
   const json* tested = name.is_string() ? tested_settings(name.get<std::string>()) : nullptr;
   const json actual = record_settings(record);
   json expected;

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "base/build_info.h"
+#include "base/built_in_model_record.h"
 #include "base/host_facts.h"
 #include "base/model_record_vocabulary.h"
 #include "profile/module_factory.h"
@@ -144,6 +145,12 @@ void Record::finalize() {
   level = outcome.level;
 }
 
+void Record::settle_format_for_settings() {
+  if (format != kFormat) return;
+  if (runtime.session == SessionOptions{} && runtime.provider == rf::runtime_key::kRequiredProvider) return;
+  format = std::string(kModelFormat);
+}
+
 // ---- on JSON ----------------------------------------------------------------------------------------------
 
 json session_options_json() { return SessionOptions{}.to_json(); }
@@ -173,9 +180,7 @@ void finalize_record(json& record) {
   std::array<StageOutcome, kStageCount> outcomes;
   const json& stages = record[rf::kStages];
   for (Stage s : kStages) outcomes[stage_index(s)] = stage_outcome_of(stages, s);
-  const auto format = record.find(rf::kFormat);
-  const auto kind = format != record.end() && format->is_string() ? model_kind_of_format(format->get<std::string>())
-                                                                    : std::nullopt;
+  const auto kind = model_kind_of_record(record);
   bool cases_ran = false;
   const auto cases = record.find(rf::kInputCases);
   for (const auto& c : cases != record.end() && cases->is_array() ? *cases : json::array()) {

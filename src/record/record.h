@@ -187,10 +187,14 @@ struct Record {
   std::variant<Brief, Module> own;
   std::array<StageEntry, kStageCount> stages;  // by stage_index
 
-  // The record's model kind, read from its format once (base: model_kind_of_format); the stages' table
+  // The record's model kind: the built-in net's whenever its own keys are v1's (in either encoding: §5, or
+  // §11's kind "built-in"), else read from its format (base: model_kind_of_format); the stages' table
   // (stages/kind_hooks.h) dispatches on it and shared code asks model_kind_facts(kind()). A format no kind
   // has reads as the built-in net's (a valid record has none).
-  ModelKind kind() const { return model_kind_of_format(format).value_or(ModelKind::feed_forward); }
+  ModelKind kind() const {
+    return std::holds_alternative<Brief>(own) ? ModelKind::feed_forward
+                                              : model_kind_of_format(format).value_or(ModelKind::feed_forward);
+  }
   // v1's keys (std::bad_variant_access for a named-tensors record).
   Brief& brief() { return std::get<Brief>(own); }
   const Brief& brief() const { return std::get<Brief>(own); }
@@ -198,7 +202,10 @@ struct Record {
   Module* module() { return std::get_if<Module>(&own); }
   const Module* module() const { return std::get_if<Module>(&own); }
 
-  // §5: the 17 keys (§10, §11: a record whose `own` keys are a Module writes its format's 19). `from_json` throws ConformanceError (validate_record's message) for an invalid record.
+  // §5: the 17 keys (§10, §11: a record whose `own` keys are a Module writes its format's 19; one whose own
+  // keys are v1's but whose format is nnx.model-conformance/1 writes §11's kind "built-in",
+  // base/built_in_model_record.h). `from_json` throws ConformanceError (validate_record's message) for an
+  // invalid record.
   json to_json() const;
   static Record from_json(const json& record);
 
@@ -213,6 +220,11 @@ struct Record {
   // §1, §5: status, failure and level from the stages (derive_outcome), written into the record.
   RecordOutcome derived_outcome() const;
   void finalize();
+  // The one rule of the format a record is written in under its settings (§11, kind "built-in"): a record of
+  // the brief's format run or executed with another session (level, threads, config entries) or provider
+  // than the brief's becomes an nnx.model-conformance/1 record of the same evidence; with the brief's
+  // settings it stays as it is, byte for byte. Every other record keeps its format.
+  void settle_format_for_settings();
 };
 
 // §5: the record a run starts from: the profile's settings, every stage not_run, blank input cases,

@@ -1,8 +1,10 @@
 // Record::to_json and Record::from_json (record.h): the typed record as the 17 keys of doc/record-format.md §5,
-// or a module record (`module` set) as the 19 keys of §10. from_json reads only records validate_record
+// or a module record (`module` set) as the 19 keys of §10, or the built-in net's in §11's encoding (kind
+// "built-in": base/built_in_model_record.h). from_json reads only records validate_record
 // accepts, so every read below finds the key and type the rules guarantee.
 #include <utility>
 
+#include "base/built_in_model_record.h"
 #include "base/json_fields.h"
 #include "base/model_record_vocabulary.h"
 #include "base/overloaded.h"
@@ -138,7 +140,7 @@ Record::Module read_module(const json& j) {
 Record read_record(const json& j) {
   Record r;
   r.format = j[rf::kFormat].get<std::string>();
-  const RecordForm form = model_kind_facts(r.kind()).form;
+  const RecordForm form = model_kind_facts(model_kind_of_format(r.format).value_or(ModelKind::feed_forward)).form;
   r.profile = j[rf::kProfile].get<std::string>();
   r.status = *parse_record_status(j[rf::kStatus].get<std::string>());
   r.failure = read_failure(j[rf::kFailure]);
@@ -280,12 +282,18 @@ json Record::to_json() const {
                         },
                         [&](const Module& keys) { write_module_keys(keys, out); }},  // §10, §11
              own);
+  // The built-in net under other settings than the brief's: its v1 keys in §11's encoding.
+  if (std::holds_alternative<Brief>(own) && format != kFormat) return built_in_model_record(out);
   return out;
 }
 
 Record Record::from_json(const json& record) {
   validate_record(record);  // throws ConformanceError naming every problem
-  return read_record(record);
+  if (!is_built_in_model_record(record)) return read_record(record);
+  Record r = read_record(brief_view(record));  // §11's kind "built-in": the v1 record it states,
+  r.format = std::string(kModelFormat);         // in the format it was written in,
+  r.runtime = read_runtime(record[rf::kRuntime]);  // with the settings it ran with
+  return r;
 }
 
 }  // namespace nnx

@@ -10,6 +10,7 @@
 //   validate_artifacts.cc artifacts (paths, roles, sizes, hashes, the model entry) and opset
 //   validate_triangulation.cc  parity's triangulation against the cases it names (a case's margin, its verdict)
 //   validate_module_*.cc   a module record's own parts (validate_module.h)
+//   validate_built_in.cc   §11's kind "built-in": the encoding of a valid v1 record (built_in_record_problems)
 #pragma once
 
 #include <array>
@@ -74,6 +75,12 @@ struct StageView {
 };
 using Stages = std::array<StageView, kStageCount>;
 const StageView& stage(const Stages& view, Stage s);
+
+// validate_record.cc: a module or successor-format record's session (§11, "session settings").
+void check_settings(const JsonView& session, Problems& out);
+
+// validate_built_in.cc: every problem of a record of §11's kind "built-in" (record_problems' answer for it).
+Problems built_in_record_problems(const json& record);
 
 // validate_stages.cc
 Stages check_stages(const JsonView& record, Problems& out);

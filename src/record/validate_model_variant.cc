@@ -68,7 +68,8 @@ void check_model_variant(const JsonView& record, const Stages& view, Problems& o
   const JsonView m = record[rf::kModel];
   if (!m.exists() || !is_object_or_report(m, rf::kModel, out)) return;
   if (!m[model_key::kKind].is_text(rf::kKindOnnxFile)) {
-    out.push_back(at(rf::kModel, model_key::kKind) + ": must be \"" + rf::kKindOnnxFile + "\", not " + text_of(m[model_key::kKind]));
+    out.push_back(at(rf::kModel, model_key::kKind) + ": must be \"" + rf::kKindOnnxFile + "\" or \"" + rf::kKindBuiltIn +
+                  "\", not " + text_of(m[model_key::kKind]));
     return;
   }
   exact_keys(m, rf::kModel, model_key::kOnnxFileKeys, out);

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <utility>
 
+#include "base/built_in_model_record.h"
 #include "base/json_fields.h"
 #include "base/json_python.h"
 #include "base/json_strict.h"
@@ -177,40 +178,6 @@ void check_exporter(const JsonView& exporter, Problems& out) {
   }
 }
 
-// A module or successor-format record's session (§11, "session settings"): the three keys, and `config` when
-// a config entry was set; a level of kOptimizationLevels, 1 to kMaxIntraOpThreads intra-op threads, one
-// inter-op thread, config entries KEY: VALUE of strings.
-void check_settings(const JsonView& session, Problems& out) {
-  namespace key = rf::session_key;
-  const std::string where = at(rf::kRuntime, rf::runtime_key::kSession);
-  if (!is_object_or_report(session, where, out)) return;
-  for (const auto& member : session.members()) {
-    if (std::find(key::kKeys.begin(), key::kKeys.end(), member.key) == key::kKeys.end() && member.key != key::kConfig) {
-      out.push_back(where + ": unknown key " + quote(member.key));
-    }
-  }
-  const std::optional<std::int64_t> intra = session[key::kIntraOpThreads].int64();
-  if (!intra || *intra < 1 || *intra > key::kMaxIntraOpThreads) {
-    out.push_back(where + "." + key::kIntraOpThreads + ": must be a whole number from 1 to " +
-                  std::to_string(key::kMaxIntraOpThreads) + ", not " + text_of(session[key::kIntraOpThreads]));
-  }
-  if (session[key::kInterOpThreads].int64() != key::kRequiredInterOpThreads) {
-    out.push_back(where + "." + key::kInterOpThreads + ": must be 1 (the parity stage runs one case at a time), not " +
-                  text_of(session[key::kInterOpThreads]));
-  }
-  const JsonView level = session[key::kOptimizationLevel];
-  if (std::none_of(key::kOptimizationLevels.begin(), key::kOptimizationLevels.end(),
-                   [&](const char* name) { return level.is_text(name); })) {
-    out.push_back(where + "." + key::kOptimizationLevel + ": must be one of ORT_DISABLE_ALL, ORT_ENABLE_BASIC, "
-                  "ORT_ENABLE_EXTENDED, ORT_ENABLE_LAYOUT, ORT_ENABLE_ALL, not " + text_of(level));
-  }
-  if (const JsonView config = session[key::kConfig]; config.exists()) {
-    bool strings = config.is_object() && !config.empty();
-    for (const auto& member : config.members()) strings = strings && !member.key.empty() && member.value.is_string();
-    if (!strings) out.push_back(where + "." + key::kConfig + ": must be a non-empty object of KEY: VALUE strings");
-  }
-}
-
 void check_runtime(const JsonView& runtime, bool v1, Problems& out) {
   namespace key = rf::runtime_key;
   exact_keys(runtime, rf::kRuntime, key::kKeys, out);
@@ -289,6 +256,41 @@ void add_unique(Problems& all, const Problems& found) {
 }
 
 }  // namespace
+
+// A module or successor-format record's session (§11, "session settings"): the three keys, and `config` when
+// a config entry was set; a level of kOptimizationLevels, 1 to kMaxIntraOpThreads intra-op threads, one
+// inter-op thread, config entries KEY: VALUE of strings.
+void check_settings(const JsonView& session, Problems& out) {
+  namespace key = rf::session_key;
+  const std::string where = at(rf::kRuntime, rf::runtime_key::kSession);
+  if (!is_object_or_report(session, where, out)) return;
+  for (const auto& member : session.members()) {
+    if (std::find(key::kKeys.begin(), key::kKeys.end(), member.key) == key::kKeys.end() && member.key != key::kConfig) {
+      out.push_back(where + ": unknown key " + quote(member.key));
+    }
+  }
+  const std::optional<std::int64_t> intra = session[key::kIntraOpThreads].int64();
+  if (!intra || *intra < 1 || *intra > key::kMaxIntraOpThreads) {
+    out.push_back(where + "." + key::kIntraOpThreads + ": must be a whole number from 1 to " +
+                  std::to_string(key::kMaxIntraOpThreads) + ", not " + text_of(session[key::kIntraOpThreads]));
+  }
+  if (session[key::kInterOpThreads].int64() != key::kRequiredInterOpThreads) {
+    out.push_back(where + "." + key::kInterOpThreads + ": must be 1 (the parity stage runs one case at a time), not " +
+                  text_of(session[key::kInterOpThreads]));
+  }
+  const JsonView level = session[key::kOptimizationLevel];
+  if (std::none_of(key::kOptimizationLevels.begin(), key::kOptimizationLevels.end(),
+                   [&](const char* name) { return level.is_text(name); })) {
+    out.push_back(where + "." + key::kOptimizationLevel + ": must be one of ORT_DISABLE_ALL, ORT_ENABLE_BASIC, "
+                  "ORT_ENABLE_EXTENDED, ORT_ENABLE_LAYOUT, ORT_ENABLE_ALL, not " + text_of(level));
+  }
+  if (const JsonView config = session[key::kConfig]; config.exists()) {
+    bool strings = config.is_object() && !config.empty();
+    for (const auto& member : config.members()) strings = strings && !member.key.empty() && member.value.is_string();
+    if (!strings) out.push_back(where + "." + key::kConfig + ": must be a non-empty object of KEY: VALUE strings");
+  }
+}
+
 }  // namespace validation
 
 namespace {
@@ -336,10 +338,16 @@ std::vector<std::string> problems_of(const JsonView& record, const validation::P
 
 }  // namespace
 
-std::vector<std::string> record_problems(const JsonView& record) { return problems_of(record, {}); }
+std::vector<std::string> record_problems(const JsonView& record) {
+  if (record[rf::kFormat].is_text(kModelFormat) && record[rf::kModel][rf::model_key::kKind].is_text(rf::kKindBuiltIn)) {
+    return record_problems(record.to_json());  // §11's kind "built-in": the rules of its v1 view
+  }
+  return problems_of(record, {});
+}
 
 std::vector<std::string> record_problems(const json& record) {
   if (!record.is_object()) return {"record: must be an object, not " + json_type_name(record)};
+  if (is_built_in_model_record(record)) return validation::built_in_record_problems(record);
   validation::Problems strict;
   validation::check_strict_json(record, strict);
   const JsonTape tape = JsonTape::from_json(record);

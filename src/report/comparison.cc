@@ -55,14 +55,15 @@ std::string reference_words(const json& record) {
 
 std::string model_words(const json& record) {
   if (const auto named = named_model(record)) return named->word + " " + named->name;
-  const json& config = object_at(record, rf::kConfig);
+  const json keys = built_in_keys(record);
+  const json& config = object_at(keys, rf::kConfig);
   std::string widths = text_of(config, rf::config_key::kInputDim);
   const json hidden = config.value(rf::config_key::kHiddenDims, json::array());
   for (const auto& width : hidden.is_array() ? hidden : json::array()) widths += "→" + value_text(width);
   widths += "→" + text_of(config, rf::config_key::kOutputDim);
   const std::string net = text_of(config, rf::config_key::kNet);
   return (net.empty() ? "the model" : net) + " " + widths + " (" + text_of(config, rf::config_key::kActivation) +
-         ", " + text_of(record, rf::kDtype) + ")";
+         ", " + text_of(keys, rf::kDtype) + ")";
 }
 
 Facts facts_of(const json& record) {

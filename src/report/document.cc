@@ -3,8 +3,10 @@
 #include <cstdio>
 #include <optional>
 
+#include "base/built_in_model_record.h"
 #include "base/document_kind.h"
 #include "base/error.h"
+#include "base/json_fields.h"
 #include "base/json_python.h"
 #include "base/module_record_vocabulary.h"
 
@@ -187,7 +189,12 @@ const json& case_margin(const json& record, const std::string& case_name) {
 }
 
 const ModelKindFacts& record_kind_facts(const json& record) {
-  return nnx::record_kind_facts(text_of(record, rf::kFormat));
+  return model_kind_facts(model_kind_of_record(record).value_or(ModelKind::feed_forward));
+}
+
+json built_in_keys(const json& record) {
+  const json& own = is_built_in_model_record(record) ? json_member(record, rf::kModel) : record;
+  return {{rf::kConfig, json_member(own, rf::kConfig)}, {rf::kDtype, json_member(own, rf::kDtype)}};
 }
 
 std::optional<NamedModel> named_model(const json& record) {

@@ -95,8 +95,12 @@ const json& triangulation_of(const json& record, const std::string& case_name);
 // The case's margin (error ÷ allowed error) when triangulated: a number, or null (infinite margin / none).
 const json& case_margin(const json& record, const std::string& case_name);
 
-// What its kind is (base/model_kind.h), from its format; a format no kind has is read as the built-in net's.
+// What its kind is (base/model_kind.h), from its format (and an nnx.model-conformance/1 record's model.kind:
+// base/built_in_model_record.h model_kind_of_record); a format no kind has is read as the built-in net's.
 const ModelKindFacts& record_kind_facts(const json& record);
+// The built-in net's `config` and `dtype` as a record states them: a v1 record's own keys, or a built-in model
+// record's model.config and model.dtype (§11 kind "built-in"); {config: null, dtype: null} for any other.
+json built_in_keys(const json& record);
 // What a record's model is named by on the pages, its kind's label and model_member's model_label_key (a
 // module record's {"module", module.factory}, an ONNX-file record's {"ONNX file", model.onnx}; a name ""
 // when absent); nullopt for a kind whose record names no model (the built-in net's: its config and dtype

@@ -197,7 +197,7 @@ std::string artifacts_section(const json& record) {
 // v1's dtype, or a module record's factory and input specs (doc/record-format.md §10).
 std::string model_line(const json& record) {
   const auto named = named_model(record);
-  if (!named) return " · dtype <code>" + escape_html(text_of(record, rf::kDtype)) + "</code>";
+  if (!named) return " · dtype <code>" + escape_html(text_of(built_in_keys(record), rf::kDtype)) + "</code>";
   return " · " + named->word + " <code>" + escape_html(named->name) + "</code> · inputs <code>" +
          escape_html(inputs_text(record.value(rf::kInputs, json()))) + "</code>";
 }

@@ -2,8 +2,9 @@
 run"): `execute --optimization-level --intra-op-threads --session-config KEY=VALUE` runs a module or
 successor-format record under other session settings and the record says them in full (runtime.session, kept
 exactly as run, re-executed as it says); more than one intra-op thread runs each case twice and the parity
-detail says whether the runs agree; a tested profile's v1 record runs with the brief's settings only; a level a
-release lacks is that record's load-error quoting the release."""
+detail says whether the runs agree; a v1 record claiming other settings than the brief's is invalid (a tested
+profile's record under other settings is §11's kind "built-in": test_built_in_under_other_settings.py); a level
+a release lacks is that record's load-error quoting the release."""
 import json
 
 import pytest
@@ -58,14 +59,9 @@ def test_the_layout_level_is_a_load_error_of_a_release_that_lacks_it(report):
                     "1.32.0")["status"] == "passed"
 
 
-def test_a_tested_profiles_record_runs_with_the_briefs_settings_only(both_profiles, tmp_path):
-    _, document, artifacts = both_profiles
-    (tmp_path / "report.json").write_text(json.dumps(document))
-    done = run_cli("execute", tmp_path / "report.json", artifacts, "--output", tmp_path / "out.json",
-                   "--intra-op-threads", "2")
-    assert done.returncode == 2 and "runs with the brief's session settings only" in done.stderr, done.stderr
-    assert not (tmp_path / "out.json").exists()
-    record = json.loads(json.dumps(document["profiles"][0]))
+def test_a_record_of_the_briefs_format_claiming_other_settings_is_invalid(both_profiles, tmp_path):
+    _, document, _ = both_profiles  # under other settings a tested profile's record is §11's kind "built-in"
+    record = json.loads(json.dumps(document["profiles"][0]))  # (tests/e2e/test_built_in_under_other_settings.py)
     record["runtime"]["session"]["intra_op_num_threads"] = 2
     (tmp_path / "edited.json").write_text(json.dumps(record))
     done = run_cli("validate", tmp_path / "edited.json")
@@ -125,7 +121,7 @@ def test_run_and_check_write_records_under_the_settings_asked(report, tmp_path):
     assert checked["runtime"]["session"]["graph_optimization_level"] == "ORT_DISABLE_ALL"
 
 
-def test_a_run_of_the_tested_profiles_under_other_settings_is_refused_before_anything_runs(tmp_path):
-    done = run_cli("run", "--output", tmp_path / "t.json", "--intra-op-threads", "2")
-    assert done.returncode == 2 and "runs with the brief's session settings only" in done.stderr, done.stderr
+def test_settings_outside_the_successor_formats_are_refused_before_anything_runs(tmp_path):
+    done = run_cli("run", "--output", tmp_path / "t.json", "--intra-op-threads", "0")
+    assert done.returncode == 2 and "--intra-op-threads: Value 0 not in range 1 to 256" in done.stderr, done.stderr
     assert list(tmp_path.iterdir()) == []  # no report, no artifacts folder
