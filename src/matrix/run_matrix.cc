@@ -78,7 +78,7 @@ MatrixOutcome run_matrix(const MatrixRequest& request) {
       if (s.tested()) continue;
       try {  // a tested profile's (v1) record runs with the brief's settings only: refused before any cell starts
         session_to_run(*executable, s.as_override());
-        provider_to_run(*executable, s.as_override());
+        provider_options_to_run(*executable, s.as_override());  // and provider_to_run
       } catch (const UsageError& e) {
         throw UsageError(std::string(e.what()) + "; a matrix's settings axes run module and successor-format records");
       }

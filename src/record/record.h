@@ -145,6 +145,9 @@ struct Record {
     json version;  // the runtime's version string once known, else null (kept as given)
     std::string provider;
     SessionOptions session;
+    // runtime.provider_options: given to `provider` when the session appends it (a module or successor-format
+    // record's only, never the CPU provider's; written only when one is set).
+    std::map<std::string, std::string> provider_options;
   };
   struct Tolerances {
     JsonNumber rtol;
