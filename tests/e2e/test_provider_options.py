@@ -15,24 +15,10 @@ import pytest
 
 from conftest import BUILD, run_cli
 from support import without_seconds
-from test_matrix_axes import conv_profile
+from test_matrix_axes import report  # noqa: F401 (the fixture: the two convolutions' report, run once here)
+from test_session_settings import executed
 
 OPENVINO = ("--onnxruntime-version", "1.24.1", "--provider", "OpenVINOExecutionProvider")
-
-
-@pytest.fixture(scope="module")
-def report(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("provider-options")
-    (folder / "p.json").write_text(json.dumps([conv_profile(folder / "model", 1e-4, 1e-5)]))
-    done = run_cli("run", "--profile-file", folder / "p.json", "--output", folder / "r.json", "--no-localize")
-    assert done.returncode == 0, done.stdout + done.stderr
-    return folder
-
-
-def executed(folder, name, *flags, code=0):
-    done = run_cli("execute", folder / "r.json", folder / "r-artifacts", "--output", folder / name, *flags)
-    assert done.returncode == code, done.stdout + done.stderr
-    return json.loads((folder / name).read_text())["profiles"][0]
 
 
 @pytest.fixture(scope="module")
