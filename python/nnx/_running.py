@@ -149,6 +149,7 @@ def execute(
     intra_op_threads: Optional[int] = None,
     session_config: Optional[Mapping[str, str]] = None,
     provider: Optional[str] = None,
+    provider_options: Optional[Mapping[str, str]] = None,
 ) -> dict[str, Any]:
     """Run a saved record's load and parity stages again on its artifacts under ``directory``: the record is
     validated, its weights rebuilt and compared with ``weights_sha256``, every artifact verified before
@@ -174,9 +175,10 @@ def execute(
     report is also written there atomically; ``keep_outputs=True`` (with ``output``) keeps every compared
     case's outputs and reference values beside it for :func:`rejudge` (doc/rejudge.md). ``optimization_level``
     (``"ORT_DISABLE_ALL"`` ... ``"ORT_ENABLE_ALL"``), ``intra_op_threads``, ``session_config`` (KEY: VALUE
-    strings) and ``provider`` (an execution provider's name) run a module or successor-format record under other
-    session settings, which its new record says (doc/record-format.md §11; a tested profile's record refuses
-    them: :class:`UsageError`)."""
+    strings), ``provider`` (an execution provider's name) and ``provider_options`` (KEY: VALUE strings given to
+    that provider, e.g. ``{"precision": "FP32"}`` for ``"OpenVINOExecutionProvider"``; the CPU provider takes
+    none: :class:`UsageError`) run a module or successor-format record under other session settings, which its
+    new record says (doc/record-format.md §11; a tested profile's record refuses them: :class:`UsageError`)."""
     python, script = _worker()
     localize = _optional_flag(localize, "localize")
     if _optional_flag(keep_outputs, "keep_outputs") and output is None:
@@ -189,8 +191,9 @@ def execute(
                         _optional_text(reference, "reference"), python, script, localize,
                         _optional_path(output, "output"), bool(keep_outputs),
                         _optional_text(optimization_level, "optimization_level"),
-                        _whole_number(intra_op_threads, "intra_op_threads"), _text_mapping(session_config),
-                        _optional_text(provider, "provider"))
+                        _whole_number(intra_op_threads, "intra_op_threads"),
+                        _text_mapping(session_config, "session_config"), _optional_text(provider, "provider"),
+                        _text_mapping(provider_options, "provider_options"))
     return json.loads(out)
 
 
@@ -201,12 +204,13 @@ def _whole_number(value: Any, what: str) -> Optional[int]:
     raise ArgumentError(f"{what} must be a whole number or None, not {type(value).__name__}")
 
 
-def _text_mapping(value: Any) -> dict[str, str]:
-    """session_config: None or a mapping of str to str; an :class:`ArgumentError` otherwise."""
+def _text_mapping(value: Any, what: str) -> dict[str, str]:
+    """session_config, provider_options: None or a mapping of str to str; an :class:`ArgumentError` naming
+    ``what`` otherwise."""
     if value is None:
         return {}
     if not isinstance(value, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
-        raise ArgumentError("session_config must be a mapping of str KEY to str VALUE or None")
+        raise ArgumentError(f"{what} must be a mapping of str KEY to str VALUE or None")
     return dict(value)
 
 
@@ -249,6 +253,7 @@ def runtime_matrix(
     intra_op_threads: Iterable[int] = (),
     providers: Iterable[str] = (),
     session_config: Optional[dict[str, str]] = None,
+    provider_options: Optional[dict[str, str]] = None,
 ) -> dict[str, Any]:
     """Execute every record of the report file ``report`` (or one record) under each ONNX Runtime of
     ``runtimes`` — a library path, or ``"X.Y.Z"`` for a release of the runtime cache (``make runtimes``) — each
@@ -259,8 +264,10 @@ def runtime_matrix(
     cache (:class:`UsageError`). ``sign_key``: with ``output``, ``<output>.sig`` is written beside it
     (:func:`sign_document`). The settings axes (doc/runtime-matrix.md, "Axes"): every release also runs at each
     of ``optimization_levels`` (``"ORT_DISABLE_ALL"`` ... ``"ORT_ENABLE_ALL"``), with each of
-    ``intra_op_threads`` and on each of ``providers``; ``session_config`` ({KEY: VALUE}) is every cell's. An
-    axis left empty holds the brief's value; module and successor-format records only."""
+    ``intra_op_threads`` and on each of ``providers``; ``session_config`` ({KEY: VALUE}) is every cell's, and
+    ``provider_options`` ({KEY: VALUE}) every cell's provider's (none of them CPUExecutionProvider, which takes
+    none: :class:`UsageError`). An axis left empty holds the brief's value; module and successor-format records
+    only."""
     if sign_key is not None and output is None:
         raise UsageError("sign_key signs the matrix written to output: give output too")
     package_parent = str(Path(__file__).resolve().parent.parent)  # this very package, whatever sys.path says
@@ -275,6 +282,7 @@ def runtime_matrix(
     text = _core.runtime_matrix(_path(report, "report"), _path(directory, "directory"),
                                 [_path(r, "each of runtimes") for r in runtimes], jobs, cell,
                                 _optional_path(output, "output"), list(optimization_levels), list(intra_op_threads),
-                                list(providers), dict(session_config or {}))
+                                list(providers), _text_mapping(session_config, "session_config"),
+                                _text_mapping(provider_options, "provider_options"))
     _sign_if_asked(_optional_path(output, "output"), sign_key)
     return json.loads(text)

@@ -142,9 +142,26 @@ std::string provider_to_run(const Record& record, const SessionOverride& wanted)
   return provider;
 }
 
+std::map<std::string, std::string> provider_options_to_run(const Record& record, const SessionOverride& wanted) {
+  const std::string provider = provider_to_run(record, wanted);
+  std::map<std::string, std::string> options;
+  if (provider == record.runtime.provider) options = record.runtime.provider_options;
+  for (const auto& [k, v] : wanted.provider_options) options[k] = v;
+  if (options == record.runtime.provider_options && provider == record.runtime.provider) return options;
+  if (provider == rf::runtime_key::kRequiredProvider && !options.empty()) {
+    throw UsageError(record.profile + ": " + provider + " takes no provider options (--provider-option " +
+                     options.begin()->first + "=" + options.begin()->second + "): they are for a provider named "
+                     "with --provider, e.g. OpenVINOExecutionProvider precision=FP32; drop them or name that provider");
+  }
+  for (const auto& [k, v] : options) {
+    if (k.empty()) throw UsageError("a provider option needs a KEY (KEY=VALUE), not =" + v);
+  }
+  return options;
+}
+
 void require_executable_with(const Record& record, const std::filesystem::path& root, const ExecuteOptions& options) {
   session_to_run(record, options.session);  // refused before anything runs
-  provider_to_run(record, options.session);
+  provider_options_to_run(record, options.session);  // and provider_to_run
   switch (reference_held(record)) {
     case RecordReference::feed_forward_network:
       return;  // its torch reference is the tool's own network: none of the record's code
@@ -260,6 +277,7 @@ json execute_record(const json& input, const std::filesystem::path& root, const 
   record.versions = std::move(versions);
   record.runtime.version = runtime->version();
   record.runtime.session = session_to_run(record, options.session);
+  record.runtime.provider_options = provider_options_to_run(record, options.session);
   record.runtime.provider = provider_to_run(record, options.session);
   record.settle_format_for_settings();  // a tested profile's record under other settings: §11's kind built-in
   record_host_facts(record);

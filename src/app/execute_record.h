@@ -50,6 +50,12 @@ SessionOptions session_to_run(const Record& record, const SessionOverride& wante
 // v1 record on another is written as §11's kind "built-in", as above). Whether the runtime has it is the
 // session's to say (the record's load-error names the provider and what the release offers).
 std::string provider_to_run(const Record& record, const SessionOverride& wanted);
+// The provider options `record` is run or executed with under `wanted` (runtime.provider_options): its own with
+// each option given replaced, or only those given when `wanted` names another provider than the record's. Any
+// for a v1 record is a UsageError as for other session settings; any for CPUExecutionProvider, which takes none,
+// or one with an empty KEY, a UsageError saying so. Whether the provider takes them is the session's to say (the
+// record's load-error quotes ONNX Runtime).
+std::map<std::string, std::string> provider_options_to_run(const Record& record, const SessionOverride& wanted);
 
 // True when the record's check stage did not pass: no artifacts were recorded, so there is nothing to
 // execute. execute_report and a runtime matrix keep such a record of a report as it is (byte for byte);

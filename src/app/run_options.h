@@ -21,7 +21,7 @@
 
 namespace nnx {
 
-// --optimization-level, --intra-op-threads, --session-config of run and execute (doc/record-format.md §11,
+// --optimization-level, --intra-op-threads, --session-config, --provider-option of run and execute (doc/record-format.md §11,
 // "session settings"): what they change of a record's runtime.session, each part not given kept as the record
 // says (a config KEY given replaces that entry's value). app/execute_record.h session_to_run is the one rule.
 struct SessionOverride {
@@ -29,6 +29,9 @@ struct SessionOverride {
   std::optional<std::int64_t> intra_op_threads;   // 1 to rf::session_key::kMaxIntraOpThreads
   std::map<std::string, std::string> config;
   std::optional<std::string> provider;  // --provider: the execution provider (app/execute_record.h provider_to_run)
+  // --provider-option KEY=VALUE: given to the provider when the session appends it; they replace the record's own
+  // entry by entry, or all of them when another provider is named (app/execute_record.h provider_options_to_run).
+  std::map<std::string, std::string> provider_options;
 };
 
 struct RunOptions {

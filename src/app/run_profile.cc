@@ -124,6 +124,7 @@ struct ProfileRunState {
         context(record, root, model.get(), &profile),
         options(options_) {
     record.runtime.session = session_to_run(record, options.session);  // refused before anything runs
+    record.runtime.provider_options = provider_options_to_run(record, options.session);
     record.settle_format_for_settings();  // a tested profile under other settings: §11's kind built-in
   }
 

@@ -79,7 +79,9 @@ RunOutcome run_to_report(const RunRequest& request) {
   check_memory(request.profiles, options);
   require_runnable_providers(request.profiles, options);
   for (const auto& p : request.profiles) {  // settings outside §11's are refused before anything runs
-    session_to_run(blank_record_of(p, SourceInfo{}, std::string()), options.session);
+    const Record blank = blank_record_of(p, SourceInfo{}, std::string());
+    session_to_run(blank, options.session);
+    provider_options_to_run(blank, options.session);
   }
   if (request.report_path) {
     check_output_paths({{{"the report path", *request.report_path}}, {}, {{"the artifacts root", request.root}}});

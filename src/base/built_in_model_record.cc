@@ -74,6 +74,7 @@ json brief_runtime(const json& runtime) {
   namespace key = rf::session_key;
   json out = runtime.is_object() ? runtime : json::object();
   out[rf::runtime_key::kProvider] = rf::runtime_key::kRequiredProvider;
+  out.erase(rf::runtime_key::kProviderOptions);
   out[rf::runtime_key::kSession] = {{key::kIntraOpThreads, key::kRequiredIntraOpThreads},
                                     {key::kInterOpThreads, key::kRequiredInterOpThreads},
                                     {key::kOptimizationLevel, key::kRequiredOptimizationLevel}};

@@ -33,7 +33,7 @@ bool is_built_in_model_record(const nlohmann::json& record);
 nlohmann::json built_in_model_record(const nlohmann::json& brief);
 
 // The v1 record a built-in model record states: v1's 17 keys, format nnx.export-conformance/1, its runtime's
-// session and provider the brief's (ORT_ENABLE_ALL, one thread each, CPUExecutionProvider).
+// session and provider the brief's (ORT_ENABLE_ALL, one thread each, CPUExecutionProvider, no provider options).
 nlohmann::json brief_view(const nlohmann::json& record);
 
 // The one reading of a record's model kind from its JSON: its format's (model_kind_of_format), but for

@@ -169,6 +169,9 @@ inline constexpr const char* kProvider = "provider";
 inline constexpr const char* kSession = "session";
 inline constexpr std::array<const char*, 4> kKeys = {kName, kVersion, kProvider, kSession};
 inline constexpr const char* kRequiredProvider = "CPUExecutionProvider";  // the brief's (a v1 record's only)
+// A module or successor-format record's provider options (§11, "session settings"): KEY: VALUE strings given to
+// the provider when the session appends it, present only when one is set; the CPU provider takes none.
+inline constexpr const char* kProviderOptions = "provider_options";
 }  // namespace runtime_key
 
 namespace session_key {  // runtime.session: in a v1 record exactly these keys with exactly these values (§4 load)

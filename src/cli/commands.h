@@ -54,6 +54,7 @@ struct SessionArgs {
   std::int64_t intra_op_threads = 0;  // 0: the record's own
   std::vector<std::string> config;    // KEY=VALUE...
   std::string provider;               // "": the record's own
+  std::vector<std::string> provider_options;  // KEY=VALUE...
 };
 void add_session_options(CLI::App& command, SessionArgs& args, bool with_provider);
 SessionOverride session_override(const SessionArgs& args);  // UsageError for an entry that is not KEY=VALUE
@@ -135,6 +136,7 @@ struct MatrixArgs {
   std::vector<std::int64_t> threads;   // --intra-op-threads N...
   std::vector<std::string> providers;  // --provider P...
   std::vector<std::string> config;     // --session-config KEY=VALUE..., every cell's
+  std::vector<std::string> provider_options;  // --provider-option KEY=VALUE..., every cell's provider's
   RenderArgs render;
   std::string sign_key;                // matrix, matrix-merge --sign-key KEY (cli/sign_command.cc)
 };

@@ -49,6 +49,9 @@ void add_matrix_commands(CLI::App& app, MatrixArgs& args) {
                      "an axis: run every release on this execution provider (repeatable; default CPUExecutionProvider; "
                      "one a release lacks is that cell's load-error naming it)");
   matrix->add_option("--session-config", args.config, "a session config entry KEY=VALUE for every cell (repeatable)");
+  matrix->add_option("--provider-option", args.provider_options,
+                     "an option KEY=VALUE given to every cell's provider when its session appends it (repeatable; e.g. "
+                     "precision=FP32 for OpenVINOExecutionProvider; CPUExecutionProvider takes none)");
   add_render_options(*matrix, args.render);
   add_sign_key_option(*matrix, args.sign_key);
 
@@ -103,8 +106,9 @@ int matrix_command(const MatrixArgs& args) {
     request.shard = matrix::parse_shard(args.shard);
   }
   if (!args.balance.empty()) request.balance = args.balance;
-  request.settings = matrix::settings_product(args.levels, args.threads, args.providers,
-                                              session_override(SessionArgs{"", 0, args.config, ""}).config);
+  const SessionOverride every_cell = session_override(SessionArgs{"", 0, args.config, "", args.provider_options});
+  request.settings = matrix::settings_product(args.levels, args.threads, args.providers, every_cell.config,
+                                              every_cell.provider_options);
   request.timeout = timeout_of(args.timeout_seconds);
   const std::filesystem::path self = executable_file();  // each cell runs in a child of this same command
   if (self.empty()) {

@@ -36,15 +36,16 @@ void refuse_twice(const std::vector<T>& values, const std::string& flag) {
 
 }  // namespace
 
-bool CellSettings::tested() const { return settings_label(session, provider).empty(); }
+bool CellSettings::tested() const { return settings_label(session, provider, provider_options).empty(); }
 
 SessionOverride CellSettings::as_override() const {
-  return {session.graph_optimization_level, session.intra_op_num_threads, session.config, provider};
+  return {session.graph_optimization_level, session.intra_op_num_threads, session.config, provider, provider_options};
 }
 
 nlohmann::json CellSettings::to_json() const {
   nlohmann::json out = session.to_json();
   out[rf::runtime_key::kProvider] = provider;
+  if (!provider_options.empty()) out[rf::runtime_key::kProviderOptions] = provider_options;
   return out;
 }
 
@@ -53,7 +54,7 @@ CellSettings CellSettings::from_json(const nlohmann::json& value, const std::str
   if (!value.is_object()) refuse("must be an object");
   for (const auto& [k, _] : value.items()) {
     const bool known = k == key::kIntraOpThreads || k == key::kInterOpThreads || k == key::kOptimizationLevel ||
-                       k == key::kConfig || k == rf::runtime_key::kProvider;
+                       k == key::kConfig || k == rf::runtime_key::kProvider || k == rf::runtime_key::kProviderOptions;
     if (!known) refuse("unknown key " + k);
   }
   for (const char* k : {key::kIntraOpThreads, key::kInterOpThreads, key::kOptimizationLevel, rf::runtime_key::kProvider}) {
@@ -80,6 +81,15 @@ CellSettings CellSettings::from_json(const nlohmann::json& value, const std::str
   const auto& provider = value[rf::runtime_key::kProvider];
   if (!provider.is_string() || provider.get<std::string>().empty()) refuse("provider must be a non-empty string");
   out.provider = provider.get<std::string>();
+  if (value.contains(rf::runtime_key::kProviderOptions)) {
+    const auto& options = value[rf::runtime_key::kProviderOptions];
+    if (!options.is_object() || options.empty()) refuse("provider_options must be a non-empty object of strings");
+    for (const auto& [k, v] : options.items()) {
+      if (k.empty() || !v.is_string()) refuse("provider_options must be a non-empty object of strings");
+      out.provider_options[k] = v.get<std::string>();
+    }
+    if (out.provider == rf::runtime_key::kRequiredProvider) refuse("provider_options: CPUExecutionProvider takes none");
+  }
   if (out.tested()) refuse("holds the brief's settings, which a cell states by holding none");
   return out;
 }
@@ -87,7 +97,8 @@ CellSettings CellSettings::from_json(const nlohmann::json& value, const std::str
 int compare_settings(const CellSettings& a, const CellSettings& b) {
   const auto rank = [](const CellSettings& s) {
     return std::make_tuple(level_index(s.session.graph_optimization_level), s.session.intra_op_num_threads,
-                           s.provider != rf::runtime_key::kRequiredProvider, s.provider, s.session.config);
+                           s.provider != rf::runtime_key::kRequiredProvider, s.provider, s.session.config,
+                           s.provider_options);
   };
   const auto ra = rank(a);
   const auto rb = rank(b);
@@ -97,7 +108,8 @@ int compare_settings(const CellSettings& a, const CellSettings& b) {
 std::vector<CellSettings> settings_product(const std::vector<std::string>& levels,
                                            const std::vector<std::int64_t>& threads,
                                            const std::vector<std::string>& providers,
-                                           const std::map<std::string, std::string>& config) {
+                                           const std::map<std::string, std::string>& config,
+                                           const std::map<std::string, std::string>& provider_options) {
   for (const auto& level : levels) {
     if (!known_level(level)) {
       throw UsageError("--optimization-level " + level + " is not one of ORT_DISABLE_ALL, ORT_ENABLE_BASIC, "
@@ -111,6 +123,16 @@ std::vector<CellSettings> settings_product(const std::vector<std::string>& level
   }
   for (const auto& p : providers) {
     if (p.empty()) throw UsageError("--provider needs a name (e.g. CPUExecutionProvider)");
+  }
+  for (const auto& [k, v] : provider_options) {
+    if (k.empty()) throw UsageError("--provider-option takes KEY=VALUE, not =" + v);
+  }
+  const bool cpu_cell = providers.empty() || std::find(providers.begin(), providers.end(),
+                                                       rf::runtime_key::kRequiredProvider) != providers.end();
+  if (!provider_options.empty() && cpu_cell) {
+    throw UsageError("--provider-option " + provider_options.begin()->first + "=" + provider_options.begin()->second +
+                     " is given to every cell's provider, and CPUExecutionProvider takes no options: name the provider "
+                     "they are for with --provider (e.g. OpenVINOExecutionProvider), without CPUExecutionProvider");
   }
   refuse_twice(levels, "--optimization-level");
   refuse_twice(threads, "--intra-op-threads");
@@ -129,6 +151,7 @@ std::vector<CellSettings> settings_product(const std::vector<std::string>& level
         s.session.intra_op_num_threads = t;
         s.session.config = config;
         s.provider = provider;
+        s.provider_options = provider_options;
         product.push_back(std::move(s));
       }
     }
@@ -141,6 +164,7 @@ nlohmann::json record_with_settings(const nlohmann::json& record, const CellSett
   Record out = Record::from_json(record);
   out.runtime.session = settings.session;
   out.runtime.provider = settings.provider;
+  out.runtime.provider_options = settings.provider_options;
   out.settle_format_for_settings();  // a tested profile's record: §11's kind "built-in", as the cell writes it
   return out.to_json();
 }
@@ -151,7 +175,7 @@ CellSettings settings_from_argument(const std::string& text) {
 }
 
 std::string cell_name(const std::string& version, const CellSettings& settings) {
-  return run_name(version, settings.session, settings.provider);
+  return run_name(version, settings.session, settings.provider, settings.provider_options);
 }
 
 }  // namespace nnx::matrix

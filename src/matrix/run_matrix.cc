@@ -77,7 +77,7 @@ MatrixOutcome run_matrix(const MatrixRequest& request) {
     for (const auto& s : settings) {  // each record takes each cell's settings: refused before any cell starts
       if (s.tested()) continue;
       session_to_run(*executable, s.as_override());
-      provider_to_run(*executable, s.as_override());
+      provider_options_to_run(*executable, s.as_override());  // and provider_to_run
     }
   }
   const std::vector<CellChoice> cells = cell_choices(request.runtimes, settings);

@@ -253,10 +253,12 @@ std::string execute(const std::optional<std::string>& record_text, const std::op
                     std::optional<bool> localize, const std::optional<std::filesystem::path>& output,
                     bool keep_outputs, const std::optional<std::string>& optimization_level,
                     std::optional<std::int64_t> intra_op_threads, const std::map<std::string, std::string>& config,
-                    const std::optional<std::string>& provider) {
+                    const std::optional<std::string>& provider,
+                    const std::map<std::string, std::string>& provider_options) {
   ExecuteRequest request{record_file ? read_strict_json_file(*record_file) : parse(record_text.value_or(""), "the record"),
                          root, output, {}, record_file, keep_outputs};
-  request.options.session = {optimization_level, intra_op_threads, config, provider};  // execute_record.h session_to_run
+  // execute_record.h session_to_run, provider_options_to_run
+  request.options.session = {optimization_level, intra_op_threads, config, provider, provider_options};
   request.options.onnxruntime_library = onnxruntime;
   if (reference) request.options.reference = reference_named(*reference);  // else each record's own (the core's)
   request.options.worker = resolve_worker_command(WorkerCommand{python, script, {}});  // started for torch only

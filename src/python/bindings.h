@@ -107,7 +107,8 @@ std::string execute(const std::optional<std::string>& record_text, const std::op
                     std::optional<bool> localize, const std::optional<std::filesystem::path>& output,
                     bool keep_outputs, const std::optional<std::string>& optimization_level,
                     std::optional<std::int64_t> intra_op_threads, const std::map<std::string, std::string>& config,
-                    const std::optional<std::string>& provider);
+                    const std::optional<std::string>& provider,
+                    const std::map<std::string, std::string>& provider_options);
 // matrix/rejudge_document.h: the nnx.rejudged/1 document as JSON text, written to `output` when given.
 std::string rejudge(const std::filesystem::path& document, std::optional<double> rtol, std::optional<double> atol,
                     const std::optional<std::filesystem::path>& output);
@@ -119,14 +120,15 @@ std::string rejudge(const std::filesystem::path& document, std::optional<double>
 // `jobs`: None (the number of cores) or a whole number of at least 1, else a usage error naming `jobs`;
 // called with the GIL, which it releases once `jobs` is read.
 // The settings axes (matrix/cell_settings.h settings_product): `optimization_levels`, `intra_op_threads`,
-// `providers` (each empty: the brief's value) and `session_config`, every cell's.
+// `providers` (each empty: the brief's value), `session_config` and `provider_options`, every cell's.
 std::string runtime_matrix(const std::filesystem::path& report, const std::filesystem::path& root,
                            const std::vector<std::string>& runtimes, pybind11::handle jobs,
                            const std::vector<std::string>& child_command,
                            const std::optional<std::filesystem::path>& output,
                            const std::vector<std::string>& optimization_levels,
                            const std::vector<std::int64_t>& intra_op_threads, const std::vector<std::string>& providers,
-                           const std::map<std::string, std::string>& session_config);
+                           const std::map<std::string, std::string>& session_config,
+                           const std::map<std::string, std::string>& provider_options);
 // One matrix cell in this process (matrix/cell_child.h), progress on stdout: what nnx._matrix_cell runs;
 // `settings` its parent's --settings argument ("": the brief's).
 int matrix_cell(const std::filesystem::path& report, const std::filesystem::path& root,

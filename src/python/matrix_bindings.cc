@@ -17,7 +17,8 @@ std::string runtime_matrix(const std::filesystem::path& report, const std::files
                            const std::optional<std::filesystem::path>& output,
                            const std::vector<std::string>& optimization_levels,
                            const std::vector<std::int64_t>& intra_op_threads, const std::vector<std::string>& providers,
-                           const std::map<std::string, std::string>& session_config) {
+                           const std::map<std::string, std::string>& session_config,
+                           const std::map<std::string, std::string>& provider_options) {
   const std::optional<int> jobs = job_count(jobs_given, "runtimes");  // under the GIL: a Python object
   if (jobs && *jobs < 1) throw UsageError("jobs must be at least 1, not " + std::to_string(*jobs));
   const py::gil_scoped_release released;
@@ -26,7 +27,8 @@ std::string runtime_matrix(const std::filesystem::path& report, const std::files
   request.root = root;
   request.output = output;
   for (const auto& runtime : runtimes) request.runtimes.push_back(matrix::RuntimeChoice::release_or_file(runtime));
-  request.settings = matrix::settings_product(optimization_levels, intra_op_threads, providers, session_config);
+  request.settings =
+      matrix::settings_product(optimization_levels, intra_op_threads, providers, session_config, provider_options);
   request.jobs = static_cast<std::size_t>(jobs.value_or(0));  // 0: the number of cores
   request.child_command = child_command;
   return dumps_canonical(matrix::run_matrix(request).document);

@@ -56,7 +56,8 @@ PYBIND11_MODULE(_core, m) {
         py::arg("onnxruntime"), py::arg("reference"), py::arg("python"), py::arg("script"),
         py::arg("localize") = py::none(), py::arg("output") = py::none(), py::arg("keep_outputs") = false,
         py::arg("optimization_level") = py::none(), py::arg("intra_op_threads") = py::none(),
-        py::arg("session_config") = std::map<std::string, std::string>{}, py::arg("provider") = py::none());
+        py::arg("session_config") = std::map<std::string, std::string>{}, py::arg("provider") = py::none(),
+        py::arg("provider_options") = std::map<std::string, std::string>{});
   m.def("rejudge", &b::rejudge, released(), py::arg("document"), py::arg("rtol"), py::arg("atol"), py::arg("output"));
 
   // The process's warm exporter workers (app/worker_pool.h): the lifetime rule every front end shares.
@@ -67,7 +68,7 @@ PYBIND11_MODULE(_core, m) {
 
   m.def("runtime_matrix", &b::runtime_matrix, py::arg("report"), py::arg("root"), py::arg("runtimes"),
         py::arg("jobs"), py::arg("child_command"), py::arg("output"), py::arg("optimization_levels"),
-        py::arg("intra_op_threads"), py::arg("providers"), py::arg("session_config"));
+        py::arg("intra_op_threads"), py::arg("providers"), py::arg("session_config"), py::arg("provider_options"));
   m.def("matrix_cell", &b::matrix_cell, released(), py::arg("report"), py::arg("root"), py::arg("library"),
         py::arg("cell_dir"), py::arg("first"), py::arg("settings"));
 

@@ -104,7 +104,7 @@ Record blank_record_of(const Profile& profile, const SourceInfo& source, const s
   r.opset = {profile.opset_version, nullptr};
   r.artifacts = {profile.name, kModelFile, {}};
   r.versions = json{{rf::versions_key::kThisSoftware, build_version()}};
-  r.runtime = {profile.runtime, nullptr, profile.provider, SessionOptions{}};
+  r.runtime = {profile.runtime, nullptr, profile.provider, SessionOptions{}, {}};
   const std::vector<InputCase> cases = profile.input_cases();
   for (const auto& c : cases) r.input_cases.push_back(RecordCase::blank(c));
   r.tolerances = {profile.rtol, profile.atol};
@@ -147,7 +147,10 @@ void Record::finalize() {
 
 void Record::settle_format_for_settings() {
   if (format != kFormat) return;
-  if (runtime.session == SessionOptions{} && runtime.provider == rf::runtime_key::kRequiredProvider) return;
+  if (runtime.session == SessionOptions{} && runtime.provider == rf::runtime_key::kRequiredProvider &&
+      runtime.provider_options.empty()) {
+    return;
+  }
   format = std::string(kModelFormat);
 }
 

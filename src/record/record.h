@@ -145,6 +145,9 @@ struct Record {
     json version;  // the runtime's version string once known, else null (kept as given)
     std::string provider;
     SessionOptions session;
+    // runtime.provider_options: given to `provider` when the session appends it (a module or successor-format
+    // record's only, never the CPU provider's; written only when one is set).
+    std::map<std::string, std::string> provider_options;
   };
   struct Tolerances {
     JsonNumber rtol;
@@ -221,8 +224,8 @@ struct Record {
   RecordOutcome derived_outcome() const;
   void finalize();
   // The one rule of the format a record is written in under its settings (§11, kind "built-in"): a record of
-  // the brief's format run or executed with another session (level, threads, config entries) or provider
-  // than the brief's becomes an nnx.model-conformance/1 record of the same evidence; with the brief's
+  // the brief's format run or executed with another session (level, threads, config entries), provider or
+  // provider options than the brief's becomes an nnx.model-conformance/1 record of the same evidence; with the brief's
   // settings it stays as it is, byte for byte. Every other record keeps its format.
   void settle_format_for_settings();
 };

@@ -120,7 +120,12 @@ Record::Runtime read_runtime(const json& r) {
   SessionOptions options{s[session::kIntraOpThreads].get<std::int64_t>(), s[session::kInterOpThreads].get<std::int64_t>(),
                          s[session::kOptimizationLevel].get<std::string>(), {}};
   if (s.contains(session::kConfig)) options.config = s[session::kConfig].get<std::map<std::string, std::string>>();
-  return {r[key::kName].get<std::string>(), r[key::kVersion], r[key::kProvider].get<std::string>(), std::move(options)};
+  Record::Runtime out{r[key::kName].get<std::string>(), r[key::kVersion], r[key::kProvider].get<std::string>(),
+                      std::move(options), {}};
+  if (r.contains(key::kProviderOptions)) {
+    out.provider_options = r[key::kProviderOptions].get<std::map<std::string, std::string>>();
+  }
+  return out;
 }
 
 Record::Module read_module(const json& j) {
@@ -276,6 +281,7 @@ json Record::to_json() const {
       {rf::kModelState, model_state},
       {rf::kStages, std::move(stage_entries)},
   };
+  if (!runtime.provider_options.empty()) out[rf::kRuntime][rf::runtime_key::kProviderOptions] = runtime.provider_options;
   std::visit(Overloaded{[&](const Brief& brief) {  // v1 (§5)
                           out[rf::kConfig] = brief.config;
                           out[rf::kDtype] = brief.dtype;

@@ -7,7 +7,7 @@
 //   - that view is a valid v1 record (§6, every rule: the stages, the case table, the artifacts, the settings
 //     rule of a tested profile), its problems named at their place in this record (`model.config`, a case's
 //     `inputs[0].shape`);
-//   - its session is within §11's settings and its provider a name.
+//   - its session is within §11's settings, its provider a name and its provider options (where given) §11's.
 #include <string>
 #include <vector>
 
@@ -80,6 +80,8 @@ void check_runtime_as_run(const json& record, Problems& out) {
     out.push_back(validation::at(rf::kRuntime, rf::runtime_key::kProvider) + ": must be the name of an execution "
                   "provider, not " + validation::text_of(provider));
   }
+  const JsonTape whole = JsonTape::from_json(runtime);
+  if (runtime.contains(rf::runtime_key::kProviderOptions)) validation::check_provider_options(JsonView(whole), out);
   if (!runtime.contains(rf::runtime_key::kSession)) return;
   const JsonTape session = JsonTape::from_json(runtime[rf::runtime_key::kSession]);
   validation::check_settings(JsonView(session), out);

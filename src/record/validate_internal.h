@@ -78,6 +78,8 @@ const StageView& stage(const Stages& view, Stage s);
 
 // validate_record.cc: a module or successor-format record's session (§11, "session settings").
 void check_settings(const JsonView& session, Problems& out);
+// ... and its runtime.provider_options (§11), where present.
+void check_provider_options(const JsonView& runtime, Problems& out);
 
 // validate_built_in.cc: every problem of a record of §11's kind "built-in" (record_problems' answer for it).
 Problems built_in_record_problems(const json& record);

@@ -180,7 +180,14 @@ void check_exporter(const JsonView& exporter, Problems& out) {
 
 void check_runtime(const JsonView& runtime, bool v1, Problems& out) {
   namespace key = rf::runtime_key;
-  exact_keys(runtime, rf::kRuntime, key::kKeys, out);
+  if (!v1 && runtime[key::kProviderOptions].exists()) {
+    static constexpr std::array<const char*, 5> kWithOptions = {key::kName, key::kVersion, key::kProvider,
+                                                                key::kSession, key::kProviderOptions};
+    exact_keys(runtime, rf::kRuntime, kWithOptions, out);
+    check_provider_options(runtime, out);
+  } else {
+    exact_keys(runtime, rf::kRuntime, key::kKeys, out);  // a v1 record's provider takes no options
+  }
   static const json kSession = session_options_json();  // constant: built once
   const JsonView session = runtime[key::kSession];
   if (!session.exists()) return;
@@ -288,6 +295,20 @@ void check_settings(const JsonView& session, Problems& out) {
     bool strings = config.is_object() && !config.empty();
     for (const auto& member : config.members()) strings = strings && !member.key.empty() && member.value.is_string();
     if (!strings) out.push_back(where + "." + key::kConfig + ": must be a non-empty object of KEY: VALUE strings");
+  }
+}
+
+// A module or successor-format record's runtime.provider_options (§11, "session settings"): a non-empty object
+// of KEY: VALUE strings, never beside the CPU provider (it takes none).
+void check_provider_options(const JsonView& runtime, Problems& out) {
+  namespace key = rf::runtime_key;
+  const JsonView options = runtime[key::kProviderOptions];
+  const std::string where = at(rf::kRuntime, key::kProviderOptions);
+  bool strings = options.is_object() && !options.empty();
+  for (const auto& member : options.members()) strings = strings && !member.key.empty() && member.value.is_string();
+  if (!strings) out.push_back(where + ": must be a non-empty object of KEY: VALUE strings");
+  if (runtime[key::kProvider].is_text(key::kRequiredProvider)) {
+    out.push_back(where + ": " + key::kRequiredProvider + " takes no provider options");
   }
 }
 

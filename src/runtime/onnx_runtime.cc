@@ -121,18 +121,17 @@ std::unique_lock<std::mutex> lock_api(const OrtApi* api) {
 
 void use_api(const OrtApi* api) { lock_api(api); }
 
-// Gives a session `provider` before the CPU one, through ONNX Runtime's generic AppendExecutionProvider (the
-// short name: "XNNPACK" for XnnpackExecutionProvider); the CPU provider is every session's already. Throws
-// Ort::Exception for a provider that call does not take. Session creation and available_providers both
-// call it, so what the profile check accepts is what a session is given.
-void attach_provider(Ort::SessionOptions& options, const std::string& provider) {
+// Gives a session `provider` with its `provider_options` before the CPU one, through ONNX Runtime's generic
+// AppendExecutionProvider (the short name: "XNNPACK" for XnnpackExecutionProvider); the CPU provider is every
+// session's already. Throws Ort::Exception for a provider that call does not take, or an option it refuses.
+// Session creation and available_providers both call it, so what the profile check accepts is what a session is given.
+void attach_provider(Ort::SessionOptions& options, const std::string& provider,
+                     const std::vector<std::pair<std::string, std::string>>& provider_options = {}) {
   if (provider == rf::runtime_key::kRequiredProvider) return;
   std::string short_name = provider;
   const std::string suffix = "ExecutionProvider";
-  if (short_name.size() > suffix.size() && short_name.ends_with(suffix)) {
-    short_name.resize(short_name.size() - suffix.size());
-  }
-  options.AppendExecutionProvider(short_name, {});
+  if (short_name.size() > suffix.size() && short_name.ends_with(suffix)) short_name.resize(short_name.size() - suffix.size());
+  options.AppendExecutionProvider(short_name, {provider_options.begin(), provider_options.end()});
 }
 
 }  // namespace
@@ -305,7 +304,7 @@ OnnxSession::OnnxSession(std::shared_ptr<OnnxRuntime> runtime, std::span<const s
       throw failure(ORT_FAIL, "provider " + settings.provider + " is not available in ONNX Runtime " +
                                   runtime_->version() + " (available: " + list + ")");
     }
-    attach_provider(options, settings.provider);
+    attach_provider(options, settings.provider, settings.provider_options);
     session_ = std::make_unique<Ort::Session>(*runtime_->impl().env, model.data(), model.size(), options);
   } catch (const Ort::Exception& e) {
     throw from_ort(e);

@@ -41,6 +41,9 @@ struct SessionSettings {
   // Session config entries (AddSessionConfigEntry), in key order; an entry the release does not know is its
   // own to refuse or ignore.
   std::vector<std::pair<std::string, std::string>> config;
+  // Options given to `provider` when the session appends it (KEY, VALUE, in key order); one the provider refuses
+  // is a RuntimeFailure quoting it. The CPU provider takes none (the stages never give it any).
+  std::vector<std::pair<std::string, std::string>> provider_options;
   // Not in the record: how long one run may take before the runtime is told to stop (runtime/run_watchdog.h);
   // zero for no limit. The stages give it the run's or execute's per-case limit (StageContext::case_timeout).
   std::chrono::milliseconds run_timeout{0};

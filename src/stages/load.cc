@@ -77,6 +77,7 @@ SessionSettings session_settings(const Record& record) {
   settings.inter_op_num_threads = static_cast<int>(record.runtime.session.inter_op_num_threads);
   settings.graph_optimization_level = record.runtime.session.graph_optimization_level;
   settings.config.assign(record.runtime.session.config.begin(), record.runtime.session.config.end());
+  settings.provider_options.assign(record.runtime.provider_options.begin(), record.runtime.provider_options.end());
   return settings;
 }
 

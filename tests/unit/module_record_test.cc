@@ -106,6 +106,34 @@ TEST(ModuleRecord, AV1RecordIsUnchanged) {
   expect_refused(with_stored, "artifacts.files[1].role: unknown role \"test-input\" (model, external-data or sidecar)");
 }
 
+TEST(ModuleRecord, ProviderOptionsAreReadBackStrictlyAndNeverTheCpuProvidersOrAV1Records) {
+  const json with_options = changed([](json& r) {
+    r["runtime"]["provider"] = "OpenVINOExecutionProvider";
+    r["runtime"]["provider_options"] = {{"precision", "FP32"}, {"num_of_threads", "2"}};
+  });
+  expect_valid(with_options);
+  const Record typed = Record::from_json(with_options);
+  EXPECT_EQ(typed.runtime.provider_options.at("precision"), "FP32");
+  EXPECT_EQ(dumps_pretty(typed.to_json()), dumps_pretty(with_options));
+  EXPECT_FALSE(Record::from_json(module_record_json(Stage::parity)).to_json()["runtime"].contains("provider_options"));
+  const auto with = [&with_options](const json& options) {
+    json r = with_options;
+    r["runtime"]["provider_options"] = options;
+    return r;
+  };
+  const char* const shape = "runtime.provider_options: must be a non-empty object of KEY: VALUE strings";
+  expect_refused(with(json::object()), shape);
+  expect_refused(with({{"precision", 32}}), shape);
+  expect_refused(with({{"", "FP32"}}), shape);
+  expect_refused(with(json::array({"precision=FP32"})), shape);
+  json on_cpu = with_options;
+  on_cpu["runtime"]["provider"] = "CPUExecutionProvider";
+  expect_refused(on_cpu, "runtime.provider_options: CPUExecutionProvider takes no provider options");
+  json v1 = test_support::engine_record(test_support::named_profile(kTorchscriptProfile), Stage::parity);
+  v1["runtime"]["provider_options"] = {{"precision", "FP32"}};
+  expect_refused(v1, "runtime.provider_options: unknown key");
+}
+
 TEST(ModuleRecord, AnUnknownFormatNamesEveryRecordFormat) {
   expect_refused(changed([](json& r) { r["format"] = "nnx.other/1"; }),
                  "format: must be \"nnx.export-conformance/1\", \"nnx.module-conformance/1\" or "
