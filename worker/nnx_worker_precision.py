@@ -1,4 +1,4 @@
-"""A module export's precision other than float32 (src/base/precision.h; doc/profile-files.md, "precision";
+"""A module export's precision other than float32 (src/base/precision.h; doc/profile-files.md, "Precision";
 worker/PROTOCOL.md, "module_export"): the request's `precision`, applied in the child after PyTorch's float32
 outputs and the float64 oracle were computed (they are the truth every precision is compared with).
 

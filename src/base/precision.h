@@ -1,4 +1,4 @@
-// A module profile's precision (doc/profile-files.md, "precision"; doc/record-format.md §10, "Precision"): the
+// A module profile's precision (doc/profile-files.md, "Precision"; doc/record-format.md §10, "Precision"): the
 // number format the exported graph computes in, a setting that makes a new export. `float32` is the default
 // and writes exactly the records of before (no key anywhere); `float16-torch` exports the module converted by
 // torch (`.half()`), `float16-graph` the float32 export converted by onnxconverter-common, `bfloat16` the

@@ -77,6 +77,8 @@ Tolerance tolerance_of_output(const JsonView& record, std::string_view output, c
 // validate_precision.cc: tolerances.precision and the export's and parity's `precision` details; the precision
 // a record's tolerances name (nullopt: float32, or not a precision).
 void check_precision(const JsonView& record, Problems& out);
+// Whether a record's kind may have a precision: a kind the tool exports from the user's model (model_kind.h).
+bool takes_precision(const JsonView& record);
 std::optional<Precision> record_precision(const JsonView& record);
 // validate_vacuous_tolerance.cc: stages.parity.detail.vacuous_tolerance, where present.
 void check_vacuous_tolerance(const JsonView& record, Problems& out);

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "base/json_view.h"
+#include "base/model_kind.h"
 #include "base/module_record_vocabulary.h"
 #include "base/precision.h"
 #include "record/validate_module.h"
@@ -148,6 +149,12 @@ void check_export_precision(const JsonView& record, Precision precision, Problem
 
 }  // namespace
 
+bool takes_precision(const JsonView& record) {
+  const JsonView format = record[rf::kFormat];
+  const auto kind = format.is_string() ? model_kind_of_format(format.string()) : std::nullopt;
+  return kind && model_kind_facts(*kind).exported && model_kind_facts(*kind).users_model;  // a new export of theirs
+}
+
 std::optional<Precision> record_precision(const JsonView& record) {
   const JsonView name = record[rf::kTolerances][pk::kPrecision][pk::kName];
   const auto parsed = name.is_string() ? parse_precision(name.string()) : std::nullopt;
@@ -165,7 +172,7 @@ void check_precision(const JsonView& record, Problems& out) {
     }
     return;
   }
-  if (!record[rf::kFormat].is_text(kModuleFormat)) {
+  if (!takes_precision(record)) {
     out.push_back(at(rf::kTolerances, pk::kPrecision) + ": only a module record (" + std::string(kModuleFormat) +
                   ") has a precision");
     return;

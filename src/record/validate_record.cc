@@ -273,7 +273,7 @@ void check_tolerances(const JsonView& record, Problems& out) {
   // A module record's precision (validate_precision.cc) is the one key beside rtol and atol.
   static constexpr std::array<const char*, 3> kWithPrecision = {rf::tolerance_key::kRtol, rf::tolerance_key::kAtol,
                                                                 rf::precision_key::kPrecision};
-  const bool precision = record[rf::kFormat].is_text(kModuleFormat) && tolerances[rf::precision_key::kPrecision].exists();
+  const bool precision = takes_precision(record) && tolerances[rf::precision_key::kPrecision].exists();
   if (precision) exact_keys(tolerances, rf::kTolerances, kWithPrecision, out);
   else exact_keys(tolerances, rf::kTolerances, rf::tolerance_key::kKeys, out);
   for (const char* key : rf::tolerance_key::kKeys) {
