@@ -66,6 +66,7 @@ set(NNX_UNIT_TEST_SOURCES
   tests/unit/check_flags_test.cc
   tests/unit/matrix_test.cc
   tests/unit/module_record_test.cc
+  tests/unit/precision_record_test.cc
   tests/unit/module_spec_rules_test.cc
   tests/unit/frozen_sizes_test.cc
   tests/unit/onnx_model_file_test.cc

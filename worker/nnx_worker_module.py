@@ -21,6 +21,7 @@ from nnx_worker_model import describe
 from nnx_worker_module_load import (ModuleProblem, SourceChanged, StoreProblem, build_module, oracle,
                                     output_names, references, named_outputs, torch_tensors)
 from nnx_worker_module_request import parse_module_request
+from nnx_worker_precision import convert_graph, convert_module, weights_module
 from nnx_worker_warm import WARM_PARENTS, warm_imports
 from nnx_worker_watch import changed_entries, changed_parts, export_in_eval, STATE_PARTS, watch_export
 
@@ -177,6 +178,7 @@ def _export_work(plan: dict) -> dict:
                                                             plan["binding"])
         steps.done("oracle")
         example, path, names = torch_tensors(plan["example"]), plan["path"], answer["output_names"]
+        example = convert_module(module, example, plan["precision"])  # after the float32 truth and the oracle
         no_backward = pin_eval_sum_grads_then_root_and_odd_modules_train(module, example, plan["binding"])
         if no_backward is not None:
             answer["state_proof"] = {"gradients": False, "why": _cut(no_backward)}
@@ -200,9 +202,16 @@ def _export_work(plan: dict) -> dict:
                   model_state={part: part not in changed for part in STATE_PARTS},
                   wrote_model=outcome["wrote_model"])
     if outcome["exception"] is None and outcome["wrote_model"]:
+        if plan["precision"] is not None:
+            try:
+                answer["precision"] = convert_graph(path, plan["precision"], plan["inputs"])
+            except Exception as exc:  # noqa: BLE001 - the converter's failure is the export's
+                answer["exception"] = _cut(f"converting the graph to {plan['precision']} failed: {describe(exc)}")
+                return answer
+            steps.done("precision")
         answer.update(graph_facts(path, plan))
         try:
-            answer["weights"] = nnx_worker_weights.classify(module, path)
+            answer["weights"] = nnx_worker_weights.classify(weights_module(module, plan["precision"]), path)
         except Exception as exc:  # noqa: BLE001 - a graph the classifier cannot read: say so, keep the rest
             answer["warnings"] = sorted(set(answer["warnings"]) | {f"nnx: weights not classified: {describe(exc)}"})
         steps.done("weights")

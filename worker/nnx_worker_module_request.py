@@ -11,6 +11,7 @@ import re
 
 from nnx_worker_imported import parse_bind
 from nnx_worker_model import ProtocolError, describe, is_int
+from nnx_worker_precision import parse_precision
 from nnx_worker_tensor_files import read_header
 from nnx_worker_tensors import DTYPES, WireError, WireTensor
 
@@ -184,6 +185,7 @@ def parse_module_request(req: dict, op: str) -> dict:
     if not isinstance(model_file, str) or not PLAIN_NAME.match(model_file) or model_file in (".", ".."):
         raise ProtocolError(f"{op}: 'model_file' must be a plain file name")
     export_sizes = {name: values[0] for name, values in dims.items()}
+    plan["precision"] = parse_precision(req, op)
     plan.update(exporter=exporter, opset_version=opset, dims=dims, output_dir=output_dir,
                 path=os.path.join(output_dir, model_file),
                 example=_tensors(req.get("example"), plan["inputs"], "example", op, output_dir, export_sizes))

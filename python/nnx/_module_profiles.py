@@ -70,6 +70,7 @@ class ModuleProfile(ProfileFamily):
     runtime: str = _RUNTIME
     provider: str = _PROVIDER
     data: Optional[PathLike] = None
+    precision: str = "float32"  # float32, float16-torch, float16-graph or bfloat16 (doc/profile-files.md, "Precision")
     _described_as = "the module profile"  # not a field: no annotation
 
     def __post_init__(self) -> None:
@@ -119,6 +120,8 @@ class ModuleProfile(ProfileFamily):
             out["runtime"] = self.runtime
         if self.provider != _PROVIDER:
             out["provider"] = self.provider
+        if self.precision != "float32":  # the default is left out: a float32 profile's file is as before
+            out["precision"] = self.precision
         return out
 
     @classmethod
@@ -127,7 +130,7 @@ class ModuleProfile(ProfileFamily):
         and tolerances spelled ``opset_version``, ``rtol``, ``atol`` or, as their alias, ``opset`` and
         ``tolerances {rtol, atol}``."""
         known = {"name", "exporter", "module", "inputs", "dims", "outputs", "opset_version", "opset", "rtol", "atol",
-                 "tolerances", "runtime", "provider", "data"}
+                 "tolerances", "runtime", "provider", "data", "precision"}
         tolerances = value.get("tolerances", {})
         both = ("opset_version" in value and "opset" in value) or \
             ("tolerances" in value and ("rtol" in value or "atol" in value))
@@ -135,7 +138,7 @@ class ModuleProfile(ProfileFamily):
         if set(value) - known or both or odd:  # the core's words for it, through the profile file's reader
             _core.checked_profile(_dumps(dict(value), "the module profile"))
         fields = {k: value[k] for k in ("name", "exporter", "module", "inputs", "dims", "outputs", "runtime",
-                                        "provider", "rtol", "atol", "data") if k in value}
+                                        "provider", "rtol", "atol", "data", "precision") if k in value}
         for spelling in ("opset_version", "opset"):
             if spelling in value:
                 fields["opset"] = value[spelling]

@@ -17,7 +17,7 @@ namespace {
 using nlohmann::json;
 
 // The document's keys, spelled once.
-namespace rejudged_key {
+namespace rejudge_key {
 constexpr const char* kFormat = "format";
 constexpr const char* kDocument = "document";
 constexpr const char* kTolerance = "tolerance";
@@ -36,7 +36,7 @@ constexpr const char* kCases = "cases";
 constexpr const char* kCase = "case";
 constexpr const char* kRejudged = "rejudged";
 constexpr const char* kWhy = "why";
-}  // namespace rejudged_key
+}  // namespace rejudge_key
 
 const KeptRecord* kept_for(const KeptOutputs& kept, const std::string& runtime, const std::string& profile) {
   for (const auto& r : kept.records) {
@@ -61,8 +61,8 @@ json verdict(const RecordCase& c) {
 }
 
 json outcome_of(const Record& record) {
-  return json{{rejudged_key::kStatus, std::string(record_status_name(record.status))},
-              {rejudged_key::kFailure, record.failure ? json(std::string(failure_name(*record.failure))) : json()}};
+  return json{{rejudge_key::kStatus, std::string(record_status_name(record.status))},
+              {rejudge_key::kFailure, record.failure ? json(std::string(failure_name(*record.failure))) : json()}};
 }
 
 // Which tolerance judged a record, and why.
@@ -85,8 +85,8 @@ Rejudged rejudge_record(const json& input, const RejudgeRequest& request) {
   const json before = outcome_of(record);
   const std::string runtime = run_name_of(record);  // as the kept record names it (record/run_name.h)
   const KeptRecord* kept = kept_for(request.kept, runtime, record.profile);
-  const Tolerance tolerance{request.rtol.value_or(record.tolerances.rtol.value()),
-                            request.atol.value_or(record.tolerances.atol.value())};
+  const Tolerance own = record.tolerances.judging();  // a precision's own (base/precision.h), else rtol and atol
+  const Tolerance tolerance{request.rtol.value_or(own.rtol), request.atol.value_or(own.atol)};
   const StageStatus parity = record.stage(Stage::parity).status;
   const bool parity_ran = parity == StageStatus::passed || parity == StageStatus::failed;
   Rejudged out;
@@ -94,15 +94,15 @@ Rejudged rejudge_record(const json& input, const RejudgeRequest& request) {
   CaseEvidence evidence;
   std::size_t compared = 0;
   for (RecordCase& c : record.input_cases) {
-    json entry{{rejudged_key::kCase, c.name}, {rejudged_key::kBefore, verdict(c)}};
+    json entry{{rejudge_key::kCase, c.name}, {rejudge_key::kBefore, verdict(c)}};
     const KeptCase* k = parity_ran ? kept_case(kept, c.name) : nullptr;
     if (k == nullptr) {
-      entry[rejudged_key::kRejudged] = false;
-      entry[rejudged_key::kWhy] = !parity_ran ? "parity did not run"
+      entry[rejudge_key::kRejudged] = false;
+      entry[rejudge_key::kWhy] = !parity_ran ? "parity did not run"
                          : c.outcome && *c.outcome != rf::kOutcomeMatch && *c.outcome != rf::kOutcomeMismatch
                              ? "its outputs were not compared (" + *c.outcome + "): nothing to re-judge"
                              : std::string("no outputs were kept for it");
-      entry[rejudged_key::kAfter] = entry[rejudged_key::kBefore];
+      entry[rejudge_key::kAfter] = entry[rejudge_key::kBefore];
       cases.push_back(std::move(entry));
       continue;
     }
@@ -110,13 +110,13 @@ Rejudged rejudge_record(const json& input, const RejudgeRequest& request) {
     c.reset();
     compare_case_outputs(c, k->outputs, k->references, k->oracle, tolerance, evidence);
     ++compared;
-    entry[rejudged_key::kRejudged] = true;
-    entry[rejudged_key::kAfter] = verdict(c);
-    entry[rejudged_key::kChanged] = c.outcome.value_or("") != was;
+    entry[rejudge_key::kRejudged] = true;
+    entry[rejudge_key::kAfter] = verdict(c);
+    entry[rejudge_key::kChanged] = c.outcome.value_or("") != was;
     if (c.outcome.value_or("") != was) {
       out.changes.push_back("onnxruntime " + runtime + "  " + record.profile + " case " + c.name + ": " + was +
                             " -> " + c.outcome.value_or("") + " (max_abs_error " +
-                            entry[rejudged_key::kAfter][rf::case_key::kMaxAbsError].dump() + ")");
+                            entry[rejudge_key::kAfter][rf::case_key::kMaxAbsError].dump() + ")");
     }
     cases.push_back(std::move(entry));
   }
@@ -125,14 +125,14 @@ Rejudged rejudge_record(const json& input, const RejudgeRequest& request) {
                         {false, evidence.runtime_departs, evidence.reference_departs});
     record.finalize();
   }
-  json judged_by{{rejudged_key::kRtol, tolerance.rtol}, {rejudged_key::kAtol, tolerance.atol}, {rejudged_key::kWhy, tolerance_why(request)}};
+  json judged_by{{rejudge_key::kRtol, tolerance.rtol}, {rejudge_key::kAtol, tolerance.atol}, {rejudge_key::kWhy, tolerance_why(request)}};
   if (!evidence.dtype_tolerances.empty()) judged_by[rf::dtype_tolerance_key::kDtypeTolerances] = evidence.dtype_tolerances;
-  out.entry = json{{rejudged_key::kRuntime, runtime},
-                   {rejudged_key::kProfile, record.profile},
-                   {rejudged_key::kTolerance, std::move(judged_by)},
-                   {rejudged_key::kBefore, before},
-                   {rejudged_key::kAfter, outcome_of(record)},
-                   {rejudged_key::kCases, std::move(cases)}};
+  out.entry = json{{rejudge_key::kRuntime, runtime},
+                   {rejudge_key::kProfile, record.profile},
+                   {rejudge_key::kTolerance, std::move(judged_by)},
+                   {rejudge_key::kBefore, before},
+                   {rejudge_key::kAfter, outcome_of(record)},
+                   {rejudge_key::kCases, std::move(cases)}};
   out.record = record.to_json();
   return out;
 }
@@ -151,14 +151,14 @@ RejudgeOutcome rejudge(const RejudgeRequest& request) {
   }
   outcome.exit_code = exit_code_for(rejudged);
   const bool passed = outcome.exit_code == kExitPassed;
-  outcome.document = json{{rejudged_key::kFormat, kRejudgedFormat},
-                          {rejudged_key::kDocument, request.document},
-                          {rejudged_key::kTolerance, json{{rejudged_key::kRtol, request.rtol ? json(*request.rtol) : json()},
-                                                 {rejudged_key::kAtol, request.atol ? json(*request.atol) : json()}}},
-                          {rejudged_key::kStatus, passed ? rf::kPassed : rf::kFailed},
-                          {rejudged_key::kExitCode, outcome.exit_code},
-                          {rejudged_key::kChanged, outcome.changes.size()},
-                          {rejudged_key::kRecords, std::move(records)}};
+  outcome.document = json{{rejudge_key::kFormat, kRejudgedFormat},
+                          {rejudge_key::kDocument, request.document},
+                          {rejudge_key::kTolerance, json{{rejudge_key::kRtol, request.rtol ? json(*request.rtol) : json()},
+                                                 {rejudge_key::kAtol, request.atol ? json(*request.atol) : json()}}},
+                          {rejudge_key::kStatus, passed ? rf::kPassed : rf::kFailed},
+                          {rejudge_key::kExitCode, outcome.exit_code},
+                          {rejudge_key::kChanged, outcome.changes.size()},
+                          {rejudge_key::kRecords, std::move(records)}};
   return outcome;
 }
 

@@ -99,4 +99,17 @@ inline constexpr const char* kAllowed = "allowed";
 inline constexpr std::array<const char*, 3> kEntryKeys = {kOutput, kMaxAbsReference, kAllowed};
 }  // namespace vacuous_key
 
+namespace precision_key {  // a module record's precision other than float32 (§10, "Precision"; base/precision.h)
+inline constexpr const char* kPrecision = "precision";  // tolerances.precision and stages.parity.detail.precision
+inline constexpr const char* kName = "name";
+inline constexpr const char* kRtol = "rtol";
+inline constexpr const char* kAtol = "atol";
+inline constexpr const char* kWhy = "why";
+inline constexpr std::array<const char*, 4> kToleranceKeys = {kName, kRtol, kAtol, kWhy};  // tolerances.precision
+inline constexpr const char* kFloat32Tolerance = "float32_tolerance";  // {rtol, atol}: the record's own
+inline constexpr const char* kWithinFloat32 = "cases_within_float32";  // the compared cases it would pass
+inline constexpr const char* kBeyondFloat32 = "cases_beyond_float32";  // the compared cases it would fail
+inline constexpr std::array<const char*, 4> kDetailKeys = {kName, kFloat32Tolerance, kWithinFloat32, kBeyondFloat32};
+}  // namespace precision_key
+
 }  // namespace nnx::rf

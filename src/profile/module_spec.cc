@@ -267,6 +267,7 @@ json ModuleSpec::to_json() const {
            {rf::kDims, dims_json},
            {rf::kOutputs, outputs ? json(*outputs) : json()}};
   if (!data.empty()) out[rf::model_key::kData] = data;
+  if (precision != Precision::float32) out[rf::precision_key::kPrecision] = std::string(precision_name(precision));
   return out;
 }
 

@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/precision.h"
 #include "base/tensor.h"
 
 namespace nnx {
@@ -94,6 +95,9 @@ struct ModuleSpec {
   std::string data;                  // `"data"`: the folder of given inputs (given_inputs.h), or ""
   std::vector<GivenDataSet> given;   // read from `data` when the profile was read
   std::vector<std::string> data_dims;  // the dims the profile left out, whose values (in `dims`) the data sets gave
+  // A module profile's `precision` (base/precision.h): float32 unless the profile says otherwise; to_json
+  // states it only then, so a float32 profile's settings and records are those of before.
+  Precision precision = Precision::float32;
 
   // The factory's file for `FILE.py:FACTORY`, else nullopt; and the factory's name after the colon.
   std::optional<std::string> factory_file() const;
@@ -101,7 +105,7 @@ struct ModuleSpec {
   std::vector<ModuleCase> cases() const;
   // Each input's shape at the dims' export values.
   std::vector<std::vector<std::int64_t>> export_shapes() const;
-  nlohmann::json to_json() const;  // {module, inputs, dims, outputs[, data]}: a profile file's own fields
+  nlohmann::json to_json() const;  // {module, inputs, dims, outputs[, data][, precision]}: a profile file's own fields
   nlohmann::json every_dim_json() const;  // {dim: [values]} of every dim, those the data sets gave included
   std::vector<std::string> symbols() const;  // the symbolic dims the inputs use, in the order they first use them
   // With `data_to_read`, before the data sets are read: a dim without values and an integer input without a

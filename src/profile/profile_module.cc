@@ -4,6 +4,7 @@
 #include "base/json_fields.h"
 #include "base/model_record_vocabulary.h"
 #include "base/module_record_vocabulary.h"
+#include "base/nearest_name.h"
 #include "base/record_vocabulary.h"
 #include "profile/given_inputs.h"
 #include "profile/profile_spelling.h"
@@ -88,6 +89,28 @@ std::vector<std::string> module_profile_problems(const Profile& profile) {
 }
 
 
+namespace {
+
+// `precision` (base/precision.h): one of its names, else the problem names them all.
+void read_precision(const json& value, FieldReader& r, ModuleSpec& spec, std::vector<std::string>& problems) {
+  namespace pk = rf::precision_key;
+  std::string name;
+  if (!value.contains(pk::kPrecision) || !r.string(pk::kPrecision, name)) {
+    r.allow_extra(pk::kPrecision);
+    return;
+  }
+  if (const auto parsed = parse_precision(name)) {
+    spec.precision = *parsed;
+    return;
+  }
+  std::string listed;
+  for (const auto& known : precision_names()) listed += (listed.empty() ? "" : ", ") + known;
+  problems.push_back("profile.precision: unknown precision \"" + name + "\" (" + listed + ")" +
+                     did_you_mean(name, precision_names()));
+}
+
+}  // namespace
+
 Profile module_profile_from_json(const json& value, std::vector<std::string>& problems) {
   Profile p;
   p.opset_version = kModuleDefaultOpset;
@@ -99,6 +122,7 @@ Profile module_profile_from_json(const json& value, std::vector<std::string>& pr
       p.module_spec()->problems(true).empty()) {
     read_given_inputs(data, *p.module_spec(), problems);
   }
+  read_precision(value, r, *p.module_spec(), problems);
   r.may_hold({key::kName, key::kExporter, key::kRuntime, key::kProvider});
   if (value.contains(key::kName)) r.string(key::kName, p.name); else problems.push_back("profile.name: missing");
   if (value.contains(key::kExporter)) r.string(key::kExporter, p.exporter);

@@ -58,6 +58,7 @@ void blank_module_parts(Record& r, const Profile& profile, const std::vector<Inp
                         const std::optional<std::filesystem::path>& report_folder) {
   const ModuleSpec& spec = *profile.module_spec();
   r.format = std::string(model_kind_facts(profile.kind()).format);
+  if (spec.precision != Precision::float32) r.tolerances.precision = spec.precision;
   const json given = spec.to_json();
   const std::string factory = report_folder ? factory_relative_to(spec.factory, *report_folder) : spec.factory;
   r.own = Record::Module{factory, nullptr, nullptr, nullptr, given[rf::kInputs], spec.every_dim_json(),
@@ -83,6 +84,11 @@ void blank_module_parts(Record& r, const Profile& profile, const std::vector<Inp
 
 }  // namespace
 
+Tolerance Record::Tolerances::judging() const {
+  if (const auto judged = precision ? precision_tolerance(*precision) : std::nullopt) return *judged;
+  return Tolerance{rtol.value(), atol.value()};
+}
+
 void RecordCase::reset() {
   outcome.reset();
   passed = false;
@@ -107,7 +113,7 @@ Record blank_record_of(const Profile& profile, const SourceInfo& source, const s
   r.runtime = {profile.runtime, nullptr, profile.provider, SessionOptions{}, {}};
   const std::vector<InputCase> cases = profile.input_cases();
   for (const auto& c : cases) r.input_cases.push_back(RecordCase::blank(c));
-  r.tolerances = {profile.rtol, profile.atol};
+  r.tolerances = {profile.rtol, profile.atol, std::nullopt};
   switch (model_kind_facts(profile.kind()).form) {
     case RecordForm::named_tensors: blank_module_parts(r, profile, cases, report_folder); break;
     case RecordForm::brief:  // the built-in net's config, with its weights' digest, and dtype (§2)

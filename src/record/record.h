@@ -32,6 +32,7 @@
 #include "profile/profile.h"
 #include "base/model_kind.h"
 #include "base/model_record_vocabulary.h"
+#include "base/precision.h"
 #include "record/record_format.h"
 
 namespace nnx {
@@ -152,6 +153,11 @@ struct Record {
   struct Tolerances {
     JsonNumber rtol;
     JsonNumber atol;
+    // A module record's precision other than float32 (base/precision.h): written as tolerances.precision
+    // {name, rtol, atol, why}, its tolerance the one parity judges by; nullopt writes today's record.
+    std::optional<Precision> precision;
+    // The tolerance the cases are judged by: the precision's, else rtol and atol.
+    Tolerance judging() const;
   };
   // v1's own keys (§2, §5): the built-in net's config (plus weights_sha256, kept as given) and dtype.
   struct Brief {

@@ -8,6 +8,7 @@
 #include "base/json_fields.h"
 #include "base/model_record_vocabulary.h"
 #include "base/overloaded.h"
+#include "base/module_record_vocabulary.h"
 #include "record/record.h"
 #include "record/validate_record.h"
 
@@ -165,7 +166,10 @@ Record read_record(const json& j) {
   for (const auto& c : j[rf::kInputCases]) r.input_cases.push_back(read_case(c, form));
   const json& tolerances = j[rf::kTolerances];
   r.tolerances = {JsonNumber::from_json(tolerances[rf::tolerance_key::kRtol]),
-                  JsonNumber::from_json(tolerances[rf::tolerance_key::kAtol])};
+                  JsonNumber::from_json(tolerances[rf::tolerance_key::kAtol]), std::nullopt};
+  if (const auto it = tolerances.find(rf::precision_key::kPrecision); it != tolerances.end()) {
+    r.tolerances.precision = parse_precision((*it)[rf::precision_key::kName].get<std::string>());
+  }
   r.model_state = j[rf::kModelState];
   for (Stage s : kStages) r.stage(s) = read_stage(j[rf::kStages][std::string(stage_name(s))]);
   return r;
@@ -282,6 +286,13 @@ json Record::to_json() const {
       {rf::kStages, std::move(stage_entries)},
   };
   if (!runtime.provider_options.empty()) out[rf::kRuntime][rf::runtime_key::kProviderOptions] = runtime.provider_options;
+  if (const auto judged = tolerances.precision ? precision_tolerance(*tolerances.precision) : std::nullopt) {
+    namespace pk = rf::precision_key;
+    out[rf::kTolerances][pk::kPrecision] = json{{pk::kName, std::string(precision_name(*tolerances.precision))},
+                                                {pk::kRtol, judged->rtol},
+                                                {pk::kAtol, judged->atol},
+                                                {pk::kWhy, precision_why(*tolerances.precision)}};
+  }
   std::visit(Overloaded{[&](const Brief& brief) {  // v1 (§5)
                           out[rf::kConfig] = brief.config;
                           out[rf::kDtype] = brief.dtype;

@@ -50,6 +50,7 @@ std::optional<Tolerance> record_tolerance(const JsonView& record) {
   if (!json_number(tolerances[rf::tolerance_key::kRtol], rtol) || !json_number(tolerances[rf::tolerance_key::kAtol], atol)) {
     return std::nullopt;
   }
+  if (const auto precision = record_precision(record)) return *precision_tolerance(*precision);  // judged by it
   return Tolerance{rtol, atol};
 }
 

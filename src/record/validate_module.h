@@ -9,6 +9,7 @@
 //   validate_exact_outputs.cc  parity's exact_outputs and dtype_differs (integer and bool outputs) against the cases
 //   validate_vacuous_tolerance.cc  parity's vacuous_tolerance against the record's tolerances
 //   validate_dtype_tolerances.cc   parity's dtype_tolerances (half outputs) against the record's tolerances
+//   validate_precision.cc      tolerances.precision and the precision details of export and parity
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/precision.h"
 #include "base/tolerance_compare.h"
 #include "record/validate_internal.h"
 
@@ -68,10 +70,16 @@ void for_each_parity_entry(const JsonView& record, const char* key, Problems& ou
 // validate_exact_outputs.cc: stages.parity.detail's exact_outputs and dtype_differs, where present.
 void check_exact_outputs(const JsonView& record, Problems& out);
 // validate_dtype_tolerances.cc: stages.parity.detail.dtype_tolerances, where present; the record's tolerances
-// (nullopt when they are not numbers), and the tolerance an output was judged by (its dtype's, else those).
+// (nullopt when they are not numbers; a precision's own when they name one), and the tolerance an output was judged by (its dtype's, else those).
 void check_dtype_tolerances(const JsonView& record, Problems& out);
 std::optional<Tolerance> record_tolerance(const JsonView& record);
 Tolerance tolerance_of_output(const JsonView& record, std::string_view output, const Tolerance& profile);
+// validate_precision.cc: tolerances.precision and the export's and parity's `precision` details; the precision
+// a record's tolerances name (nullopt: float32, or not a precision).
+void check_precision(const JsonView& record, Problems& out);
+// Whether a record's kind may have a precision: a kind the tool exports from the user's model (model_kind.h).
+bool takes_precision(const JsonView& record);
+std::optional<Precision> record_precision(const JsonView& record);
 // validate_vacuous_tolerance.cc: stages.parity.detail.vacuous_tolerance, where present.
 void check_vacuous_tolerance(const JsonView& record, Problems& out);
 // Once check passed: every named file is listed with the role stored_tensor_role gives, and every listed

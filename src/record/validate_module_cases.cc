@@ -283,6 +283,7 @@ std::vector<NamedFile> check_module_record(const JsonView& record, const Stages&
   check_exact_outputs(record, out);
   check_dtype_tolerances(record, out);
   check_vacuous_tolerance(record, out);
+  check_precision(record, out);
   return std::move(walk.named);
 }
 

@@ -20,6 +20,7 @@
 #include "base/json_strict.h"
 #include "base/model_kind.h"
 #include "base/model_record_vocabulary.h"
+#include "base/module_record_vocabulary.h"
 #include "base/sha256.h"
 #include "base/tolerance_compare.h"
 #include "record/profile_rebuild.h"
@@ -243,7 +244,12 @@ void check_tolerances(const JsonView& record, Problems& out) {
   const JsonView tolerances = record[rf::kTolerances];
   if (!tolerances.exists()) return;
   if (!is_object_or_report(tolerances, rf::kTolerances, out)) return;
-  exact_keys(tolerances, rf::kTolerances, rf::tolerance_key::kKeys, out);
+  // A module record's precision (validate_precision.cc) is the one key beside rtol and atol.
+  static constexpr std::array<const char*, 3> kWithPrecision = {rf::tolerance_key::kRtol, rf::tolerance_key::kAtol,
+                                                                rf::precision_key::kPrecision};
+  const bool precision = takes_precision(record) && tolerances[rf::precision_key::kPrecision].exists();
+  if (precision) exact_keys(tolerances, rf::kTolerances, kWithPrecision, out);
+  else exact_keys(tolerances, rf::kTolerances, rf::tolerance_key::kKeys, out);
   for (const char* key : rf::tolerance_key::kKeys) {
     const JsonView value = tolerances[key];
     if (!value.exists()) continue;

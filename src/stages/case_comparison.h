@@ -38,6 +38,9 @@ struct CaseEvidence {
   nlohmann::json dont_care = nlohmann::json::array();  // positions excluded from the comparison (dont_care.h)
   // With more than one intra-op thread each case runs twice (parity.cc): the cases whose two runs differ.
   nlohmann::json differing_runs = nlohmann::json::array();
+  // A precision other than float32 (parity.cc): the compared cases within the record's float32 tolerance, and beyond it.
+  nlohmann::json within_float32 = nlohmann::json::array();
+  nlohmann::json beyond_float32 = nlohmann::json::array();
 };
 
 // What comparing a case's outputs showed when every output could be compared: the worst comparison over its

@@ -219,7 +219,8 @@ json localise(StageContext& context, const LocaliseLimits& limits, const std::op
   try {
     VerifiedModel verified = verified_model(context);
     Subject subject = localisation::subject_of(context, *c, verified);
-    subject.scale = {record.tolerances.rtol.value(), record.tolerances.atol.value(), 0.0};
+    const Tolerance judging = record.tolerances.judging();
+    subject.scale = {judging.rtol, judging.atol, 0.0};
     for (const Tensor& r : subject.references) {
       subject.scale.outputs_magnitude = std::max(subject.scale.outputs_magnitude, largest_magnitude(r));
     }

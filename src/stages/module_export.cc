@@ -86,6 +86,7 @@ json export_request(const StageContext& context) {
               {wire::kCases, cases},
               {wire::kOutputDir, std::filesystem::absolute(profile_folder(context.root, profile.name)).string()},
               {wire::kModelFile, kModelFile}};
+  if (spec.precision != Precision::float32) request[wire::kPrecision] = std::string(precision_name(spec.precision));
   return request;
 }
 
@@ -183,6 +184,8 @@ json export_detail(const StageContext& context, const json& answer) {
   if (const json binding = answer.value(wire::kBinding, json()); binding.is_array()) detail[wire::kBinding] = binding;
   // The state proof without gradients, only where backward could not run through the module.
   if (const json proof = answer.value(wire::kStateProof, json()); proof.is_object()) detail[wire::kStateProof] = proof;
+  // A precision other than float32: its name and what converted the module or its graph.
+  if (const json precision = answer.value(wire::kPrecision, json()); precision.is_object()) detail[wire::kPrecision] = precision;
   return detail;
 }
 

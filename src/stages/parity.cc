@@ -34,6 +34,27 @@ namespace detail_key = rf::detail_key;
 // the detail says whether the two runs gave the same bytes (issue "Every way it is run").
 bool runs_twice(const StageContext& context) { return context.record.runtime.session.intra_op_num_threads > 1; }
 
+// A precision other than float32 (base/precision.h) judges by its own tolerance; the same comparison under the
+// record's float32 rtol and atol says whether the case would have passed those too (the detail's `precision`).
+void judge_under_float32(const RecordCase& c, const std::vector<Tensor>& outputs, const CaseTruth& truth,
+                         const Record::Tolerances& tolerances, CaseEvidence& evidence) {
+  RecordCase scratch = c;
+  CaseEvidence unused;
+  const Tolerance float32{tolerances.rtol.value(), tolerances.atol.value()};
+  const bool within = compare_case_outputs(scratch, outputs, truth.references, truth.oracle, float32, unused) &&
+                      scratch.passed && scratch.outcome == rf::kOutcomeMatch;
+  (within ? evidence.within_float32 : evidence.beyond_float32).push_back(c.name);
+}
+
+// The parity detail's `precision`: the precision, the float32 tolerance and which compared cases it passes.
+json precision_detail(const Record::Tolerances& tolerances, const CaseEvidence& evidence) {
+  namespace pk = rf::precision_key;
+  return json{{pk::kName, std::string(precision_name(*tolerances.precision))},
+              {pk::kFloat32Tolerance, {{pk::kRtol, tolerances.rtol.to_json()}, {pk::kAtol, tolerances.atol.to_json()}}},
+              {pk::kWithinFloat32, evidence.within_float32},
+              {pk::kBeyondFloat32, evidence.beyond_float32}};
+}
+
 void run_case(std::size_t index, RecordCase& c, StageContext& context, ParityKind& kind, CaseEvidence& evidence) {
   std::vector<Tensor> outputs;
   try {
@@ -58,9 +79,10 @@ void run_case(std::size_t index, RecordCase& c, StageContext& context, ParityKin
   if (!truth.incomparable.empty()) {
     return set_case_outcome(c, rf::kOutcomeMismatch, FailureClass::mismatch, truth.incomparable);
   }
-  const Tolerance tolerance{context.record.tolerances.rtol.value(), context.record.tolerances.atol.value()};
-  const auto compared = compare_case_outputs(c, outputs, truth.references, truth.oracle, tolerance, evidence);
+  const Record::Tolerances& tolerances = context.record.tolerances;
+  const auto compared = compare_case_outputs(c, outputs, truth.references, truth.oracle, tolerances.judging(), evidence);
   if (context.kept_cases) context.kept_cases->push_back({c.name, outputs, truth.references, truth.oracle});
+  if (c.max_abs_error && tolerances.precision) judge_under_float32(c, outputs, truth, tolerances, evidence);
   if (compared) kind.triangulate(index, c, outputs, truth, *compared, evidence);
 }
 
@@ -80,6 +102,9 @@ bool record_outcome(StageContext& context, const ParityKind& kind, CaseEvidence&
                                               {"runs", 2},
                                               {"identical", evidence.differing_runs.empty()},
                                               {"cases_differing", evidence.differing_runs}};
+  }
+  if (context.record.tolerances.precision) {
+    detail[rf::precision_key::kPrecision] = precision_detail(context.record.tolerances, evidence);
   }
   const KindParityDetail own = kind.detail();
   detail.update(own.keys);

@@ -80,6 +80,9 @@ inline constexpr const char* kDims = "dims";                      // request: [[
 inline constexpr const char* kOutputNames = "output_names";       // request (given or null) and answer (used)
 inline constexpr const char* kExample = "example";                // request: one tensor per input
 inline constexpr const char* kCases = "cases";                    // request: [{name, inputs: [tensor]}]
+// module_export request: the precision other than float32 (base/precision.h; left out for float32); answer:
+// {name, converter}, what converted the module or its graph (worker/nnx_worker_precision.py)
+inline constexpr const char* kPrecision = "precision";
 // module_export's case tensors as the files they are stored in (worker/TENSORS.md, "Case tensors as files"): a
 // tensor {name, file} relative to output_dir; each case's folders for its outputs and their float64 copies.
 inline constexpr const char* kFile = "file";

@@ -32,7 +32,8 @@ def test_the_package_is_the_one_this_build_staged():
                        "nnx_worker_dependencies.py", "nnx_worker_feedfwd_values.py",
                        "nnx_worker_fork.py", "nnx_worker_graph_values.py", "nnx_worker_imported.py", "nnx_worker_intermediates.py",
                        "nnx_worker_model.py", "nnx_worker_module.py",
-                       "nnx_worker_module_load.py", "nnx_worker_module_request.py", "nnx_worker_reference.py",
+                       "nnx_worker_module_load.py", "nnx_worker_module_request.py", "nnx_worker_precision.py",
+                       "nnx_worker_reference.py",
                        "nnx_worker_scores.py", "nnx_worker_tensor_files.py", "nnx_worker_tensors.py",
                        "nnx_worker_warm.py", "nnx_worker_watch.py",
                        "nnx_worker_weights.py"]
