@@ -212,6 +212,25 @@ std::optional<Cause> operator_cause(const json& record) {
   return std::nullopt;
 }
 
+// A session ONNX Runtime would not create under the record's settings (load-error, but for a missing kernel:
+// operator_cause), in its own words, with the way out for a provider or level the release lacks.
+std::optional<Cause> session_cause(const json& record) {
+  if (text_of(record, rf::kFailure) != failure_name(FailureClass::load_error)) return std::nullopt;
+  const json load = json_member(json_member(record, rf::kStages), kStageNames[stage_index(Stage::load)]);
+  const json detail = json_member(load, stage_key::kDetail);
+  const std::string error = text_of(detail, rf::detail_key::kError);
+  if (error.empty() || text_of(detail, rf::detail_key::kCode) == "NOT_IMPLEMENTED") return std::nullopt;
+  std::string hint = "the runtime refused the model under these settings (its words: stages.load.detail): another "
+                     "release, optimisation level or provider may load it";
+  if (error.find("is not available in ONNX Runtime") != std::string::npos) {
+    hint = "this release has no such execution provider: name a release that has it (OpenVINOExecutionProvider: "
+           "an onnxruntime-openvino release, doc/runtime-matrix.md) or leave --provider out";
+  } else if (error.find("graph_optimization_level is not valid") != std::string::npos) {
+    hint = "this release does not know the optimisation level: name another level, or a newer release";
+  }
+  return Cause{"ONNX Runtime would not create the session: " + one_line(runtime_words(error)), hint};
+}
+
 std::vector<std::string> failed_cases(const json& record) {
   std::vector<std::string> out;
   for (const auto& c : cases_of(record)) {
@@ -291,6 +310,9 @@ std::optional<Cause> departure_cause(const json& record) {
 Diagnosis diagnose(const json& record, const std::vector<json>& siblings) {
   Diagnosis out;
   if (text_of(record, rf::kStatus) != rf::kFailed) return out;
+  if (text_of(record, rf::kFormat) != kFormat) {  // a v1 record prints what it always printed
+    if (auto refused = session_cause(record)) out.causes.push_back(*refused);
+  }
   if (!model_name(record)) {  // the built-in network's v1 record: only its localisation, when it has one
     if (auto departed = departure_cause(record)) out.causes.push_back(*departed);
     return out;

@@ -4,7 +4,8 @@
 // and the report layer read it, from a record's JSON alone. Read from the record alone (and the other
 // records of the same document, for the other exporter's verdict on the same module); nothing is stored.
 // A failed module or successor-format record has one; a tested profile's record (nnx.export-conformance/1)
-// only its localisation's cause, when parity was localised, and otherwise prints exactly what it printed before.
+// only its localisation's cause, when parity was localised, and otherwise prints exactly what it printed before
+// (in the successor format, §11 kind built-in, also its refused session).
 //
 // Each cause found is a sentence and a hint:
 // - frozen dimension: a dimension the profile declares with several sizes that the export detail's
@@ -13,6 +14,8 @@
 // - shape threshold: the failing cases are exactly those whose size of one dimension is past a threshold;
 // - rejected operator: ONNX Runtime has no implementation of a node's operator (the load stage's code
 //   NOT_IMPLEMENTED, or a case's message);
+// - a refused session (any successor-format record's load-error but a missing kernel: a provider or
+//   optimisation level the release lacks, a model it cannot read), in ONNX Runtime's words with the way out;
 // - the first departing node: the parity detail's localisation (doc/localisation.md) in its own summary,
 //   with whether the node introduces the error and how to replay its repro; or that no node departs; or
 //   why the mismatch could not be localised.

@@ -144,6 +144,9 @@ def test_a_provider_the_release_lacks_is_that_cells_load_error_naming_it(report)
     assert "provider NoSuchExecutionProvider is not available in ONNX Runtime 1.30.0" in load["detail"]["error"]
     assert lacking[0]["records"][0]["runtime"]["provider"] == "NoSuchExecutionProvider"
     assert f"onnxruntime {RELEASE} (NoSuchExecutionProvider)  convs: failed (load-error)" in done.stdout
+    assert (f"onnxruntime {RELEASE} (NoSuchExecutionProvider)    cause: ONNX Runtime would not create the session: "
+            f"provider NoSuchExecutionProvider is not available in ONNX Runtime {RELEASE}") in done.stdout
+    assert "hint: this release has no such execution provider: name a release that has it" in done.stdout
     assert run_cli("validate", report / "p.json").returncode == 0
 
 
