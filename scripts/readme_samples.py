@@ -11,12 +11,13 @@ checkout itself is never written. The samples run in the newcomer's order (PAGES
 order) in that one folder, so a later sample sees what an earlier one wrote (`try/conformance.json`).
 
 What differs from run to run is replaced by rules (`placeholders`): the temporary folder, the build folder,
-the checkout, the home folder, process ids and durations; lines printed in the order parallel parts finish are
-sorted (FINISH_ORDER). Everything else is the run's own output, stdout and stderr together as a terminal shows
+the checkout, the Python installation .venv was made from, the home folder, process ids and durations; lines
+printed in the order parallel parts finish are sorted (FINISH_ORDER). Everything else is the run's own output, stdout and stderr together as a terminal shows
 them, and a `# exit N` line after a command that failed without saying its exit code itself.
 A run's largest error (`max_abs_error=...`) is its own output too, but for a model of torchvision's or a
 user's it depends on the CPU's kernels (AVX-512 or not, in ONNX Runtime and in PyTorch), so the check compares
-a page with a run with those figures set aside (CPU_FIGURE); any other change of a line is drift.
+a page with a run with those figures set aside (CPU_FIGURE; a matrix's drift between cells, CPU_DRIFT); any
+other change of a line is drift.
 Without --check the pages are rewritten in place; with --check nothing is written and the exit code is 1
 when a page's sample differs from what its commands print now (the differences on stderr), 0 otherwise.
 tests/e2e/test_readme_newcomer.py runs the check.
@@ -68,6 +69,11 @@ SAMPLES = {
     "own-model": Sample(commands=(
         f"{CLI} run --profile-file tests/models/resnet18.json --output try/mine/report.json",
         f"NNX_PYTHON=/bin/false {CLI} execute try/mine/report.json try/mine/report-artifacts --output try/mine/again.json",
+    )),
+    "matrix-axes": Sample(commands=(
+        f"{CLI} matrix try/mine/report.json try/mine/report-artifacts --output try/mine/axes.json --jobs 2 "
+        "--onnxruntime-version 1.24.1 --onnxruntime-version 1.32.0 --optimization-level ORT_DISABLE_ALL "
+        "--optimization-level ORT_ENABLE_ALL --provider CPUExecutionProvider --provider OpenVINOExecutionProvider",
     )),
     "own-model-check": Sample(commands=(
         f"{CLI} check --output try/gru.json --name gru --exporter torchscript --module tests/models/zoo.py:gru "
@@ -121,6 +127,7 @@ def placeholders(work: Path, build: Path) -> list[tuple[re.Pattern, str]]:
                [(re.compile(re.escape(s) + r"\b"), by or ".") for s in ordered]
     rules = path_rule(work, "") + path_rule(build.resolve(), "build") + path_rule(build, "build")
     rules += path_rule(REPO, "") + sum((path_rule(s, "") for s in build_source(build)), [])
+    rules += path_rule(Path(sys.base_prefix), "<python>")  # the interpreter's own files (a warning's place)
     rules += path_rule(Path.home(), "~")
     rules += [(re.compile(r"\bpid \d+"), "pid <pid>"),
               (re.compile(r"\b\d+\.\d+ ?(?:ms|s)\b"), "<duration>")]
@@ -136,7 +143,7 @@ def build_source(build: Path) -> list[Path]:
 
 # Lines a command prints in the order its parallel parts finish (`matrix --jobs 2`: `onnxruntime X: done`):
 # each run of consecutive such lines is sorted.
-FINISH_ORDER = re.compile(r"(?:^onnxruntime \S+: done\n)+", re.M)
+FINISH_ORDER = re.compile(r"(?:^onnxruntime [^\n]+: done\n)+", re.M)
 
 
 def stable(text: str, rules: list[tuple[re.Pattern, str]]) -> str:
@@ -224,11 +231,13 @@ def regenerate(build: Path, progress: Callable[[str], None] = lambda _: None) ->
 
 
 CPU_FIGURE = re.compile(r"(\bmax_abs_error=)[-+0-9.e]+")
+# A matrix's drift between two cells (`largest |difference| 2.0e-06 (28672 ulps`): the kernels' too.
+CPU_DRIFT = re.compile(r"(\|difference\| )[-+0-9.e]+ \(\d+ (ulps?)")
 
 
 def comparable(text: str) -> str:
     """The text with every CPU-dependent error figure set aside."""
-    return CPU_FIGURE.sub(r"\1<figure>", text)
+    return CPU_DRIFT.sub(r"\1<figure> (<figure> \2", CPU_FIGURE.sub(r"\1<figure>", text))
 
 
 def differences(result: dict[str, tuple[str, str]]) -> list[str]:
