@@ -68,7 +68,8 @@ JSON_SOURCES=(base/json_strict base/json_python base/host_facts record/validate_
               profile/module_spec_rules profile/module_factory profile/profile_spelling
               profile/onnx_file_profile profile/onnx_file_spec profile/data_set_folder profile/given_inputs record/validate_model_variant
               onnx_file/onnx_model_file onnx_file/onnx_tensor onnx_file/tensor_proto base/nearest_name
-              profile/python_names)
+              profile/python_names base/built_in_model_record record/validate_built_in base/precision
+              record/validate_precision)
 ONNX_SOURCES=(onnx_file/onnx_model_file onnx_file/onnx_tensor onnx_file/tensor_proto base/tensor base/error base/failure
               base/interrupt base/json_python)
 PROFILE_SOURCES=(profile/profile_file profile/profile profile/profile_module profile/module_spec
@@ -76,7 +77,7 @@ PROFILE_SOURCES=(profile/profile_file profile/profile profile/profile_module pro
                  base/record_vocabulary base/model_kind base/file_bytes base/error base/failure base/interrupt base/tensor base/json_python
                  base/tolerance_compare profile/module_spec_rules profile/module_factory profile/profile_spelling
                  profile/onnx_file_profile profile/onnx_file_spec profile/data_set_folder profile/given_inputs onnx_file/onnx_model_file onnx_file/onnx_tensor
-                 onnx_file/tensor_proto base/nearest_name profile/python_names)
+                 onnx_file/tensor_proto base/nearest_name profile/python_names base/precision)
 declare -A TARGET_SOURCES=(
   [json_record_fuzzer]="${JSON_SOURCES[*]}"
   [artifact_path_fuzzer]="artifacts/artifact_path"
@@ -93,7 +94,7 @@ declare -A TARGET_SOURCES=(
   [module_spec_fuzzer]="profile/module_spec profile/module_spec_json profile/module_spec_rules profile/module_factory
                         profile/python_names base/nearest_name artifacts/layout
                         base/json_strict base/json_fields base/record_vocabulary base/model_kind base/tensor base/tolerance_compare
-                        base/error base/failure base/interrupt base/json_python base/file_bytes"
+                        base/error base/failure base/interrupt base/json_python base/file_bytes base/precision"
   [tensor_proto_fuzzer]="onnx_file/tensor_proto onnx_file/onnx_tensor base/tensor base/error base/failure base/interrupt base/json_python"
   [terminal_text_fuzzer]="base/terminal_text"
   [tensor_frames_fuzzer]="worker/tensor_frames worker/worker_error base/tensor base/error base/failure base/interrupt

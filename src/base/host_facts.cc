@@ -88,8 +88,9 @@ HostFacts HostFacts::from_json(const json& value, const std::string& where) {
     if (environment != nullptr) {
       out.environment.emplace();
       for (const auto& [name, set] : environment->items()) {
+        const std::string& variable = name;  // a structured binding is not captured by clang 14 (the fuzz build)
         const bool known = std::find_if(kNumericEnvironment.begin(), kNumericEnvironment.end(),
-                                        [&name](const char* k) { return name == k; }) != kNumericEnvironment.end();
+                                        [&variable](const char* k) { return variable == k; }) != kNumericEnvironment.end();
         if (!known || !set.is_string()) {
           problems.push_back(where + "." + kEnvironment + "." + name + ": is not a recorded variable with a string value");
           continue;
