@@ -1,6 +1,6 @@
 # The two commands of the README. Both bootstrap first (idempotent), then build what they run: `make conformance`
 # the command line and the Python package only, `make test` every target.
-.PHONY: all bootstrap configure programs build conformance test clean lock runtimes wheel
+.PHONY: all bootstrap configure programs build conformance test slow-lane clean lock runtimes wheel
 
 BUILD := build
 VENV_PY := .venv/bin/python
@@ -37,6 +37,13 @@ wheel:
 test: configure
 	@cmake --build $(BUILD) -j 2
 	@scripts/run_tests.sh
+
+# The slower lane (doc/building-and-testing.md, "The slower lane"): built as for `make test`, then pytest on
+# tests/slow/ (scripts/slow_lane.sh): the real runtime matrix of ONNX Runtime 1.24.1 and 1.32.0 (`make runtimes`).
+# `make test` does not run it, nor does CI.
+slow-lane: configure
+	@cmake --build $(BUILD) -j 2
+	@scripts/slow_lane.sh
 
 # Regenerates requirements.lock, tests/original.lock and scripts/wheel-tools.lock from their .in files (doc/building-and-testing.md,
 # "Locked dependencies"): uv in a throwaway virtualenv under build/, never in .venv. Existing pins are kept
