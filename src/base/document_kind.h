@@ -2,7 +2,8 @@
 // its keys and format id (base/record_vocabulary.h): a runtime matrix (format nnx.runtime-matrix/1), a report
 // (it holds "profiles"), a record (a record format's id — nnx.export-conformance/1, nnx.module-conformance/1,
 // nnx.model-conformance/1 — or "profile" and "stages" beside another format; its model kind is its format's,
-// model_kind_of_format, and only the words for it differ). The one recognition rule:
+// model_kind_of_format, or for nnx.model-conformance/1 its model.kind's (a "built-in" one is worded as the
+// built-in network under other session settings: base/built_in_model_record.h), and only the words differ). The one recognition rule:
 // `validate` says which document it got, and the record verbs (app/execute_record.h records_of) tell a
 // report from one record and refuse a matrix or anything else by its name.
 // Whether the document then follows its kind's rules is the validators' business.

@@ -5,7 +5,9 @@
 // over its own key set (rf::kModelRecordKeys) and its `model` variant (validate_model_variant.cc). Records of
 // either successor format also meet the parity detail's own checks where present: exact integer and bool
 // outputs (validate_exact_outputs.cc), dtype-aware tolerances (validate_dtype_tolerances.cc) and a vacuous
-// tolerance (validate_vacuous_tolerance.cc). Any other format is refused naming all three.
+// tolerance (validate_vacuous_tolerance.cc). A successor-format record of kind "built-in" (a tested profile's
+// under other settings) is valid when it is the encoding of a valid v1 record under its own runtime section
+// (validate_built_in.cc). Any other format is refused naming all three.
 //
 // `record_problems` returns every problem found, each naming what is wrong and where (e.g.
 // "stages.check: ran after export did not pass"); it is empty exactly when the record is valid. It never
