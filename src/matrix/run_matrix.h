@@ -36,8 +36,8 @@ struct MatrixRequest {
   std::optional<std::filesystem::path> output;  // written atomically when given
   std::vector<RuntimeChoice> runtimes;          // the releases, in order
   // The settings axes' product (matrix/cell_settings.h settings_product): every release runs with each; empty:
-  // the brief's only. A v1 record of the report with any other settings is refused (UsageError) before any
-  // cell starts.
+  // the brief's only. A v1 record in a cell of other settings is written as §11's kind "built-in"; settings
+  // outside §11's are refused (UsageError) before any cell starts.
   std::vector<CellSettings> settings;
   std::size_t jobs = 0;                         // 0: the number of cores
   std::optional<Shard> shard;
